@@ -1,0 +1,42 @@
+#pragma once
+// The compute-device family: one interface for GPUs, TPU-like systolic arrays,
+// processing/compute-in-memory and CPU hosts. A device model is a pure cost function of a
+// Kernel (no SimGrid), so it is unit-testable and shared by the analytical and the event
+// paths alike. Models register in compute_devices() by their JSON "type"; presets (named
+// parameter sets with their public sources) live in compute_presets().
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "models/kernel.hpp"
+#include "sim/core/registry.hpp"
+#include "sim/core/units.hpp"
+
+namespace hcsim {
+
+class ComputeDevice {
+ public:
+  virtual ~ComputeDevice() = default;
+  [[nodiscard]] virtual std::string_view type() const = 0;
+
+  // Time to run one kernel on an otherwise idle device.
+  [[nodiscard]] virtual Seconds time(const Kernel& k) const = 0;
+  // Dynamic (above idle) energy of one kernel.
+  [[nodiscard]] virtual Joules dynamic_energy(const Kernel& k) const = 0;
+  // Whether this device can run the kernel at all (e.g. PIM runs no large GEMM).
+  [[nodiscard]] virtual bool supports(const Kernel& k) const { return true; }
+
+  [[nodiscard]] virtual FlopsPerSecond peak(DType dt, bool sparse = false) const = 0;
+  [[nodiscard]] virtual Bytes memory_capacity() const = 0;
+  [[nodiscard]] virtual BytesPerSecond memory_bandwidth() const = 0;
+  [[nodiscard]] virtual Watts idle_power() const = 0;
+  [[nodiscard]] virtual Watts max_power() const = 0;  // TDP: a sanity bound on average power
+};
+
+Registry<ComputeDevice>& compute_devices();
+PresetLibrary& compute_presets();
+// Fills both; idempotent.
+void register_builtin_compute_devices();
+
+}  // namespace hcsim

@@ -1,0 +1,62 @@
+#include "error.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace hcsim {
+namespace {
+std::string render_issues(const std::vector<Issue>& issues, const std::string& file) {
+  std::string out;
+  for (const auto& i : issues) {
+    if (!out.empty()) out += '\n';
+    out += file.empty() ? i.path : file + ":" + i.path;
+    out += (file.empty() && i.path.empty()) ? "" : ": ";
+    out += i.message;
+  }
+  return out;
+}
+}  // namespace
+
+InputError::InputError(std::vector<Issue> issues, std::string file)
+    : std::runtime_error(render_issues(issues, file)), issues_(std::move(issues)), file_(std::move(file)) {}
+
+InputError::InputError(std::string path, std::string message, std::string file)
+    : InputError(std::vector<Issue>{{std::move(path), std::move(message)}}, std::move(file)) {}
+
+std::string InputError::render() const { return render_issues(issues_, file_); }
+
+InputError InputError::with_file(std::string file) const { return InputError(issues_, std::move(file)); }
+
+void Diagnostics::error(std::string path, std::string message) {
+  issues_.push_back({std::move(path), std::move(message)});
+}
+
+void Diagnostics::merge(const InputError& e) {
+  issues_.insert(issues_.end(), e.issues().begin(), e.issues().end());
+}
+
+void Diagnostics::throw_if_any() const {
+  if (!issues_.empty()) throw InputError(issues_);
+}
+
+std::string json_child(const std::string& parent, const std::string& key) {
+  std::string out = parent + "/";
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::string json_child(const std::string& parent, std::size_t index) {
+  return parent + "/" + std::to_string(index);
+}
+
+void assertion_failed(const char* expr, const char* file, int line, const std::string& msg) {
+  std::fprintf(stderr, "hcsim: internal error (a bug, please report): %s:%d: %s: %s\n", file, line, expr,
+               msg.c_str());
+  std::abort();
+}
+
+}  // namespace hcsim

@@ -1,0 +1,57 @@
+#pragma once
+// User errors versus simulator bugs (style principle 6, after gem5's fatal/panic split).
+//
+// Bad input is reported as an InputError carrying every Issue found, each with the JSON
+// pointer of the offending value. Only main() turns it into exit code 2. Broken internal
+// invariants are HCSIM_ASSERT failures (abort), never InputErrors.
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hcsim {
+
+struct Issue {
+  std::string path;     // JSON pointer, e.g. "/cluster/pools/0/count"; "" for the whole file
+  std::string message;  // one sentence, no trailing period
+};
+
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(std::vector<Issue> issues, std::string file = {});
+  InputError(std::string path, std::string message, std::string file = {});
+  [[nodiscard]] const std::vector<Issue>& issues() const { return issues_; }
+  [[nodiscard]] const std::string& file() const { return file_; }
+  // "FILE:/path: message" per line.
+  [[nodiscard]] std::string render() const;
+  InputError with_file(std::string file) const;
+
+ private:
+  std::vector<Issue> issues_;
+  std::string file_;
+};
+
+// Collects every problem before anything is built (style principle 5).
+class Diagnostics {
+ public:
+  void error(std::string path, std::string message);
+  [[nodiscard]] bool ok() const { return issues_.empty(); }
+  [[nodiscard]] const std::vector<Issue>& issues() const { return issues_; }
+  void merge(const InputError& e);
+  // Throws InputError with everything collected, if anything was.
+  void throw_if_any() const;
+
+ private:
+  std::vector<Issue> issues_;
+};
+
+// JSON pointer of child `key` under `parent` (RFC 6901 escaping).
+std::string json_child(const std::string& parent, const std::string& key);
+std::string json_child(const std::string& parent, std::size_t index);
+
+[[noreturn]] void assertion_failed(const char* expr, const char* file, int line, const std::string& msg);
+
+}  // namespace hcsim
+
+#define HCSIM_ASSERT(cond, msg) \
+  do { if (!(cond)) ::hcsim::assertion_failed(#cond, __FILE__, __LINE__, (msg)); } while (0)

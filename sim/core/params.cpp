@@ -1,0 +1,201 @@
+#include "params.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace hcsim {
+
+namespace {
+const nlohmann::json& lookup(const nlohmann::json& values, std::string_view name) {
+  auto it = values.find(std::string(name));
+  HCSIM_ASSERT(it != values.end(), "parameter '" + std::string(name) + "' was not declared or resolved");
+  return *it;
+}
+
+std::string shown(const nlohmann::json& v) {
+  std::string s = v.dump();
+  if (s.size() > 64) s = s.substr(0, 61) + "...";
+  return s;
+}
+
+std::string range_text(const ParamSpec& s) {
+  const bool lo = std::isfinite(s.min), hi = std::isfinite(s.max);
+  auto num = [&](double x) {
+    return s.kind == ParamKind::quantity ? format_quantity(x, s.dim) : fmt::format("{:g}", x);
+  };
+  if (lo && hi) return fmt::format("between {} and {}", num(s.min), num(s.max));
+  if (lo) return fmt::format("{} {}", s.min_exclusive ? "greater than" : "at least", num(s.min));
+  if (hi) return fmt::format("at most {}", num(s.max));
+  return {};
+}
+}  // namespace
+
+double Params::number(std::string_view name) const { return lookup(values_, name).get<double>(); }
+std::int64_t Params::integer(std::string_view name) const { return lookup(values_, name).get<std::int64_t>(); }
+bool Params::boolean(std::string_view name) const { return lookup(values_, name).get<bool>(); }
+std::string Params::string(std::string_view name) const { return lookup(values_, name).get<std::string>(); }
+bool Params::has(std::string_view name) const {
+  auto it = values_.find(std::string(name));
+  return it != values_.end() && !it->is_null();
+}
+const nlohmann::json& Params::raw(std::string_view name) const { return lookup(values_, name); }
+
+std::string valid_list(const std::vector<std::string>& names) {
+  std::string out = "valid ones are: ";
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out;
+}
+
+std::optional<nlohmann::json> resolve_value(const ParamSpec& spec, const nlohmann::json& v, const std::string& path,
+                                            Diagnostics& diag) {
+  auto check_range = [&](double x) -> bool {
+    bool below = spec.min_exclusive ? !(x > spec.min) : x < spec.min;
+    if (below || x > spec.max) {
+      diag.error(path, fmt::format("must be {}, got {}", range_text(spec),
+                                   spec.kind == ParamKind::quantity ? format_quantity(x, spec.dim) : shown(v)));
+      return false;
+    }
+    return true;
+  };
+  switch (spec.kind) {
+    case ParamKind::quantity: {
+      auto q = parse_quantity(v, spec.dim);
+      if (!q.value) { diag.error(path, q.error); return std::nullopt; }
+      if (!check_range(*q.value)) return std::nullopt;
+      return nlohmann::json(*q.value);
+    }
+    case ParamKind::number:
+      if (!v.is_number()) { diag.error(path, "expected a number, got " + shown(v)); return std::nullopt; }
+      if (!std::isfinite(v.get<double>()) || !check_range(v.get<double>())) return std::nullopt;
+      return nlohmann::json(v.get<double>());
+    case ParamKind::integer: {
+      bool integral = v.is_number_integer() ||
+                      (v.is_number_float() && std::isfinite(v.get<double>()) &&
+                       std::floor(v.get<double>()) == v.get<double>() && std::fabs(v.get<double>()) < 9e15);
+      if (!integral) { diag.error(path, "expected an integer, got " + shown(v)); return std::nullopt; }
+      if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+        diag.error(path, "integer too large: " + shown(v));
+        return std::nullopt;
+      }
+      auto i = v.is_number_float() ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>();
+      if (!check_range(static_cast<double>(i))) return std::nullopt;
+      return nlohmann::json(i);
+    }
+    case ParamKind::boolean:
+      if (!v.is_boolean()) { diag.error(path, "expected true or false, got " + shown(v)); return std::nullopt; }
+      return v;
+    case ParamKind::string:
+      if (!v.is_string()) { diag.error(path, "expected a string, got " + shown(v)); return std::nullopt; }
+      if (v.get_ref<const std::string&>().size() > 4096) {
+        diag.error(path, "string too long (over 4096 characters)");
+        return std::nullopt;
+      }
+      return v;
+    case ParamKind::choice: {
+      if (!v.is_string() || std::find(spec.choices.begin(), spec.choices.end(), v.get<std::string>()) ==
+                                spec.choices.end()) {
+        diag.error(path, "unknown value " + shown(v) + "; " + valid_list(spec.choices));
+        return std::nullopt;
+      }
+      return v;
+    }
+    case ParamKind::object:
+      if (!v.is_object()) { diag.error(path, "expected an object, got " + shown(v)); return std::nullopt; }
+      return v;
+    case ParamKind::array:
+      if (!v.is_array()) { diag.error(path, "expected an array, got " + shown(v)); return std::nullopt; }
+      return v;
+  }
+  return std::nullopt;
+}
+
+Params resolve_params(const ParamTable& table, const nlohmann::json& given, const std::string& path,
+                      Diagnostics& diag, const std::vector<std::string>& ignore) {
+  nlohmann::json out = nlohmann::json::object();
+  if (!given.is_object()) {
+    diag.error(path, "expected an object, got " + shown(given));
+    return Params(out);
+  }
+  for (const auto& [key, value] : given.items()) {
+    if (std::find(ignore.begin(), ignore.end(), key) != ignore.end()) continue;
+    bool known = std::any_of(table.begin(), table.end(), [&](const ParamSpec& s) { return s.name == key; });
+    if (!known) {
+      std::vector<std::string> names;
+      for (const auto& s : table) names.push_back(s.name);
+      std::sort(names.begin(), names.end());
+      diag.error(json_child(path, key), "unknown key; " + valid_list(names));
+    }
+  }
+  for (const auto& spec : table) {
+    auto it = given.find(spec.name);
+    if (it == given.end()) {
+      if (!spec.def) {
+        diag.error(json_child(path, spec.name), "required key is missing");
+        continue;
+      }
+      if (spec.def->is_null()) { out[spec.name] = nullptr; continue; }
+      Diagnostics internal;
+      auto v = resolve_value(spec, *spec.def, json_child(path, spec.name), internal);
+      HCSIM_ASSERT(v.has_value(), "default of '" + spec.name + "' does not satisfy its own declaration");
+      out[spec.name] = *v;
+      continue;
+    }
+    if (it->is_null() && spec.def && spec.def->is_null()) { out[spec.name] = nullptr; continue; }
+    if (auto v = resolve_value(spec, *it, json_child(path, spec.name), diag)) out[spec.name] = *v;
+  }
+  return Params(out);
+}
+
+std::string describe_params(const ParamTable& table, const std::string& indent) {
+  std::string out;
+  for (const auto& s : table) {
+    std::string kind;
+    switch (s.kind) {
+      case ParamKind::quantity: kind = std::string(dim_unit(s.dim)); if (kind.empty()) kind = "ratio"; break;
+      case ParamKind::number: kind = "number"; break;
+      case ParamKind::integer: kind = "integer"; break;
+      case ParamKind::boolean: kind = "bool"; break;
+      case ParamKind::string: kind = "string"; break;
+      case ParamKind::choice: kind = "one of"; for (auto& c : s.choices) kind += " " + c; break;
+      case ParamKind::object: kind = "object"; break;
+      case ParamKind::array: kind = "array"; break;
+    }
+    std::string def = !s.def ? "required" : s.def->is_null() ? "optional" : "default " + s.def->dump();
+    out += fmt::format("{}{:<24} {:<14} {:<22} {}\n", indent, s.name, kind, def, s.help);
+  }
+  return out;
+}
+
+nlohmann::json params_schema(const ParamTable& table) {
+  nlohmann::json props = nlohmann::json::object();
+  nlohmann::json required = nlohmann::json::array();
+  for (const auto& s : table) {
+    nlohmann::json p;
+    switch (s.kind) {
+      case ParamKind::quantity:
+        p["type"] = nlohmann::json::array({"number", "string"});
+        p["x-unit"] = std::string(dim_unit(s.dim));
+        break;
+      case ParamKind::number: p["type"] = "number"; break;
+      case ParamKind::integer: p["type"] = "integer"; break;
+      case ParamKind::boolean: p["type"] = "boolean"; break;
+      case ParamKind::string: p["type"] = "string"; break;
+      case ParamKind::choice: p["enum"] = s.choices; break;
+      case ParamKind::object: p["type"] = "object"; break;
+      case ParamKind::array: p["type"] = "array"; break;
+    }
+    if (s.kind == ParamKind::number || s.kind == ParamKind::integer) {
+      if (std::isfinite(s.min)) p[s.min_exclusive ? "exclusiveMinimum" : "minimum"] = s.min;
+      if (std::isfinite(s.max)) p["maximum"] = s.max;
+    }
+    p["description"] = s.help;
+    if (s.def && !s.def->is_null()) p["default"] = *s.def;
+    if (!s.def) required.push_back(s.name);
+    props[s.name] = p;
+  }
+  return {{"type", "object"}, {"additionalProperties", false}, {"properties", props}, {"required", required}};
+}
+
+}  // namespace hcsim

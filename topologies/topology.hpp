@@ -1,0 +1,83 @@
+#pragma once
+// The topology family: a builder turns a topology description into a TopologyGraph of
+// devices, switches and memory pools joined by full-duplex links. The graph is the one
+// description of the network: graph analysis (topologies/analysis) reads it with
+// Boost.Graph, the collective cost model reads it for paths, and the engine builds
+// SimGrid hosts, routers and links from it. Topologies know nothing of SimGrid.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/link/link.hpp"
+#include "sim/core/registry.hpp"
+
+namespace hcsim {
+
+struct TopoNode {
+  enum class Kind : std::uint8_t { device, switch_node, memory };
+  Kind kind = Kind::device;
+  std::string name;
+  int device = -1;           // global device index for Kind::device, else -1
+  bool in_switch_reduction = false;  // switch can reduce in network (NVLink SHARP)
+  Bytes memory_capacity{};   // Kind::memory: pool capacity
+};
+
+struct TopoEdge {
+  int a = -1, b = -1;        // node indices; the edge is full duplex (one link each way)
+  LinkSpec link;             // per-lane spec
+  int lanes = 1;             // parallel lanes aggregated into this edge
+  std::string link_class;    // report grouping, e.g. "nvlink", "infiniband", "ici"
+
+  [[nodiscard]] BytesPerSecond bandwidth() const { return link.bandwidth * static_cast<double>(lanes); }
+};
+
+class TopologyGraph {
+ public:
+  int add_device(std::string name, int device_index);
+  int add_switch(std::string name, bool in_switch_reduction = false);
+  int add_memory(std::string name, Bytes capacity);
+  int add_edge(int a, int b, const LinkSpec& link, int lanes, std::string link_class);
+
+  [[nodiscard]] const std::vector<TopoNode>& nodes() const { return nodes_; }
+  [[nodiscard]] const std::vector<TopoEdge>& edges() const { return edges_; }
+  [[nodiscard]] int device_count() const { return static_cast<int>(device_node_.size()); }
+  [[nodiscard]] int device_node(int device) const { return device_node_.at(static_cast<std::size_t>(device)); }
+  // Devices that share a first-level switch or board (e.g. one NVSwitch node): the
+  // "node" used by hierarchical collectives. Same size for every device of a node.
+  [[nodiscard]] int node_of(int device) const { return node_of_.at(static_cast<std::size_t>(device)); }
+  void set_node_of(int device, int node);
+  [[nodiscard]] int locality_nodes() const;
+
+  std::string description;  // human summary, e.g. "16 nodes x 8 GPUs, NVSwitch inside, HDR IB fat-tree"
+
+ private:
+  std::vector<TopoNode> nodes_;
+  std::vector<TopoEdge> edges_;
+  std::vector<int> device_node_;
+  std::vector<int> node_of_;
+};
+
+struct TopologyContext {
+  int devices = 0;      // total devices to place, in pool order
+  std::string path;     // JSON pointer of the topology object, for messages
+  Diagnostics* diag = nullptr;
+  // Resolves a link description found in the topology's params (see resolve_link).
+  std::function<LinkSpec(const nlohmann::json& desc, const std::string& path)> link;
+};
+
+class Topology {
+ public:
+  virtual ~Topology() = default;
+  [[nodiscard]] virtual std::string_view type() const = 0;
+  // Builds the graph for ctx.devices devices; reports impossible shapes to ctx.diag.
+  [[nodiscard]] virtual TopologyGraph build(const TopologyContext& ctx) const = 0;
+};
+
+Registry<Topology>& topologies();
+void register_builtin_topologies();
+
+}  // namespace hcsim

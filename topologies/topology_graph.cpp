@@ -1,0 +1,39 @@
+#include "topology.hpp"
+
+#include <algorithm>
+
+namespace hcsim {
+
+int TopologyGraph::add_device(std::string name, int device_index) {
+  HCSIM_ASSERT(device_index == static_cast<int>(device_node_.size()), "devices must be added in index order");
+  nodes_.push_back({TopoNode::Kind::device, std::move(name), device_index, false, Bytes{}});
+  device_node_.push_back(static_cast<int>(nodes_.size()) - 1);
+  node_of_.push_back(device_index);
+  return static_cast<int>(nodes_.size()) - 1;
+}
+
+int TopologyGraph::add_switch(std::string name, bool in_switch_reduction) {
+  nodes_.push_back({TopoNode::Kind::switch_node, std::move(name), -1, in_switch_reduction, Bytes{}});
+  return static_cast<int>(nodes_.size()) - 1;
+}
+
+int TopologyGraph::add_memory(std::string name, Bytes capacity) {
+  nodes_.push_back({TopoNode::Kind::memory, std::move(name), -1, false, capacity});
+  return static_cast<int>(nodes_.size()) - 1;
+}
+
+int TopologyGraph::add_edge(int a, int b, const LinkSpec& link, int lanes, std::string link_class) {
+  HCSIM_ASSERT(a >= 0 && b >= 0 && a < static_cast<int>(nodes_.size()) && b < static_cast<int>(nodes_.size()) && a != b,
+               "edge endpoints out of range");
+  edges_.push_back({a, b, link, lanes, std::move(link_class)});
+  return static_cast<int>(edges_.size()) - 1;
+}
+
+void TopologyGraph::set_node_of(int device, int node) { node_of_.at(static_cast<std::size_t>(device)) = node; }
+
+int TopologyGraph::locality_nodes() const {
+  if (node_of_.empty()) return 0;
+  return *std::max_element(node_of_.begin(), node_of_.end()) + 1;
+}
+
+}  // namespace hcsim

@@ -1,0 +1,53 @@
+#include "task_graph.hpp"
+
+#include "sim/core/error.hpp"
+
+namespace hcsim {
+
+std::string_view comm_class_name(CommClass c) {
+  switch (c) {
+    case CommClass::none: return "none";
+    case CommClass::tp: return "tp";
+    case CommClass::sp: return "sp";
+    case CommClass::pp: return "pp";
+    case CommClass::dp: return "dp";
+    case CommClass::zero: return "zero";
+    case CommClass::offload: return "offload";
+    case CommClass::cp: return "cp";
+  }
+  return "?";
+}
+
+std::string_view phase_name(Phase p) {
+  switch (p) {
+    case Phase::forward: return "forward";
+    case Phase::backward: return "backward";
+    case Phase::recompute: return "recompute";
+    case Phase::optimizer: return "optimizer";
+    case Phase::other: return "other";
+  }
+  return "?";
+}
+
+TaskId TaskGraph::add(const Task& t, std::span<const TaskId> deps) {
+  const auto id = static_cast<TaskId>(tasks_.size());
+  for (TaskId d : deps) HCSIM_ASSERT(d < id, "a task may only depend on tasks added before it");
+  tasks_.push_back(t);
+  deps_.insert(deps_.end(), deps.begin(), deps.end());
+  dep_begin_.push_back(static_cast<std::uint32_t>(deps_.size()));
+  return id;
+}
+
+std::uint32_t TaskGraph::add_group(std::vector<std::uint32_t> devices) {
+  groups_.push_back(std::move(devices));
+  return static_cast<std::uint32_t>(groups_.size() - 1);
+}
+
+std::uint32_t TaskGraph::intern_label(const std::string& label) {
+  for (std::size_t i = labels_.size(); i-- > 0;)
+    if (labels_[i] == label) return static_cast<std::uint32_t>(i);
+  labels_.push_back(label);
+  return static_cast<std::uint32_t>(labels_.size() - 1);
+}
+
+}  // namespace hcsim

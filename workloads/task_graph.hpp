@@ -1,0 +1,78 @@
+#pragma once
+// The task graph a workload lowers to and the engine replays: per-device compute tasks
+// (with their cost already computed by the device model of the device they run on),
+// point-to-point sends, and collectives over device groups, with explicit dependencies.
+// Stream order (compute stream, communication stream per device) is expressed as
+// dependencies, so the engine needs no notion of streams to be correct.
+// Compact layout: 4-byte ids, dependencies in one CSR array, no per-task heap allocation.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/collectives/schedule.hpp"
+#include "sim/core/units.hpp"
+
+namespace hcsim {
+
+using TaskId = std::uint32_t;
+
+enum class TaskKind : std::uint8_t { compute, send, collective };
+// Which parallelism a communication serves (report breakdown by kind).
+enum class CommClass : std::uint8_t { none, tp, sp, pp, dp, zero, offload, cp };
+enum class Phase : std::uint8_t { forward, backward, recompute, optimizer, other };
+enum class Stream : std::uint8_t { compute, comm };
+
+std::string_view comm_class_name(CommClass c);
+std::string_view phase_name(Phase p);
+
+struct Task {
+  TaskKind kind = TaskKind::compute;
+  CommClass comm = CommClass::none;
+  Phase phase = Phase::other;
+  Stream stream = Stream::compute;
+  CollectiveOp op = CollectiveOp::all_reduce;
+  std::uint32_t device = 0;      // compute: where it runs; send: source
+  std::uint32_t peer = 0;        // send: destination
+  std::uint32_t group = 0;       // collective: index into TaskGraph::groups()
+  std::uint16_t stage = 0;       // pipeline stage (report)
+  std::uint16_t microbatch = 0;  // micro-batch (report)
+  std::uint32_t label = 0;       // index into TaskGraph::labels()
+  double duration_s = 0;         // compute: time on its device
+  double flops = 0;              // compute: arithmetic work
+  double bytes = 0;              // compute: memory traffic; send/collective: payload per rank
+  double energy_j = 0;           // compute: dynamic energy on its device
+};
+
+class TaskGraph {
+ public:
+  TaskId add(const Task& t, std::span<const TaskId> deps);
+  TaskId add(const Task& t, std::initializer_list<TaskId> deps) {
+    return add(t, std::span<const TaskId>(deps.begin(), deps.size()));
+  }
+  std::uint32_t add_group(std::vector<std::uint32_t> devices);
+  std::uint32_t intern_label(const std::string& label);
+
+  [[nodiscard]] std::size_t size() const { return tasks_.size(); }
+  [[nodiscard]] const Task& operator[](TaskId id) const { return tasks_[id]; }
+  [[nodiscard]] Task& operator[](TaskId id) { return tasks_[id]; }
+  [[nodiscard]] const std::vector<Task>& tasks() const { return tasks_; }
+  [[nodiscard]] std::span<const TaskId> deps(TaskId id) const {
+    return {deps_.data() + dep_begin_[id], deps_.data() + dep_begin_[id + 1]};
+  }
+  [[nodiscard]] const std::vector<std::vector<std::uint32_t>>& groups() const { return groups_; }
+  [[nodiscard]] const std::vector<std::string>& labels() const { return labels_; }
+  [[nodiscard]] std::size_t dependency_count() const { return deps_.size(); }
+
+  std::uint32_t devices = 0;  // number of devices the graph spans
+
+ private:
+  std::vector<Task> tasks_;
+  std::vector<std::uint32_t> dep_begin_{0};
+  std::vector<TaskId> deps_;
+  std::vector<std::vector<std::uint32_t>> groups_;
+  std::vector<std::string> labels_;
+};
+
+}  // namespace hcsim
