@@ -1,5 +1,9 @@
 #include "schedule.hpp"
 
+#include <string>
+#include <utility>
+
+#include "sim/collectives/ring_phase.hpp"
 #include "sim/core/error.hpp"
 
 namespace hcsim {
@@ -12,8 +16,23 @@ std::string_view collective_op_name(CollectiveOp op) {
     case CollectiveOp::broadcast: return "broadcast";
     case CollectiveOp::reduce: return "reduce";
     case CollectiveOp::all_to_all: return "all_to_all";
+    case CollectiveOp::send_recv: return "send_recv";
   }
   return "?";
+}
+
+bool parse_collective_op(std::string_view name, CollectiveOp& out) {
+  std::string key;
+  for (char c : name)
+    if (c != '_' && c != '-') key += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  static const std::pair<const char*, CollectiveOp> table[] = {
+      {"allreduce", CollectiveOp::all_reduce}, {"reducescatter", CollectiveOp::reduce_scatter},
+      {"allgather", CollectiveOp::all_gather}, {"broadcast", CollectiveOp::broadcast},
+      {"reduce", CollectiveOp::reduce},        {"alltoall", CollectiveOp::all_to_all},
+      {"sendrecv", CollectiveOp::send_recv}};
+  for (const auto& [n, op] : table)
+    if (key == n) { out = op; return true; }
+  return false;
 }
 
 std::int64_t chunk_size(std::int64_t elements, int n, int i) {
@@ -25,47 +44,21 @@ std::int64_t chunk_offset(std::int64_t elements, int n, int i) {
   return static_cast<std::int64_t>(i) * base + (i < extra ? i : extra);
 }
 
-namespace {
-// Reduce-scatter phase: at step s rank r sends chunk (r - s - 1) mod n to r+1, which adds
-// it in; after n-1 steps rank r holds the full sum of chunk r.
-void ring_reduce_scatter_steps(Schedule& sc) {
-  const int n = sc.ranks;
-  for (int s = 0; s < n - 1; ++s) {
-    Step st;
-    for (int r = 0; r < n; ++r) {
-      const int c = ((r - s - 1) % n + n) % n;
-      const auto off = chunk_offset(sc.elements, n, c), cnt = chunk_size(sc.elements, n, c);
-      st.transfers.push_back({r, (r + 1) % n, off, off, cnt, true});
-    }
-    sc.steps.push_back(std::move(st));
-  }
-}
-// All-gather phase: at step s rank r forwards chunk (r - s) mod n to r+1.
-void ring_all_gather_steps(Schedule& sc) {
-  const int n = sc.ranks;
-  for (int s = 0; s < n - 1; ++s) {
-    Step st;
-    for (int r = 0; r < n; ++r) {
-      const int c = ((r - s) % n + n) % n;
-      const auto off = chunk_offset(sc.elements, n, c), cnt = chunk_size(sc.elements, n, c);
-      st.transfers.push_back({r, (r + 1) % n, off, off, cnt, false});
-    }
-    sc.steps.push_back(std::move(st));
-  }
-}
-}  // namespace
+Schedule ring_schedule(CollectiveOp op, int n, std::int64_t elements) { return ring_schedule(op, n, elements, false); }
 
-Schedule ring_schedule(CollectiveOp op, int n, std::int64_t elements) {
+Schedule ring_schedule(CollectiveOp op, int n, std::int64_t elements, bool compressed) {
   HCSIM_ASSERT(n >= 1, "a collective needs at least one rank");
-  Schedule sc{op, n, elements, {}};
+  Schedule sc{op, n, elements, {}, 0};
   if (n == 1) return sc;
+  RingJob ring{{}, 0, elements};
+  for (int r = 0; r < n; ++r) ring.members.push_back(r);
   switch (op) {
     case CollectiveOp::all_reduce:
-      ring_reduce_scatter_steps(sc);
-      ring_all_gather_steps(sc);
+      append_ring_phase(sc.steps, {ring}, true, compressed);
+      append_ring_phase(sc.steps, {ring}, false, compressed);
       break;
-    case CollectiveOp::reduce_scatter: ring_reduce_scatter_steps(sc); break;
-    case CollectiveOp::all_gather: ring_all_gather_steps(sc); break;
+    case CollectiveOp::reduce_scatter: append_ring_phase(sc.steps, {ring}, true, compressed); break;
+    case CollectiveOp::all_gather: append_ring_phase(sc.steps, {ring}, false, compressed); break;
     default: HCSIM_ASSERT(false, "ring schedule supports all-reduce, reduce-scatter and all-gather only");
   }
   return sc;

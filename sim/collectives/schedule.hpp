@@ -13,8 +13,10 @@
 
 namespace hcsim {
 
-enum class CollectiveOp : std::uint8_t { all_reduce, reduce_scatter, all_gather, broadcast, reduce, all_to_all };
+enum class CollectiveOp : std::uint8_t { all_reduce, reduce_scatter, all_gather, broadcast, reduce, all_to_all, send_recv };
 std::string_view collective_op_name(CollectiveOp op);
+// Parses "all_reduce", "all-reduce" or "allreduce" (any case); false when unknown.
+bool parse_collective_op(std::string_view name, CollectiveOp& out);
 
 // Elements [offset, offset+count) of the source rank's buffer go to [dst_offset, ...) of the
 // destination's; `reduce` adds into the destination instead of overwriting.
@@ -26,6 +28,10 @@ struct Transfer {
 
 struct Step {
   std::vector<Transfer> transfers;  // concurrent within the step
+  // Cost-model compression: this step stands for `repeat` steps of the same shape (the
+  // steps of one ring phase differ only in which chunk moves). Schedules built with
+  // `compressed = true` use it; the executor and flow replay take uncompressed ones.
+  int repeat = 1;
 };
 
 struct Schedule {
@@ -33,6 +39,7 @@ struct Schedule {
   int ranks = 0;
   std::int64_t elements = 0;  // buffer length per rank (all-to-all: n blocks of elements/n)
   std::vector<Step> steps;
+  int root = 0;               // broadcast / reduce root; send_recv sends from rank 0 to rank 1
 };
 
 // Even split of `elements` into n chunks; the first `elements % n` chunks get one more.
@@ -41,5 +48,49 @@ std::int64_t chunk_size(std::int64_t elements, int n, int i);
 
 // Ring: all-reduce = reduce-scatter then all-gather, 2(n-1) steps of one chunk each.
 Schedule ring_schedule(CollectiveOp op, int n, std::int64_t elements);
+Schedule ring_schedule(CollectiveOp op, int n, std::int64_t elements, bool compressed);
+
+// Result of each operation, which the executor checks (rank r, inputs x_i, n ranks):
+//   all_reduce      every rank holds sum_i x_i
+//   reduce_scatter  rank r holds chunk r (chunk_offset/chunk_size over n) of sum_i x_i
+//   all_gather      rank r holds chunk i of x_i for every i
+//   broadcast       every rank holds x_root;     reduce: rank root holds sum_i x_i
+//   all_to_all      block j of rank r's input lands in block r of rank j (elements % n == 0)
+//   send_recv       rank 1 holds x_0 (n = 2)
+
+// Double binary tree (Sanders, Speck & Traeff, Parallel Computing 2009; NCCL 2.4): two
+// binary trees in which every interior rank of one is a leaf of the other, each carrying
+// half the buffer, pipelined in `chunks` pieces: reduce up, then broadcast down.
+// all_reduce; broadcast and reduce use the first tree alone on the whole buffer.
+Schedule double_binary_tree_schedule(CollectiveOp op, int n, std::int64_t elements, int chunks = 1);
+
+// Recursive halving (reduce-scatter) then recursive doubling (all-gather), Rabenseifner
+// (Thakur, Rabenseifner & Gropp 2005). Non-power-of-two n: the first 2(n - 2^k) ranks pair
+// up before and after. all_reduce for any n; reduce_scatter / all_gather for n = 2^k.
+Schedule halving_doubling_schedule(CollectiveOp op, int n, std::int64_t elements);
+
+// Dimension-ordered rings on a torus of `dims` (rank = x0 + d0 * (x1 + ...)): ring
+// reduce-scatter along dimension 0, then along dimension 1 on the piece each rank owns,
+// ..., then all-gathers in reverse order. all_reduce.
+Schedule torus_schedule(CollectiveOp op, const std::vector<int>& dims, std::int64_t elements,
+                        bool compressed = false);
+
+// Hierarchical (rank = node * per_node + local): ring reduce-scatter inside each node,
+// ring all-reduce across nodes among ranks of equal local index on their chunk, ring
+// all-gather inside each node. all_reduce.
+Schedule hierarchical_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements,
+                               bool compressed = false);
+
+// Pipelined chain 0 -> 1 -> ... -> n-1 in `chunks` pieces: broadcast from rank 0, or reduce
+// to rank 0 along the reversed chain.
+Schedule chain_schedule(CollectiveOp op, int n, std::int64_t elements, int chunks = 1);
+
+// Pairwise exchange all-to-all, in place: partners swap blocks. n = 2^k: partner r xor s at
+// steps s = 1..n-1; otherwise partner (s - r) mod n at steps s = 0..n-1.
+// compressed: at most 64 evenly spaced steps, each standing for its share of the n - 1.
+Schedule pairwise_all_to_all_schedule(int n, std::int64_t elements, bool compressed = false);
+
+// One transfer of the whole buffer from rank 0 to rank 1.
+Schedule send_recv_schedule(std::int64_t elements);
 
 }  // namespace hcsim

@@ -1,0 +1,81 @@
+// Reading scenario files and applying command-line overrides.
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "scenario.hpp"
+
+namespace hcsim {
+
+nlohmann::json read_json_file(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError("", "cannot open the file", file);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  if (text.size() > 64u * 1024u * 1024u) throw InputError("", "file larger than 64 MiB", file);
+  try {
+    // Depth is bounded by the parser's own recursion on pathological nesting; reject it
+    // early with a clear message instead.
+    int depth = 0, max_depth = 0;
+    bool in_string = false, escape = false;
+    for (char ch : text) {
+      if (in_string) {
+        if (escape) escape = false;
+        else if (ch == '\\') escape = true;
+        else if (ch == '"') in_string = false;
+        continue;
+      }
+      if (ch == '"') in_string = true;
+      else if (ch == '{' || ch == '[') max_depth = std::max(max_depth, ++depth);
+      else if (ch == '}' || ch == ']') --depth;
+    }
+    if (max_depth > 64) throw InputError("", fmt::format("JSON nested {} levels deep; at most 64 allowed", max_depth), file);
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // Turn the byte offset into line:column for the user.
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < e.byte - (e.byte > 0 ? 1 : 0) && i < text.size(); ++i) {
+      if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+    }
+    std::string what = e.what();
+    auto pos = what.find("parse error");
+    if (pos != std::string::npos) what = what.substr(pos);
+    throw InputError("", fmt::format("invalid JSON at line {}, column {}: {}", line, col, what), file);
+  }
+}
+
+void apply_override(nlohmann::json& doc, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0 || assignment[0] != '/')
+    throw InputError("", "--set expects /json/pointer=value, got \"" + assignment + "\"");
+  const std::string ptr = assignment.substr(0, eq);
+  const std::string text = assignment.substr(eq + 1);
+  nlohmann::json value;
+  try {
+    value = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error&) {
+    value = text;  // a bare word: a string such as 1f1b or "600 GB/s"
+  }
+  try {
+    nlohmann::json::json_pointer jp(ptr);
+    if (!jp.parent_pointer().empty() && !doc.contains(jp.parent_pointer()))
+      throw InputError(ptr, "--set: the parent of this path does not exist in the scenario");
+    doc[jp] = value;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(ptr, std::string("--set: ") + e.what());
+  }
+}
+
+Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides) {
+  nlohmann::json doc = read_json_file(file);
+  try {
+    for (const auto& o : overrides) apply_override(doc, o);
+    return parse_scenario(doc, file);
+  } catch (const InputError& e) {
+    throw e.with_file(file);
+  }
+}
+
+}  // namespace hcsim

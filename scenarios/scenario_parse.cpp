@@ -1,0 +1,380 @@
+// Scenario parsing and validation: sections resolved against their declarations, then the
+// cross-field rules (layout = device count, divisibility, batch, placement), then the
+// topology is built. Every problem is collected before InputError is thrown.
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "hcsim/version.hpp"
+#include "models/link/link.hpp"
+#include "scenario.hpp"
+#include "sections.hpp"
+#include "workloads/lowering.hpp"
+
+namespace hcsim {
+
+void register_builtins() {
+  register_builtin_compute_devices();
+  register_builtin_links();
+  register_builtin_topologies();
+  register_builtin_transformers();
+  register_builtin_schedules();
+}
+
+int Scenario::device_count() const {
+  int n = 0;
+  for (const auto& p : pools) n += p.count;
+  return n;
+}
+
+const DevicePool& Scenario::pool_of_device(int device) const {
+  for (const auto& p : pools)
+    if (device >= p.first_device && device < p.first_device + p.count) return p;
+  HCSIM_ASSERT(false, "device index out of range");
+  return pools.front();
+}
+
+const PipelineSchedule& Scenario::schedule() const {
+  static std::map<std::string, std::unique_ptr<PipelineSchedule>> cache;
+  auto& s = cache[strategy.schedule];
+  if (!s) s = pipeline_schedules().get(strategy.schedule, "/strategy/schedule").make(Params());
+  return *s;
+}
+
+namespace {
+
+// {"preset": P, "type": T?, "overrides": {...}} against one registry and preset library.
+template <class Product>
+std::unique_ptr<Product> build_ref(const Params& ref, const std::string& path, const Registry<Product>& reg,
+                                   const PresetLibrary& presets, Diagnostics& diag, std::string& type_out,
+                                   std::string& preset_out, nlohmann::json& resolved_out) {
+  nlohmann::json values = nlohmann::json::object();
+  std::string type = ref.has("type") ? ref.string("type") : "";
+  if (ref.has("preset")) {
+    preset_out = ref.string("preset");
+    const Preset* p = presets.find(preset_out);
+    if (!p) {
+      diag.error(json_child(path, "preset"), presets.unknown_message(preset_out));
+      return nullptr;
+    }
+    if (!type.empty() && type != p->type) {
+      diag.error(json_child(path, "type"),
+                 fmt::format("preset \"{}\" is of type \"{}\", not \"{}\"", preset_out, p->type, type));
+      return nullptr;
+    }
+    type = p->type;
+    values = p->values;
+  } else if (type.empty()) {
+    diag.error(path, "give a \"preset\" or a \"type\"");
+    return nullptr;
+  }
+  for (const auto& [k, v] : ref.raw("overrides").items()) values[k] = v;
+  const auto* entry = reg.find(type);
+  if (!entry) {
+    diag.error(json_child(path, "type"),
+               "unknown " + reg.family() + " type \"" + type + "\"; " + valid_list(reg.names()));
+    return nullptr;
+  }
+  Diagnostics local;
+  Params p = resolve_params(entry->params, values, json_child(path, "overrides"), local);
+  for (const auto& i : local.issues()) diag.error(i.path, i.message);
+  if (!local.ok()) return nullptr;
+  type_out = type;
+  resolved_out = p.json();
+  return entry->make(p);
+}
+
+struct Parser {
+  const std::string& file;
+  Diagnostics diag;
+  Scenario sc;
+
+  Params section(const ParamTable& t, const nlohmann::json& v, const std::string& path) {
+    return resolve_params(t, v, path, diag);
+  }
+
+  void pools(const nlohmann::json& arr) {
+    if (arr.empty()) { diag.error("/cluster/pools", "at least one device pool is required"); return; }
+    int first = 0;
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const std::string path = json_child("/cluster/pools", i);
+      Params p = section(sections::pool(), arr[i], path);
+      if (!p.has("count")) continue;
+      DevicePool pool;
+      pool.name = p.has("name") ? p.string("name") : fmt::format("pool{}", i);
+      pool.count = static_cast<int>(p.integer("count"));
+      pool.first_device = first;
+      first += pool.count;
+      if (std::any_of(sc.pools.begin(), sc.pools.end(), [&](const DevicePool& q) { return q.name == pool.name; }))
+        diag.error(json_child(path, "name"), "pool name \"" + pool.name + "\" used twice");
+      if (!p.json().contains("overrides")) continue;
+      auto dev = build_ref(p, path, compute_devices(), compute_presets(), diag, pool.type, pool.preset, pool.params);
+      pool.device = std::shared_ptr<const ComputeDevice>(std::move(dev));
+      sc.pools.push_back(std::move(pool));
+    }
+  }
+
+  void model(const nlohmann::json& v) {
+    Params ref = section(sections::model_ref(), v, "/workload/model");
+    if (!ref.json().contains("overrides")) return;
+    std::string type;
+    nlohmann::json resolved;
+    auto m = build_ref(ref, "/workload/model", transformer_models(), transformer_presets(), diag, type,
+                       sc.model_preset, resolved);
+    if (!m) return;
+    sc.model = m->config;
+    const auto& c = sc.model;
+    if (c.hidden % c.heads != 0)
+      diag.error("/workload/model/overrides/heads",
+                 fmt::format("hidden size {} must be divisible by the number of heads {}", c.hidden, c.heads));
+    if (c.heads % c.kv_heads != 0)
+      diag.error("/workload/model/overrides/kv_heads",
+                 fmt::format("heads {} must be divisible by kv_heads {}", c.heads, c.kv_heads));
+  }
+
+  void workload(const Params& w) {
+    if (!w.has("global_batch")) return;
+    sc.workload.global_batch = w.integer("global_batch");
+    sc.workload.micro_batch = w.integer("micro_batch");
+    parse_dtype(w.string("precision"), sc.workload.precision);
+    sc.workload.optimizer = w.string("optimizer");
+  }
+
+  void strategy(const Params& s) {
+    auto& st = sc.strategy;
+    st.dp = static_cast<int>(s.integer("dp"));
+    st.tp = static_cast<int>(s.integer("tp"));
+    st.pp = static_cast<int>(s.integer("pp"));
+    st.schedule = s.string("schedule");
+    st.interleave = static_cast<int>(s.integer("interleave"));
+    st.sequence_parallel = s.boolean("sequence_parallel");
+    const std::string r = s.string("recompute");
+    st.recompute = r == "full" ? Recompute::full : r == "selective" ? Recompute::selective : Recompute::none;
+    st.zero = static_cast<int>(s.integer("zero"));
+    st.flash_attention = s.boolean("flash_attention");
+    st.scatter_gather = s.boolean("scatter_gather");
+    st.overlap_dp = s.boolean("overlap_dp");
+    st.dp_bucket = s.get<Bytes>("dp_bucket");
+    if (s.has("layers_per_stage")) {
+      const auto& a = s.raw("layers_per_stage");
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!a[i].is_number_integer() || a[i].get<std::int64_t>() < 1 || a[i].get<std::int64_t>() > 100000) {
+          diag.error(json_child("/strategy/layers_per_stage", i), "expected a positive integer, got " + a[i].dump());
+          continue;
+        }
+        st.layers_per_stage.push_back(static_cast<int>(a[i].get<std::int64_t>()));
+      }
+    }
+  }
+
+  void layout_rules(const Params& s) {
+    const auto& st = sc.strategy;
+    const auto& c = sc.model;
+    const std::int64_t devices = sc.device_count();
+    const std::int64_t layout = static_cast<std::int64_t>(st.dp) * st.tp * st.pp;
+    if (layout != devices)
+      diag.error("/strategy", fmt::format("dp*tp*pp = {}*{}*{} = {} must equal the cluster's {} devices", st.dp,
+                                          st.tp, st.pp, layout, devices));
+    if (c.heads > 0 && c.heads % st.tp != 0)
+      diag.error("/strategy/tp", fmt::format("the model's {} attention heads are not divisible by tp = {}", c.heads, st.tp));
+    else if (c.kv_heads > 0 && c.kv_heads % st.tp != 0 && st.tp % c.kv_heads != 0)
+      diag.error("/strategy/tp", fmt::format("the model's {} key/value heads cannot be split over tp = {}", c.kv_heads, st.tp));
+    if (c.ffn_hidden > 0 && c.ffn_hidden % st.tp != 0)
+      diag.error("/strategy/tp", fmt::format("the MLP size {} is not divisible by tp = {}", c.ffn_hidden, st.tp));
+    const int v = st.schedule == "interleaved-1f1b" ? st.interleave : 1;
+    if (st.interleave > 1 && st.schedule != "interleaved-1f1b")
+      diag.error("/strategy/interleave", "interleave > 1 needs \"schedule\": \"interleaved-1f1b\"");
+    if (st.schedule == "interleaved-1f1b" && st.pp < 2)
+      diag.error("/strategy/schedule", "the interleaved schedule needs pp >= 2");
+    const auto& w = sc.workload;
+    if (w.global_batch % (w.micro_batch * st.dp) != 0)
+      diag.error("/workload/global_batch",
+                 fmt::format("global batch {} is not divisible by micro_batch*dp = {}*{}", w.global_batch,
+                             w.micro_batch, st.dp));
+    else if (st.schedule == "interleaved-1f1b" && w.micro_batches(st.dp) % st.pp != 0)
+      diag.error("/workload/global_batch",
+                 fmt::format("the interleaved schedule needs the {} micro-batches per replica to be a multiple of pp = {}",
+                             w.micro_batches(st.dp), st.pp));
+    if (w.micro_batches(st.dp) > 65535)
+      diag.error("/workload/global_batch", fmt::format("{} micro-batches per replica; at most 65535 supported",
+                                                       w.micro_batches(st.dp)));
+    if (c.layers > 0 && c.layers < static_cast<std::int64_t>(st.pp) * v)
+      diag.error("/strategy/pp", fmt::format("{} layers cannot fill pp*interleave = {}*{} model chunks", c.layers,
+                                             st.pp, v));
+    if (!st.layers_per_stage.empty()) {
+      const int sum = std::accumulate(st.layers_per_stage.begin(), st.layers_per_stage.end(), 0);
+      if (static_cast<int>(st.layers_per_stage.size()) != st.pp)
+        diag.error("/strategy/layers_per_stage",
+                   fmt::format("{} entries given for pp = {} stages", st.layers_per_stage.size(), st.pp));
+      else if (sum != c.layers)
+        diag.error("/strategy/layers_per_stage", fmt::format("entries sum to {}, the model has {} layers", sum, c.layers));
+      else if (std::any_of(st.layers_per_stage.begin(), st.layers_per_stage.end(), [&](int x) { return x < v; }))
+        diag.error("/strategy/layers_per_stage", fmt::format("every stage needs at least {} layers (one per chunk)", v));
+    }
+    placement(s);
+  }
+
+  // Stage s occupies devices [s*dp*tp, (s+1)*dp*tp): each stage must sit inside one pool.
+  void placement(const Params& s) {
+    const auto& st = sc.strategy;
+    const int per_stage = st.dp * st.tp;
+    if (s.has("stage_pools")) {
+      const auto& a = s.raw("stage_pools");
+      if (static_cast<int>(a.size()) != st.pp) {
+        diag.error("/strategy/stage_pools", fmt::format("{} entries given for pp = {} stages", a.size(), st.pp));
+        return;
+      }
+      std::vector<int> need(sc.pools.size(), 0);
+      int last = -1;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::string path = json_child("/strategy/stage_pools", i);
+        auto it = std::find_if(sc.pools.begin(), sc.pools.end(),
+                               [&](const DevicePool& p) { return a[i].is_string() && p.name == a[i].get<std::string>(); });
+        if (it == sc.pools.end()) {
+          std::vector<std::string> names;
+          for (const auto& p : sc.pools) names.push_back(p.name);
+          diag.error(path, "unknown pool " + a[i].dump() + "; " + valid_list(names));
+          return;
+        }
+        const int idx = static_cast<int>(it - sc.pools.begin());
+        if (idx < last) {
+          diag.error(path, "stages must follow the pools' order (devices are numbered stage by stage)");
+          return;
+        }
+        last = idx;
+        need[idx] += per_stage;
+        sc.stage_pool.push_back(idx);
+      }
+      for (std::size_t k = 0; k < sc.pools.size(); ++k)
+        if (need[k] != sc.pools[k].count)
+          diag.error(json_child(json_child("/cluster/pools", k), "count"),
+                     fmt::format("pool \"{}\" has {} devices but its stages need {} (dp*tp = {} per stage)",
+                                 sc.pools[k].name, sc.pools[k].count, need[k], per_stage));
+      return;
+    }
+    for (int stg = 0; stg < st.pp; ++stg) {
+      const int a = stg * per_stage, b = a + per_stage - 1;
+      if (b >= sc.device_count()) return;  // layout error already reported
+      const DevicePool& pa = sc.pool_of_device(a);
+      if (&pa != &sc.pool_of_device(b)) {
+        diag.error("/strategy/pp", fmt::format("pipeline stage {} (devices {}..{}) straddles pools \"{}\" and \"{}\"; "
+                                               "make each pool hold whole stages", stg, a, b, pa.name,
+                                               sc.pool_of_device(b).name));
+        return;
+      }
+      sc.stage_pool.push_back(static_cast<int>(&pa - sc.pools.data()));
+    }
+  }
+
+  void topology(const nlohmann::json& t) {
+    if (!t.contains("type") || !t["type"].is_string()) {
+      diag.error("/cluster/topology/type", "required key is missing or not a string");
+      return;
+    }
+    sc.topology_type = t["type"].get<std::string>();
+    TopologyContext ctx;
+    ctx.devices = sc.device_count();
+    ctx.path = "/cluster/topology";
+    ctx.diag = &diag;
+    ctx.link = [this](const nlohmann::json& desc, const std::string& path) { return resolve_link(desc, path, diag); };
+    auto topo = topologies().build(sc.topology_type, t, "/cluster/topology", diag);
+    if (!topo) return;
+    const std::size_t before = diag.issues().size();
+    TopologyGraph g = topo->build(ctx);
+    if (diag.issues().size() == before) sc.topology = std::move(g);
+  }
+};
+
+}  // namespace
+
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
+  register_builtins();
+  Parser ps{file, {}, {}};
+  auto& sc = ps.sc;
+  sc.file = file;
+  Params top = ps.section(sections::top(), doc, "");
+  if (!doc.is_object()) ps.diag.throw_if_any();
+  sc.name = top.has("name") ? top.string("name") : "";
+  if (sc.name.empty()) {
+    auto slash = file.find_last_of('/');
+    sc.name = file.substr(slash == std::string::npos ? 0 : slash + 1);
+    if (sc.name.size() > 5 && sc.name.ends_with(".json")) sc.name.resize(sc.name.size() - 5);
+  }
+  sc.description = top.has("description") ? top.string("description") : "";
+  const nlohmann::json empty = nlohmann::json::object();
+  auto sub = [&](const char* k) -> const nlohmann::json& { return top.json().contains(k) ? top.raw(k) : empty; };
+
+  Params cluster = ps.section(sections::cluster(), sub("cluster"), "/cluster");
+  if (cluster.has("pools")) ps.pools(cluster.raw("pools"));
+  if (cluster.has("pue")) sc.pue = cluster.number("pue");
+  Params wl = ps.section(sections::workload(), sub("workload"), "/workload");
+  if (wl.has("model")) ps.model(wl.raw("model"));
+  ps.workload(wl);
+  Params st = ps.section(sections::strategy(), sub("strategy"), "/strategy");
+  if (top.json().contains("strategy") && st.json().contains("dp")) ps.strategy(st);
+  Params sim = ps.section(sections::simulation(), sub("simulation"), "/simulation");
+  if (sim.json().contains("mode")) {
+    sc.simulation.mode = sim.string("mode");
+    sc.simulation.collective_algorithm = sim.string("collective_algorithm");
+    sc.simulation.symmetry = sim.boolean("symmetry");
+    sc.simulation.check_memory = sim.boolean("check_memory");
+    sc.simulation.max_tasks = sim.integer("max_tasks");
+  }
+  Params out = ps.section(sections::outputs(), sub("outputs"), "/outputs");
+  if (out.json().contains("format")) {
+    sc.outputs.format = out.string("format");
+    sc.outputs.trace = out.string("trace");
+  }
+  // Cross-field rules only once every section parsed on its own.
+  if (ps.diag.ok()) ps.layout_rules(st);
+  if (ps.diag.ok()) ps.topology(cluster.raw("topology"));
+  if (ps.diag.ok()) {
+    std::vector<const ComputeDevice*> stage_dev;
+    for (int s = 0; s < sc.strategy.pp; ++s) stage_dev.push_back(sc.pools[sc.stage_pool[s]].device.get());
+    if (!sc.strategy.layers_per_stage.empty()) {
+      sc.layers_per_stage = sc.strategy.layers_per_stage;
+    } else {
+      const bool uniform = std::all_of(sc.stage_pool.begin(), sc.stage_pool.end(),
+                                       [&](int p) { return sc.pools[p].preset == sc.pools[sc.stage_pool[0]].preset &&
+                                                           sc.pools[p].params == sc.pools[sc.stage_pool[0]].params; });
+      const int v = sc.strategy.schedule == "interleaved-1f1b" ? sc.strategy.interleave : 1;
+      if (uniform && sc.model.layers % (static_cast<std::int64_t>(sc.strategy.pp) * v) != 0)
+        ps.diag.error("/strategy/pp", fmt::format("{} layers are not divisible by pp*interleave = {}*{}; give "
+                                                  "\"layers_per_stage\"", sc.model.layers, sc.strategy.pp, v));
+      else if (uniform)
+        sc.layers_per_stage.assign(static_cast<std::size_t>(sc.strategy.pp),
+                                   static_cast<int>(sc.model.layers / sc.strategy.pp));
+      else
+        sc.layers_per_stage = balance_layers(sc.model, sc.strategy, sc.workload, stage_dev);
+    }
+  }
+  ps.diag.throw_if_any();
+
+  // The resolved scenario: every default filled in, quantities in SI.
+  nlohmann::json r;
+  r["hcsim_version"] = kVersion;
+  r["name"] = sc.name;
+  r["description"] = sc.description;
+  for (const auto& p : sc.pools)
+    r["cluster"]["pools"].push_back({{"name", p.name}, {"type", p.type}, {"preset", p.preset}, {"count", p.count},
+                                     {"params", p.params}});
+  r["cluster"]["topology"] = cluster.raw("topology");
+  r["cluster"]["pue"] = sc.pue;
+  r["workload"] = wl.json();
+  r["workload"]["model"] = {{"preset", sc.model_preset}, {"type", sc.model.family}, {"layers", sc.model.layers},
+                            {"hidden", sc.model.hidden}, {"heads", sc.model.heads}, {"kv_heads", sc.model.kv_heads},
+                            {"ffn_hidden", sc.model.ffn_hidden}, {"vocab", sc.model.vocab},
+                            {"seq_len", sc.model.seq_len}};
+  r["strategy"] = st.json();
+  r["strategy"]["layers_per_stage"] = sc.layers_per_stage;
+  nlohmann::json pools = nlohmann::json::array();
+  for (int p : sc.stage_pool) pools.push_back(sc.pools[p].name);
+  r["strategy"]["stage_pools"] = pools;
+  r["simulation"] = sim.json();
+  r["outputs"] = out.json();
+  sc.resolved = std::move(r);
+  return std::move(ps.sc);
+}
+
+}  // namespace hcsim

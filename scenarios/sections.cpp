@@ -1,0 +1,137 @@
+#include "sections.hpp"
+
+#include "workloads/pipeline_schedule.hpp"
+
+namespace hcsim::sections {
+
+const ParamTable& top() {
+  static const ParamTable t{
+      {.name = "name", .kind = ParamKind::string, .def = "", .help = "scenario name (default: file name)"},
+      {.name = "description", .kind = ParamKind::string, .def = "", .help = "free text"},
+      {.name = "cluster", .kind = ParamKind::object, .help = "device pools and topology"},
+      {.name = "workload", .kind = ParamKind::object, .help = "model, batch and precision"},
+      {.name = "strategy", .kind = ParamKind::object, .help = "parallel layout and schedule"},
+      {.name = "simulation", .kind = ParamKind::object, .def = nlohmann::json::object(), .help = "engine settings"},
+      {.name = "outputs", .kind = ParamKind::object, .def = nlohmann::json::object(), .help = "report settings"},
+  };
+  return t;
+}
+
+const ParamTable& cluster() {
+  static const ParamTable t{
+      {.name = "pools", .kind = ParamKind::array, .help = "device pools, in device-index order"},
+      {.name = "topology", .kind = ParamKind::object, .help = "{\"type\": ...} and the topology's parameters"},
+      {.name = "pue", .kind = ParamKind::number, .def = 1.0, .min = 1.0, .max = 10.0,
+       .help = "power usage effectiveness: facility energy / IT energy"},
+  };
+  return t;
+}
+
+const ParamTable& pool() {
+  static const ParamTable t{
+      {.name = "name", .kind = ParamKind::string, .def = nullptr, .help = "pool name (default pool<i>)"},
+      {.name = "type", .kind = ParamKind::string, .def = nullptr,
+       .help = "compute-device type (implied by the preset)"},
+      {.name = "preset", .kind = ParamKind::string, .def = nullptr, .help = "device preset, see `hcsim list devices`"},
+      {.name = "overrides", .kind = ParamKind::object, .def = nlohmann::json::object(),
+       .help = "parameter values over the preset (without a preset: every required parameter)"},
+      {.name = "count", .kind = ParamKind::integer, .min = 1, .max = 1'000'000, .help = "devices in the pool"},
+  };
+  return t;
+}
+
+const ParamTable& model_ref() {
+  static const ParamTable t{
+      {.name = "type", .kind = ParamKind::string, .def = nullptr, .help = "model family: gpt, llama, bert"},
+      {.name = "preset", .kind = ParamKind::string, .def = nullptr, .help = "model preset, see `hcsim list models`"},
+      {.name = "overrides", .kind = ParamKind::object, .def = nlohmann::json::object(),
+       .help = "dimensions over the preset (without a preset: every required dimension)"},
+  };
+  return t;
+}
+
+const ParamTable& workload() {
+  static const ParamTable t{
+      {.name = "model", .kind = ParamKind::object, .help = "{\"preset\": ...} or {\"type\": ..., \"overrides\": {...}}"},
+      {.name = "global_batch", .kind = ParamKind::integer, .min = 1, .max = 1e9, .help = "sequences per step"},
+      {.name = "micro_batch", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 1e6,
+       .help = "sequences per micro-batch"},
+      {.name = "precision", .kind = ParamKind::choice, .def = "bf16", .choices = {"fp32", "tf32", "bf16", "fp16", "fp8"},
+       .help = "datatype of weights, activations and GEMMs (mixed precision: fp32 master weights)"},
+      {.name = "optimizer", .kind = ParamKind::choice, .def = "adam", .choices = {"adam"},
+       .help = "optimizer (mixed-precision Adam: 12 bytes of state per parameter)"},
+  };
+  return t;
+}
+
+const ParamTable& strategy() {
+  static const ParamTable t{
+      {.name = "dp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 1'000'000, .help = "data-parallel degree"},
+      {.name = "tp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 1024, .help = "tensor-parallel degree"},
+      {.name = "pp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 4096, .help = "pipeline stages"},
+      {.name = "schedule", .kind = ParamKind::choice, .def = "1f1b",
+       .choices = {"gpipe", "1f1b", "interleaved-1f1b"}, .help = "pipeline schedule"},
+      {.name = "interleave", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 64,
+       .help = "model chunks per device v (interleaved-1f1b)"},
+      {.name = "sequence_parallel", .kind = ParamKind::boolean, .def = false,
+       .help = "Megatron sequence parallelism (all-gather/reduce-scatter instead of all-reduce)"},
+      {.name = "recompute", .kind = ParamKind::choice, .def = "none", .choices = {"none", "selective", "full"},
+       .help = "activation recomputation"},
+      {.name = "zero", .kind = ParamKind::integer, .def = 0, .min = 0, .max = 3, .help = "ZeRO stage"},
+      {.name = "flash_attention", .kind = ParamKind::boolean, .def = true, .help = "fused attention kernel"},
+      {.name = "scatter_gather", .kind = ParamKind::boolean, .def = true,
+       .help = "pipeline sends b*s*h/tp per tensor-parallel rank (Megatron scatter/gather)"},
+      {.name = "overlap_dp", .kind = ParamKind::boolean, .def = true,
+       .help = "gradient buckets reduced while the last backward runs"},
+      {.name = "dp_bucket", .kind = ParamKind::quantity, .dim = Dim::data, .def = "25 MB", .min = 1,
+       .help = "gradient bucket size"},
+      {.name = "layers_per_stage", .kind = ParamKind::array, .def = nullptr,
+       .help = "layers of each pipeline stage (default: balanced by device speed)"},
+      {.name = "stage_pools", .kind = ParamKind::array, .def = nullptr,
+       .help = "pool name of each pipeline stage (default: in device order)"},
+  };
+  return t;
+}
+
+const ParamTable& simulation() {
+  static const ParamTable t{
+      {.name = "mode", .kind = ParamKind::choice, .def = "event", .choices = {"analytical", "event", "flow"},
+       .help = "fidelity: closed forms, task graph with coarse collectives, or collectives as point-to-point flows"},
+      {.name = "collective_algorithm", .kind = ParamKind::choice, .def = "ring", .choices = {"ring"},
+       .help = "collective algorithm"},
+      {.name = "symmetry", .kind = ParamKind::boolean, .def = true,
+       .help = "simulate provably identical ranks once"},
+      {.name = "check_memory", .kind = ParamKind::boolean, .def = true,
+       .help = "refuse a layout whose peak memory exceeds a device's capacity"},
+      {.name = "max_tasks", .kind = ParamKind::integer, .def = 20'000'000, .min = 1, .max = 1e10,
+       .help = "refuse scenarios whose estimated task count is larger"},
+  };
+  return t;
+}
+
+const ParamTable& outputs() {
+  static const ParamTable t{
+      {.name = "format", .kind = ParamKind::choice, .def = "table", .choices = {"table", "json"},
+       .help = "report format on standard output"},
+      {.name = "trace", .kind = ParamKind::string, .def = "", .help = "Chrome/Perfetto trace file to write"},
+  };
+  return t;
+}
+
+nlohmann::json scenario_schema() {
+  nlohmann::json s = params_schema(top());
+  s["$schema"] = "https://json-schema.org/draft/2020-12/schema";
+  s["title"] = "hcsim scenario";
+  auto& p = s["properties"];
+  p["cluster"] = params_schema(cluster());
+  p["cluster"]["properties"]["pools"] = {{"type", "array"}, {"minItems", 1}, {"items", params_schema(pool())}};
+  p["cluster"]["properties"]["topology"] = {{"type", "object"}, {"required", {"type"}}};
+  p["workload"] = params_schema(workload());
+  p["workload"]["properties"]["model"] = params_schema(model_ref());
+  p["strategy"] = params_schema(strategy());
+  p["simulation"] = params_schema(simulation());
+  p["outputs"] = params_schema(outputs());
+  return s;
+}
+
+}  // namespace hcsim::sections

@@ -1,0 +1,8 @@
+#pragma once
+// Atomic result files: written to a temporary name in the same directory and renamed, so
+// a killed run never leaves a partial file that looks complete.
+#include <string>
+
+namespace hcsim {
+void write_file_atomic(const std::string& path, const std::string& content);
+}

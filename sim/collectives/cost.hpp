@@ -1,0 +1,94 @@
+#pragma once
+// Analytical, topology-aware cost of a collective (alpha-beta model per step).
+//
+// A schedule's time is the sum over its steps of
+//   step time = max over transfers of path latency
+//             + max over directed links of (bytes crossing the link in the step)
+//                                           / (lanes x bandwidth x efficiency)
+// with each transfer's path from the Router (minimum latency, ECMP among equals). When
+// no two transfers of a step share a link this is exactly "latency + bytes / bottleneck
+// bandwidth" per transfer (Hockney; Thakur, Rabenseifner & Gropp 2005); when they do, the
+// shared link's load counts, so an oversubscribed uplink or an all-to-all is slower.
+// Closed forms it reproduces (tests/collectives/cost_test.cpp):
+//   ring all-reduce       2(n-1)/n * S/B + 2(n-1) * alpha
+//   torus (dims d_k)      sum_k 2(d_k - 1) * (alpha + S / (B * prod_{i<=k} d_i))
+//   in-network reduction  2 * alpha_to_root + S / B
+// Algorithm "auto" evaluates the algorithms NCCL itself chooses among -- ring, double
+// binary tree, in-network reduction (CollNet/NVLS) -- plus torus rings on a torus and the
+// hierarchical all-reduce across nodes, and keeps the fastest, as NCCL's tuner does
+// (src/graph/tuning.cc). Halving-doubling (an MPI algorithm) is used only when named. Pipelined
+// algorithms (tree, chain) use the pipeline depth c that minimises
+// (c + D - 1)(alpha + S/(c B)), i.e. c = sqrt(S (D - 1) / (alpha B)), clamped to [1, 256].
+// Ring-like algorithms are evaluated on compressed schedules (one step per ring phase,
+// Step::repeat), exact up to one element per step.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "sim/collectives/algorithms.hpp"
+#include "topologies/routing.hpp"
+
+namespace hcsim {
+
+struct CollectiveEstimate {
+  Seconds time{};
+  std::string algorithm;      // the one used (chosen by "auto" or forced)
+  int steps = 0;              // steps of the schedule (uncompressed count)
+  int chunks = 1;             // pipeline depth used (tree, chain)
+  Seconds latency_term{};     // sum over steps of the path latency part
+  Seconds bandwidth_term{};   // sum over steps of the link-load part
+  BytesPerSecond algbw{};     // per_rank / time (nccl-tests "algbw")
+  BytesPerSecond busbw{};     // algbw x busbw_factor (nccl-tests "busbw")
+};
+
+struct CostOptions {
+  Seconds step_overhead{};  // fixed software cost added to every step (0: links' latencies only)
+};
+
+// nccl-tests bus-bandwidth factor (doc/PERFORMANCE.md; formulas.md §6): all-reduce
+// 2(n-1)/n, reduce-scatter / all-gather / all-to-all (n-1)/n, broadcast / reduce /
+// send-recv 1.
+double busbw_factor(CollectiveOp op, int n);
+
+class CollectiveCostModel {
+ public:
+  explicit CollectiveCostModel(const TopologyGraph& g, CostOptions opt = {});
+
+  // `devices`: global device indices of the group, distinct. `per_rank`: each rank's
+  // buffer (all-reduce: the vector; all-gather: the gathered output; reduce-scatter: the
+  // input; all-to-all: the whole send buffer; send-recv: the message). `algorithm`:
+  // "auto" or a registered name. Unknown or inapplicable names throw InputError.
+  [[nodiscard]] CollectiveEstimate estimate(const std::vector<int>& devices, CollectiveOp op, Bytes per_rank,
+                                            std::string_view algorithm = "auto") const;
+
+  // Exact time of a schedule whose rank r runs on device rank_devices[r]; one element =
+  // `element_size`. Honours Step::repeat.
+  [[nodiscard]] CollectiveEstimate schedule_time(const Schedule& sc, const std::vector<int>& rank_devices,
+                                                 Bytes element_size = Bytes(1)) const;
+
+  // Rank order the model uses for `devices` (node-contiguous, as NCCL builds its rings;
+  // device order on a whole torus) and the shape it then presents to algorithms.
+  [[nodiscard]] GroupShape shape_of(const std::vector<int>& devices, std::vector<int>& rank_devices) const;
+
+  [[nodiscard]] const Router& router() const { return router_; }
+
+ private:
+  CollectiveEstimate evaluate(const CollectiveAlgorithm& a, const std::vector<int>& ranks, const GroupShape& shape,
+                              CollectiveOp op, std::int64_t elements) const;
+  CollectiveEstimate in_network(const std::vector<int>& ranks, std::int64_t elements) const;
+
+  const TopologyGraph& g_;
+  CostOptions opt_;
+  Router router_;
+  mutable std::vector<double> load_;  // per directed link, reused between steps
+  mutable std::map<std::tuple<std::vector<int>, int, double, std::string>, CollectiveEstimate> memo_;
+};
+
+// One-shot convenience: builds a CollectiveCostModel (and its route cache) per call.
+Seconds collective_time(const TopologyGraph& g, const std::vector<int>& devices, CollectiveOp op, Bytes per_rank,
+                        std::string_view algorithm = "auto");
+
+}  // namespace hcsim

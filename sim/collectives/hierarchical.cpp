@@ -1,0 +1,30 @@
+// Hierarchical all-reduce: intra-node reduce-scatter, inter-node all-reduce, intra-node
+// all-gather (see schedule.hpp).
+#include "sim/collectives/ring_phase.hpp"
+#include "sim/core/error.hpp"
+
+namespace hcsim {
+
+Schedule hierarchical_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements, bool compressed) {
+  HCSIM_ASSERT(op == CollectiveOp::all_reduce, "hierarchical schedule supports all-reduce only");
+  HCSIM_ASSERT(nodes >= 1 && per_node >= 1, "hierarchical schedule needs nodes and ranks per node");
+  Schedule sc{op, nodes * per_node, elements, {}, 0};
+  std::vector<RingJob> intra, inter;
+  for (int nd = 0; nd < nodes; ++nd) {
+    RingJob j{{}, 0, elements};
+    for (int l = 0; l < per_node; ++l) j.members.push_back(nd * per_node + l);
+    intra.push_back(std::move(j));
+  }
+  for (int l = 0; l < per_node; ++l) {
+    RingJob j{{}, ring_chunk_offset(intra[0], l), ring_chunk_size(intra[0], l)};
+    for (int nd = 0; nd < nodes; ++nd) j.members.push_back(nd * per_node + l);
+    inter.push_back(std::move(j));
+  }
+  append_ring_phase(sc.steps, intra, true, compressed);
+  append_ring_phase(sc.steps, inter, true, compressed);
+  append_ring_phase(sc.steps, inter, false, compressed);
+  append_ring_phase(sc.steps, intra, false, compressed);
+  return sc;
+}
+
+}  // namespace hcsim

@@ -1,0 +1,31 @@
+#pragma once
+// Building block shared by the ring, torus and hierarchical schedules: several disjoint
+// rings run the same ring phase at once, each on its own region of the buffer.
+//
+// A ring of m members over region [offset, offset + length) splits the region into m
+// chunks (chunk_offset / chunk_size). Reduce-scatter: at step s member p sends chunk
+// (p - s - 1) mod m to member p + 1, which adds it in; after m - 1 steps member p holds the
+// reduced chunk p. All-gather: at step s member p forwards chunk (p - s) mod m.
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/collectives/schedule.hpp"
+
+namespace hcsim {
+
+struct RingJob {
+  std::vector<int> members;  // ranks in ring order
+  std::int64_t offset = 0, length = 0;
+};
+
+// Offset and size of chunk i of a ring job's region.
+std::int64_t ring_chunk_offset(const RingJob& j, int i);
+std::int64_t ring_chunk_size(const RingJob& j, int i);
+
+// Appends max(m) - 1 steps; step s holds every ring's step s (rings shorter than the
+// longest simply finish early). `compressed`: only step 0, with repeat = max(m) - 1.
+void append_ring_phase(std::vector<Step>& steps, const std::vector<RingJob>& jobs, bool reduce_scatter,
+                       bool compressed = false);
+
+}  // namespace hcsim

@@ -1,0 +1,138 @@
+// Pipelined double binary tree and pipelined chain schedules (see schedule.hpp).
+#include <algorithm>
+
+#include "sim/collectives/schedule.hpp"
+#include "sim/core/error.hpp"
+
+namespace hcsim {
+namespace {
+
+// Heap-shaped binary tree over positions 0..n-1; a tree maps positions to ranks.
+int parent_of(int i) { return (i - 1) / 2; }
+int depth_of(int i) {
+  int d = 0;
+  for (int x = i + 1; x > 1; x >>= 1) ++d;
+  return d;
+}
+
+struct TreeJob {
+  bool mirrored = false;  // rank = n - 1 - position (the second tree)
+  std::int64_t offset = 0, length = 0;
+};
+
+void ensure_steps(std::vector<Step>& steps, std::size_t n) {
+  if (steps.size() < n) steps.resize(n);
+}
+
+// Reduce up the tree: position i at depth d sends chunk k at step k + D - d.
+void tree_reduce(std::vector<Step>& steps, std::size_t base, int n, int chunks, const TreeJob& t) {
+  const int D = depth_of(n - 1);
+  ensure_steps(steps, base + static_cast<std::size_t>(chunks + D - 1));
+  auto rank = [&](int pos) { return t.mirrored ? n - 1 - pos : pos; };
+  for (int i = 1; i < n; ++i) {
+    for (int k = 0; k < chunks; ++k) {
+      const auto off = t.offset + chunk_offset(t.length, chunks, k), cnt = chunk_size(t.length, chunks, k);
+      if (cnt == 0) continue;
+      steps[base + static_cast<std::size_t>(k + D - depth_of(i))].transfers.push_back(
+          {rank(i), rank(parent_of(i)), off, off, cnt, true});
+    }
+  }
+}
+
+// Broadcast down: position i at depth d receives chunk k at step k + d - 1.
+void tree_broadcast(std::vector<Step>& steps, std::size_t base, int n, int chunks, const TreeJob& t) {
+  const int D = depth_of(n - 1);
+  ensure_steps(steps, base + static_cast<std::size_t>(chunks + D - 1));
+  auto rank = [&](int pos) { return t.mirrored ? n - 1 - pos : pos; };
+  for (int i = 1; i < n; ++i) {
+    for (int k = 0; k < chunks; ++k) {
+      const auto off = t.offset + chunk_offset(t.length, chunks, k), cnt = chunk_size(t.length, chunks, k);
+      if (cnt == 0) continue;
+      steps[base + static_cast<std::size_t>(k + depth_of(i) - 1)].transfers.push_back(
+          {rank(parent_of(i)), rank(i), off, off, cnt, false});
+    }
+  }
+}
+
+void drop_empty_steps(Schedule& sc) {
+  sc.steps.erase(std::remove_if(sc.steps.begin(), sc.steps.end(), [](const Step& s) { return s.transfers.empty(); }),
+                 sc.steps.end());
+}
+
+}  // namespace
+
+Schedule double_binary_tree_schedule(CollectiveOp op, int n, std::int64_t elements, int chunks) {
+  HCSIM_ASSERT(n >= 1 && chunks >= 1, "a tree needs ranks and at least one chunk");
+  Schedule sc{op, n, elements, {}, 0};
+  if (n == 1) return sc;
+  const int D = depth_of(n - 1);
+  const std::size_t phase = static_cast<std::size_t>(chunks + D - 1);
+  switch (op) {
+    case CollectiveOp::all_reduce: {
+      const std::int64_t half = elements / 2;
+      const TreeJob a{false, 0, half}, b{true, half, elements - half};
+      tree_reduce(sc.steps, 0, n, chunks, a);
+      tree_reduce(sc.steps, 0, n, chunks, b);
+      tree_broadcast(sc.steps, phase, n, chunks, a);
+      tree_broadcast(sc.steps, phase, n, chunks, b);
+      break;
+    }
+    case CollectiveOp::broadcast: tree_broadcast(sc.steps, 0, n, chunks, {false, 0, elements}); break;
+    case CollectiveOp::reduce: tree_reduce(sc.steps, 0, n, chunks, {false, 0, elements}); break;
+    default: HCSIM_ASSERT(false, "tree schedule supports all-reduce, broadcast and reduce only");
+  }
+  drop_empty_steps(sc);
+  return sc;
+}
+
+Schedule chain_schedule(CollectiveOp op, int n, std::int64_t elements, int chunks) {
+  HCSIM_ASSERT(n >= 1 && chunks >= 1, "a chain needs ranks and at least one chunk");
+  HCSIM_ASSERT(op == CollectiveOp::broadcast || op == CollectiveOp::reduce, "chain supports broadcast and reduce");
+  Schedule sc{op, n, elements, {}, 0};
+  if (n == 1) return sc;
+  const bool reduce = op == CollectiveOp::reduce;
+  sc.steps.resize(static_cast<std::size_t>(chunks + n - 2));
+  // Position p of the chain sends chunk k at step k + p; broadcast runs 0 -> n-1, reduce n-1 -> 0.
+  for (int p = 0; p + 1 < n; ++p) {
+    const int src = reduce ? n - 1 - p : p, dst = reduce ? n - 2 - p : p + 1;
+    for (int k = 0; k < chunks; ++k) {
+      const auto off = chunk_offset(elements, chunks, k), cnt = chunk_size(elements, chunks, k);
+      if (cnt > 0) sc.steps[static_cast<std::size_t>(k + p)].transfers.push_back({src, dst, off, off, cnt, reduce});
+    }
+  }
+  drop_empty_steps(sc);
+  return sc;
+}
+
+Schedule pairwise_all_to_all_schedule(int n, std::int64_t elements, bool compressed) {
+  HCSIM_ASSERT(n >= 1 && elements % n == 0, "all-to-all needs a buffer of n equal blocks");
+  Schedule sc{CollectiveOp::all_to_all, n, elements, {}, 0};
+  const std::int64_t b = elements / n;
+  if (b == 0 || n == 1) return sc;
+  // Partners swap blocks in the same step, so the exchange works in place: partner r ^ s
+  // for n = 2^k (steps 1..n-1), else (s - r) mod n (steps 0..n-1, one or two ranks idle).
+  const bool pow2 = (n & (n - 1)) == 0;
+  const int first = pow2 ? 1 : 0, total = pow2 ? n - 1 : n;
+  const int kept = compressed ? std::min(total, 64) : total;
+  for (int i = 0; i < kept; ++i) {
+    // Kept step i stands for the steps up to the next kept one.
+    const int s = first + static_cast<int>(static_cast<std::int64_t>(i) * total / kept);
+    const int next = first + static_cast<int>(static_cast<std::int64_t>(i + 1) * total / kept);
+    Step st;
+    st.repeat = next - s;
+    for (int r = 0; r < n; ++r) {
+      const int j = pow2 ? (r ^ s) : ((s - r) % n + n) % n;
+      if (j != r) st.transfers.push_back({r, j, j * b, r * b, b, false});
+    }
+    sc.steps.push_back(std::move(st));
+  }
+  return sc;
+}
+
+Schedule send_recv_schedule(std::int64_t elements) {
+  Schedule sc{CollectiveOp::send_recv, 2, elements, {}, 0};
+  if (elements > 0) sc.steps.push_back({{{0, 1, 0, 0, elements, false}}});
+  return sc;
+}
+
+}  // namespace hcsim

@@ -1,0 +1,24 @@
+#pragma once
+// One scenario from typed values to metrics: memory check, task-count bound, lowering to a
+// task graph, the engine, the metrics. Bad layouts (a model that does not fit, a task graph
+// beyond --max-tasks) are InputErrors, reported before anything is simulated.
+
+#include "sim/engine/engine.hpp"
+#include "sim/report/metrics.hpp"
+
+namespace hcsim {
+
+struct RunOutput {
+  TaskGraph graph;
+  EngineResult engine;
+  Metrics metrics;
+  std::vector<StageShape> shapes;
+  double wall_s = 0;
+};
+
+// Estimated task count of the step before building it (for the --max-tasks bound).
+double estimate_tasks(const Scenario& sc);
+
+RunOutput run_scenario(const Scenario& sc);
+
+}  // namespace hcsim

@@ -1,0 +1,82 @@
+// Memory model against the ZeRO paper and Korthikanti et al.'s Table 2.
+#include <gtest/gtest.h>
+
+#include "workloads/formulas.hpp"
+#include "workloads/memory.hpp"
+
+namespace hcsim {
+namespace {
+
+TEST(ZeroMemory, WorkedExampleOfFigure1) {
+  // Rajbhandari et al. SC20 Fig. 1: Psi = 7.5B, N_d = 64, K = 12: 120, 31.4, 16.6, 1.9 GB.
+  const double psi = 7.5e9;
+  EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 0) / 1e9, 120.0, 0.05);
+  EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 1) / 1e9, 31.4, 0.05);
+  EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 2) / 1e9, 16.6, 0.05);
+  EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 3) / 1e9, 1.9, 0.05);
+}
+
+TransformerConfig small() {
+  TransformerConfig c;
+  c.family = "gpt";
+  c.layers = 8; c.hidden = 1024; c.heads = 16; c.kv_heads = 16; c.ffn_hidden = 4096; c.vocab = 32000; c.seq_len = 1024;
+  return c;
+}
+
+TEST(StageMemory, ModelStatesFollowZeroStages) {
+  const auto c = small();
+  WorkloadSpec w;
+  StageShape sh{0, 8, true, true, 1};
+  for (int stage = 0; stage <= 3; ++stage) {
+    StrategySpec st;
+    st.dp = 8;
+    st.zero = stage;
+    const auto m = stage_memory(c, st, w, sh);
+    const double psi = stage_params_per_device(c, st, sh);
+    const double states = (m.weights + m.gradients + m.optimizer).value();
+    // Mixed-precision Adam: 16 bytes per parameter unpartitioned (ZeRO §5), partitioned by stage.
+    EXPECT_NEAR(states, formulas::zero_model_state_bytes(psi, 8, stage), 1.0) << "stage " << stage;
+  }
+  StrategySpec dp;
+  dp.dp = 8;
+  const auto m = stage_memory(c, dp, w, sh);
+  EXPECT_NEAR((m.weights + m.gradients + m.optimizer).value() / stage_params_per_device(c, dp, sh), 16.0, 1e-9);
+}
+
+TEST(StageMemory, ParameterCountMatchesNarayananEq2) {
+  // P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) for GPT with learned positions.
+  const auto c = small();
+  const double l = 8, h = 1024, V = 32000, s = 1024;
+  const double expect = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
+  EXPECT_NEAR(c.total_params() / expect, 1.0, 1e-12);
+}
+
+TEST(StageMemory, OneFOneBKeepsPMicroBatchesGPipeKeepsM) {
+  const auto c = small();
+  WorkloadSpec w;
+  StrategySpec st;
+  st.pp = 4;
+  st.flash_attention = false;
+  StageShape a{0, 2, false, false, 4}, b{0, 2, false, false, 16};
+  const double per_layer = formulas::activation_bytes_per_layer(1024, 1, 1024, 16, 1, false, Recompute::none);
+  EXPECT_DOUBLE_EQ(stage_memory(c, st, w, a).activations.value(), per_layer * 2 * 4);
+  EXPECT_DOUBLE_EQ(stage_memory(c, st, w, b).activations.value(), per_layer * 2 * 16);
+}
+
+TEST(ActivationFormulas, Table2Variants) {
+  // Korthikanti et al. 2022 Table 2 with s = 2048, b = 1, h = 12288, a = 96, t = 8 (GPT-3).
+  const double s = 2048, b = 1, h = 12288, a = 96, t = 8, sbh = s * b * h;
+  EXPECT_DOUBLE_EQ(formulas::activation_bytes_per_layer(s, b, h, a, 1, false, Recompute::none), sbh * (34 + 5 * a * s / h));
+  EXPECT_DOUBLE_EQ(formulas::activation_bytes_per_layer(s, b, h, a, t, false, Recompute::none),
+                   sbh * (10 + 24 / t + 5 * a * s / (h * t)));
+  EXPECT_DOUBLE_EQ(formulas::activation_bytes_per_layer(s, b, h, a, t, true, Recompute::none),
+                   sbh * (34 / t + 5 * a * s / (h * t)));
+  EXPECT_DOUBLE_EQ(formulas::activation_bytes_per_layer(s, b, h, a, t, false, Recompute::selective), sbh * (10 + 24 / t));
+  EXPECT_DOUBLE_EQ(formulas::activation_bytes_per_layer(s, b, h, a, t, true, Recompute::selective), sbh * 34 / t);
+  EXPECT_DOUBLE_EQ(formulas::activation_bytes_per_layer(s, b, h, a, t, true, Recompute::full), 2 * sbh);
+  // 5as/h = 80 for GPT-3, as the paper states.
+  EXPECT_DOUBLE_EQ(5 * a * s / h, 80.0);
+}
+
+}  // namespace
+}  // namespace hcsim

@@ -1,0 +1,505 @@
+// Lowering of one training step to a TaskGraph (see lowering.hpp).
+//
+// Each (stage, chunk) gets a forward and a backward "item list" once: compute items (one
+// per kernel, already costed on the stage's device) separated by tensor-parallel
+// communication items and gradient-bucket markers. Emitting a pipeline pass walks the list
+// for every (data-parallel, tensor-parallel) rank of the stage, folding consecutive compute
+// items into one task (compute between two communication points is one activity). Passes
+// are emitted in a global topological order by stepping each stage through its schedule
+// whenever the activations or gradients it needs have been sent.
+#include "lowering.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "sim/core/error.hpp"
+
+namespace hcsim {
+namespace {
+
+constexpr TaskId kNone = 0xFFFFFFFFu;
+
+struct Item {
+  enum class Kind : std::uint8_t { compute, tp_comm, bucket } kind = Kind::compute;
+  Phase phase = Phase::forward;
+  double t = 0, flops = 0, model_flops = 0, bytes = 0, energy = 0;  // compute
+  CollectiveOp op = CollectiveOp::all_reduce;                         // tp_comm
+  double comm_bytes = 0;                                              // tp_comm payload
+  double grad_bytes = 0;                                              // bucket: gradients now ready
+};
+
+struct ChunkItems {
+  std::vector<Item> fwd, bwd;
+  double grad_bytes = 0;  // gradient bytes of the chunk on one device
+};
+
+Kernel backward_gemm(const Kernel& f, bool weight_grad) {
+  // dX = dY W^T is (m x k) from (m x n)(n x k); dW = X^T dY is (k x n) from (k x m)(m x n).
+  return weight_grad ? gemm_kernel(f.k, f.n, f.m, f.dtype, f.batch) : gemm_kernel(f.m, f.k, f.n, f.dtype, f.batch);
+}
+
+class ItemBuilder {
+ public:
+  ItemBuilder(const LoweringInput& in, const ComputeDevice& dev)
+      : in_(in), dev_(dev), st_(*in.strategy), c_(*in.model) {
+    shape_.micro_batch = in.workload->micro_batch;
+    shape_.tp = st_.tp;
+    shape_.sequence_parallel = st_.sequence_parallel;
+    shape_.flash_attention = st_.flash_attention;
+    shape_.dtype = in.workload->precision;
+    act_bytes_ = static_cast<double>(shape_.micro_batch * c_.seq_len * c_.hidden) * dtype_bytes(shape_.dtype);
+    layer_ops_ = transformer_layer_ops(c_, shape_);
+  }
+
+  ChunkItems build(int layers, bool embedding, bool head) {
+    ChunkItems out;
+    const double e = dtype_bytes(shape_.dtype);
+    if (embedding) forward_ops(embedding_ops(c_, shape_), out.fwd, Phase::forward);
+    for (int l = 0; l < layers; ++l) forward_ops(layer_ops_, out.fwd, Phase::forward);
+    if (head) forward_ops(head_ops(c_, shape_), out.fwd, Phase::forward);
+
+    if (head) {
+      backward_ops(head_ops(c_, shape_), out.bwd);
+      double head_grads = (!c_.tied_embeddings || !embedding)
+                              ? static_cast<double>(c_.vocab) * static_cast<double>(c_.hidden) / st_.tp * e : 0.0;
+      bucket(out, head_grads);
+    }
+    for (int l = 0; l < layers; ++l) {
+      if (st_.recompute == Recompute::full) forward_ops(layer_ops_, out.bwd, Phase::recompute);
+      backward_ops(layer_ops_, out.bwd);
+      bucket(out, c_.layer_params() / st_.tp * e);
+    }
+    if (embedding) {
+      backward_ops(embedding_ops(c_, shape_), out.bwd);
+      bucket(out, c_.embedding_params() / st_.tp * e);
+    }
+    return out;
+  }
+
+ private:
+  void bucket(ChunkItems& out, double grad_bytes) {
+    Item b;
+    b.kind = Item::Kind::bucket;
+    b.grad_bytes = grad_bytes;
+    out.bwd.push_back(b);
+    out.grad_bytes += grad_bytes;
+  }
+
+  void compute(std::vector<Item>& out, const Kernel& k, Phase phase, double model_flops) {
+    Item it;
+    it.phase = phase;
+    it.t = dev_.time(k).value();
+    it.flops = k.flops.value();
+    it.model_flops = model_flops;
+    it.bytes = k.bytes.value();
+    it.energy = dev_.dynamic_energy(k).value();
+    out.push_back(it);
+  }
+
+  void comm(std::vector<Item>& out, CollectiveOp op) {
+    if (st_.tp <= 1) return;
+    Item it;
+    it.kind = Item::Kind::tp_comm;
+    it.op = op;
+    it.comm_bytes = act_bytes_;
+    out.push_back(it);
+  }
+
+  void forward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out, Phase phase) {
+    for (const auto& op : ops) {
+      if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
+      compute(out, op.kernel, phase, phase == Phase::forward ? op.kernel.flops.value() : 0.0);
+      if (op.tp_allreduce_after)
+        comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
+    }
+  }
+
+  void backward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out) {
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+      const LayerOp& op = *it;
+      if (op.tp_allreduce_after && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
+      if (op.attention_core && st_.recompute == Recompute::selective)
+        compute(out, op.kernel, Phase::recompute, 0.0);
+      const Kernel& f = op.kernel;
+      if (f.kind == KernelKind::gemm) {
+        compute(out, backward_gemm(f, false), Phase::backward, f.flops.value());
+        compute(out, backward_gemm(f, true), Phase::backward, f.flops.value());
+      } else {
+        Kernel b = f;
+        b.flops = f.flops * 2.0;  // dQ, dK, dV, dP: twice the forward matrix work
+        b.bytes = f.bytes * 2.0;  // read saved inputs and output gradient, write input gradients
+        compute(out, b, Phase::backward, b.flops.value());
+      }
+      if (op.column_parallel)
+        comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
+    }
+  }
+
+  const LoweringInput& in_;
+  const ComputeDevice& dev_;
+  const StrategySpec& st_;
+  const TransformerConfig& c_;
+  ShardShape shape_;
+  double act_bytes_ = 0;
+  std::vector<LayerOp> layer_ops_;
+};
+
+// Chunk c of stage s holds layers_per_stage[s] / v layers, the first remainder chunks one more.
+int chunk_layers(int stage_layers, int v, int c) { return stage_layers / v + (c < stage_layers % v ? 1 : 0); }
+
+class Emitter {
+ public:
+  explicit Emitter(const LoweringInput& in) : in_(in), st_(*in.strategy) {
+    p_ = st_.pp;
+    v_ = in.schedule->interleaved() ? st_.interleave : 1;
+    dp_ = in.dp_replicas > 0 ? std::min(in.dp_replicas, st_.dp) : st_.dp;
+    tp_ = st_.tp;
+    m_ = static_cast<int>(in.workload->micro_batches(st_.dp));
+    ranks_ = dp_ * tp_;
+    const std::uint32_t devices = static_cast<std::uint32_t>(p_ * st_.dp * tp_);
+    g_.devices = devices;
+    compute_tail_.assign(devices, kNone);
+    comm_tail_.assign(devices, kNone);
+    act_bytes_ = static_cast<double>(in.workload->micro_batch * in.model->seq_len * in.model->hidden) *
+                 dtype_bytes(in.workload->precision);
+    build_items();
+  }
+
+  TaskGraph run() {
+    std::vector<std::vector<PipeOp>> order(static_cast<std::size_t>(p_));
+    for (int s = 0; s < p_; ++s) order[s] = in_.schedule->order(s, p_, m_, v_);
+    std::vector<std::size_t> pos(static_cast<std::size_t>(p_), 0);
+    std::size_t remaining = 0;
+    for (const auto& o : order) remaining += o.size();
+    while (remaining > 0) {
+      bool progress = false;
+      for (int s = 0; s < p_; ++s) {
+        while (pos[s] < order[s].size() && ready(s, order[s][pos[s]])) {
+          emit_pass(s, order[s][pos[s]]);
+          ++pos[s];
+          --remaining;
+          progress = true;
+          if (pos[s] == order[s].size()) finish_stage(s);
+        }
+      }
+      HCSIM_ASSERT(progress, "pipeline schedule deadlocks: a pass waits for one that never comes");
+    }
+    return std::move(g_);
+  }
+
+ private:
+  int vstage(int s, int c) const { return c * p_ + s; }
+  std::uint32_t dev(int s, int dpi, int tpi) const { return device_index(s, dpi, tpi, st_.dp, tp_); }
+  std::uint64_t key(int vs, int mb, bool bwd) const {
+    return (static_cast<std::uint64_t>(vs) * static_cast<std::uint64_t>(m_) + static_cast<std::uint64_t>(mb)) * 2 +
+           (bwd ? 1 : 0);
+  }
+
+  bool ready(int s, const PipeOp& op) const {
+    const int vs = vstage(s, op.chunk);
+    if (!op.backward) return vs == 0 || recv_.count(key(vs, op.microbatch, false));
+    return vs == p_ * v_ - 1 || recv_.count(key(vs, op.microbatch, true));
+  }
+
+  void build_items() {
+    items_.resize(static_cast<std::size_t>(p_ * v_));
+    for (int s = 0; s < p_; ++s) {
+      ItemBuilder b(in_, *in_.stage_device[s]);
+      for (int c = 0; c < v_; ++c) {
+        const int vs = vstage(s, c);
+        items_[vs] = b.build(chunk_layers(in_.layers_per_stage[s], v_, c), vs == 0, vs == p_ * v_ - 1);
+      }
+    }
+  }
+
+  TaskId add_compute(std::uint32_t device, const Item& acc, Phase phase, int s, int mb, TaskId dep, TaskId dep2) {
+    Task t;
+    t.kind = TaskKind::compute;
+    t.phase = phase;
+    t.device = device;
+    t.stage = static_cast<std::uint16_t>(s);
+    t.microbatch = static_cast<std::uint16_t>(mb);
+    t.duration_s = acc.t;
+    t.flops = acc.flops;
+    t.model_flops = acc.model_flops;
+    t.bytes = acc.bytes;
+    t.energy_j = acc.energy;
+    t.label = label_[static_cast<int>(phase)];
+    TaskId deps[3];
+    std::size_t n = 0;
+    for (TaskId d : {dep, dep2, compute_tail_[device]})
+      if (d != kNone && std::find(deps, deps + n, d) == deps + n) deps[n++] = d;
+    TaskId id = g_.add(t, std::span<const TaskId>(deps, n));
+    compute_tail_[device] = id;
+    return id;
+  }
+
+  TaskId add_collective(std::uint32_t group, CollectiveOp op, double bytes, CommClass cls, Phase phase, int s,
+                        int mb, std::vector<TaskId>& deps, bool comm_stream) {
+    Task t;
+    t.kind = TaskKind::collective;
+    t.comm = cls;
+    t.op = op;
+    t.phase = phase;
+    t.stream = comm_stream ? Stream::comm : Stream::compute;
+    t.group = group;
+    t.device = g_.groups()[group].front();
+    t.bytes = bytes;
+    t.stage = static_cast<std::uint16_t>(s);
+    t.microbatch = static_cast<std::uint16_t>(mb);
+    t.label = coll_label_;
+    if (comm_stream)
+      for (std::uint32_t d : g_.groups()[group])
+        if (comm_tail_[d] != kNone) deps.push_back(comm_tail_[d]);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    deps.erase(std::remove(deps.begin(), deps.end(), kNone), deps.end());
+    TaskId id = g_.add(t, deps);
+    if (comm_stream)
+      for (std::uint32_t d : g_.groups()[group]) comm_tail_[d] = id;
+    return id;
+  }
+
+  std::uint32_t tp_group(int s, int dpi) {
+    auto k = std::make_pair(s, dpi);
+    if (auto it = tp_groups_.find(k); it != tp_groups_.end()) return it->second;
+    std::vector<std::uint32_t> devs;
+    for (int t = 0; t < tp_; ++t) devs.push_back(dev(s, dpi, t));
+    return tp_groups_[k] = g_.add_group(std::move(devs));
+  }
+  std::uint32_t dp_group(int s, int tpi) {
+    auto k = std::make_pair(s, tpi);
+    if (auto it = dp_groups_.find(k); it != dp_groups_.end()) return it->second;
+    std::vector<std::uint32_t> devs;
+    for (int d = 0; d < dp_; ++d) devs.push_back(dev(s, d, tpi));
+    return dp_groups_[k] = g_.add_group(std::move(devs));
+  }
+
+  // Gradient collective for `bytes` of stage s, one per tensor-parallel rank.
+  void emit_grad_collective(int s, double bytes, const std::vector<TaskId>& chain) {
+    if (st_.dp <= 1 || bytes <= 0) return;
+    const CollectiveOp op = st_.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+    for (int t = 0; t < tp_; ++t) {
+      std::vector<TaskId> deps;
+      for (int d = 0; d < dp_; ++d) deps.push_back(chain[static_cast<std::size_t>(d * tp_ + t)]);
+      add_collective(dp_group(s, t), op, bytes, st_.zero >= 1 ? CommClass::zero : CommClass::dp, Phase::backward,
+                     s, m_ - 1, deps, true);
+    }
+  }
+
+  void emit_pass(int s, const PipeOp& op) {
+    const int vs = vstage(s, op.chunk);
+    const ChunkItems& ci = items_[vs];
+    const auto& items = op.backward ? ci.bwd : ci.fwd;
+    std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone), extra(chain.size(), kNone);
+    if (auto it = recv_.find(key(vs, op.microbatch, op.backward)); it != recv_.end()) chain = it->second;
+    if (st_.zero >= 3 && st_.dp > 1) gather_params(s, ci.grad_bytes, op, extra);
+    const bool last = op.backward && op.microbatch == m_ - 1;
+
+    Item acc;
+    Phase acc_phase = Phase::forward;
+    bool pending = false;
+    auto flush = [&] {
+      if (!pending) return;
+      for (int d = 0; d < dp_; ++d)
+        for (int t = 0; t < tp_; ++t) {
+          const auto r = static_cast<std::size_t>(d * tp_ + t);
+          chain[r] = add_compute(dev(s, d, t), acc, acc_phase, s, op.microbatch, chain[r], extra[r]);
+          extra[r] = kNone;
+        }
+      acc = Item{};
+      pending = false;
+    };
+    for (const Item& it : items) {
+      if (it.kind == Item::Kind::compute) {
+        if (pending && it.phase != acc_phase && (it.phase == Phase::recompute || acc_phase == Phase::recompute))
+          flush();
+        acc_phase = it.phase;
+        acc.t += it.t;
+        acc.flops += it.flops;
+        acc.model_flops += it.model_flops;
+        acc.bytes += it.bytes;
+        acc.energy += it.energy;
+        pending = true;
+        continue;
+      }
+      if (it.kind == Item::Kind::tp_comm) {
+        flush();
+        for (int d = 0; d < dp_; ++d) {
+          std::vector<TaskId> deps;
+          for (int t = 0; t < tp_; ++t) deps.push_back(chain[static_cast<std::size_t>(d * tp_ + t)]);
+          TaskId id = add_collective(tp_group(s, d), it.op, it.comm_bytes,
+                                     st_.sequence_parallel ? CommClass::sp : CommClass::tp,
+                                     op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, false);
+          for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = id;
+        }
+        continue;
+      }
+      // Gradient bucket marker: only the last micro-batch's backward completes gradients.
+      if (!last || !st_.overlap_dp) continue;
+      bucket_bytes_[s] += it.grad_bytes;
+      if (bucket_bytes_[s] >= st_.dp_bucket.value()) {
+        flush();
+        emit_grad_collective(s, bucket_bytes_[s], chain);
+        bucket_bytes_[s] = 0;
+      }
+    }
+    flush();
+    if (last && ++last_chunks_[s] == v_ && st_.overlap_dp && bucket_bytes_[s] > 0) {
+      // The stage's last backward pass: whatever is left in the bucket goes now.
+      emit_grad_collective(s, bucket_bytes_[s], chain);
+      bucket_bytes_[s] = 0;
+    }
+    send(s, op, vs, chain);
+  }
+
+  void gather_params(int s, double grad_bytes, const PipeOp& op, std::vector<TaskId>& extra) {
+    // ZeRO-3: each rank gathers the chunk's parameters (same bytes as its gradients) before
+    // using them, prefetched on the communication stream.
+    for (int t = 0; t < tp_; ++t) {
+      std::vector<TaskId> deps;
+      TaskId id = add_collective(dp_group(s, t), CollectiveOp::all_gather, grad_bytes, CommClass::zero,
+                                 op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, true);
+      for (int d = 0; d < dp_; ++d) extra[static_cast<std::size_t>(d * tp_ + t)] = id;
+    }
+  }
+
+  void send(int s, const PipeOp& op, int vs, const std::vector<TaskId>& chain) {
+    const int next_vs = op.backward ? vs - 1 : vs + 1;
+    if (next_vs < 0 || next_vs >= p_ * v_) return;
+    const int ns = next_vs % p_;
+    const double bytes = st_.scatter_gather || st_.sequence_parallel ? act_bytes_ / tp_ : act_bytes_;
+    std::vector<TaskId> ids(chain.size(), kNone);
+    for (int d = 0; d < dp_; ++d)
+      for (int t = 0; t < tp_; ++t) {
+        const auto r = static_cast<std::size_t>(d * tp_ + t);
+        Task task;
+        task.kind = TaskKind::send;
+        task.comm = CommClass::pp;
+        task.phase = op.backward ? Phase::backward : Phase::forward;
+        task.stream = Stream::comm;
+        task.device = dev(s, d, t);
+        task.peer = dev(ns, d, t);
+        task.bytes = bytes;
+        task.stage = static_cast<std::uint16_t>(s);
+        task.microbatch = static_cast<std::uint16_t>(op.microbatch);
+        task.label = send_label_;
+        ids[r] = g_.add(task, {chain[r]});
+      }
+    recv_[key(next_vs, op.microbatch, op.backward)] = std::move(ids);
+  }
+
+  void finish_stage(int s) {
+    double grads = 0;
+    for (int c = 0; c < v_; ++c) grads += items_[vstage(s, c)].grad_bytes;
+    if (!st_.overlap_dp) {
+      std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone);
+      for (int d = 0; d < dp_; ++d)
+        for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = compute_tail_[dev(s, d, t)];
+      emit_grad_collective(s, grads, chain);
+    }
+    // Adam over this device's parameters (its 1/dp shard under ZeRO >= 1): read and write
+    // fp32 master weights, momentum and variance (24 B) plus the 16-bit gradient and weight.
+    const double e = dtype_bytes(in_.workload->precision);
+    const double params = grads / e / (st_.zero >= 1 ? st_.dp : 1);
+    const Kernel k = memory_kernel(KernelKind::optimizer, Bytes(params * (24.0 + 2.0 * e)), Flops(0),
+                                   DType::fp32);
+    Item opt;
+    opt.t = in_.stage_device[s]->time(k).value();
+    opt.bytes = k.bytes.value();
+    opt.energy = in_.stage_device[s]->dynamic_energy(k).value();
+    std::vector<TaskId> upd(static_cast<std::size_t>(ranks_), kNone);
+    for (int d = 0; d < dp_; ++d)
+      for (int t = 0; t < tp_; ++t) {
+        const auto dv = dev(s, d, t);
+        upd[static_cast<std::size_t>(d * tp_ + t)] = add_compute(dv, opt, Phase::optimizer, s, 0, comm_tail_[dv], kNone);
+      }
+    if (st_.zero >= 1 && st_.zero <= 2 && st_.dp > 1)
+      for (int t = 0; t < tp_; ++t) {
+        std::vector<TaskId> deps;
+        for (int d = 0; d < dp_; ++d) deps.push_back(upd[static_cast<std::size_t>(d * tp_ + t)]);
+        add_collective(dp_group(s, t), CollectiveOp::all_gather, grads, CommClass::zero, Phase::optimizer, s, 0,
+                       deps, true);
+      }
+  }
+
+  const LoweringInput& in_;
+  const StrategySpec& st_;
+  int p_ = 1, v_ = 1, dp_ = 1, tp_ = 1, m_ = 1, ranks_ = 1;
+  double act_bytes_ = 0;
+  TaskGraph g_;
+  std::vector<ChunkItems> items_;
+  std::vector<TaskId> compute_tail_, comm_tail_;
+  std::map<std::uint64_t, std::vector<TaskId>> recv_;
+  std::map<std::pair<int, int>, std::uint32_t> tp_groups_, dp_groups_;
+  std::map<int, double> bucket_bytes_;
+  std::map<int, int> last_chunks_;
+  std::uint32_t label_[5] = {g_.intern_label("forward"), g_.intern_label("backward"), g_.intern_label("recompute"),
+                             g_.intern_label("optimizer"), g_.intern_label("other")};
+  std::uint32_t coll_label_ = g_.intern_label("collective");
+  std::uint32_t send_label_ = g_.intern_label("send");
+};
+
+}  // namespace
+
+TaskGraph lower_training_step(const LoweringInput& in) {
+  HCSIM_ASSERT(in.model && in.strategy && in.workload && in.schedule, "lowering input incomplete");
+  HCSIM_ASSERT(static_cast<int>(in.stage_device.size()) == in.strategy->pp, "one device model per stage");
+  HCSIM_ASSERT(static_cast<int>(in.layers_per_stage.size()) == in.strategy->pp, "layers for every stage");
+  return Emitter(in).run();
+}
+
+std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
+                                const std::vector<const ComputeDevice*>& stage_device) {
+  const int p = static_cast<int>(stage_device.size());
+  const int v = std::max(1, st.interleave);
+  ShardShape sh{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision};
+  const auto ops = transformer_layer_ops(c, sh);
+  std::vector<double> speed(static_cast<std::size_t>(p));
+  for (int s = 0; s < p; ++s) {
+    double t = 0;
+    for (const auto& op : ops) t += 3.0 * stage_device[s]->time(op.kernel).value();  // forward + 2x backward
+    speed[s] = t > 0 ? 1.0 / t : 1.0;
+  }
+  const double total = std::accumulate(speed.begin(), speed.end(), 0.0);
+  const auto layers = static_cast<int>(c.layers);
+  // Largest-remainder apportionment with a floor of v layers (one per chunk) per stage.
+  std::vector<int> out(static_cast<std::size_t>(p));
+  std::vector<std::pair<double, int>> rem;
+  int given = 0;
+  for (int s = 0; s < p; ++s) {
+    const double share = layers * speed[s] / total;
+    out[s] = std::max(v, static_cast<int>(std::floor(share)));
+    given += out[s];
+    rem.push_back({share - std::floor(share), s});
+  }
+  std::sort(rem.begin(), rem.end(), [](auto a, auto b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  for (std::size_t i = 0; given < layers; i = (i + 1) % rem.size()) { ++out[rem[i].second]; ++given; }
+  while (given > layers) {
+    auto it = std::max_element(out.begin(), out.end());
+    --*it;
+    --given;
+  }
+  return out;
+}
+
+std::vector<StageShape> stage_shapes(const LoweringInput& in) {
+  const int p = in.strategy->pp;
+  const int v = in.schedule->interleaved() ? in.strategy->interleave : 1;
+  const int m = static_cast<int>(in.workload->micro_batches(in.strategy->dp));
+  std::vector<StageShape> out;
+  for (int s = 0; s < p; ++s) {
+    StageShape sh;
+    sh.stage = s;
+    sh.layers = in.layers_per_stage[s];
+    sh.has_embedding = s == 0;
+    sh.has_head = s == p - 1;
+    sh.in_flight = in.schedule->in_flight(s, p, m, v);
+    out.push_back(sh);
+  }
+  return out;
+}
+
+}  // namespace hcsim

@@ -1,0 +1,50 @@
+#include "memory.hpp"
+
+#include "workloads/formulas.hpp"
+
+namespace hcsim {
+
+double stage_params_per_device(const TransformerConfig& c, const StrategySpec& st, const StageShape& sh) {
+  double p = sh.layers * c.layer_params();
+  const double emb = static_cast<double>(c.vocab) * static_cast<double>(c.hidden);
+  if (sh.has_embedding) p += c.embedding_params();
+  // The head's matrix: its own when untied; a copy of the word embeddings on the last
+  // stage when tied and the pipeline splits them (Megatron keeps both copies in sync).
+  if (sh.has_head && (!c.tied_embeddings || !sh.has_embedding)) p += emb;
+  return p / st.tp;
+}
+
+MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
+                             const StageShape& sh) {
+  const double psi = stage_params_per_device(c, st, sh);
+  const double nd = st.dp;
+  MemoryBreakdown m;
+  const double e = dtype_bytes(w.precision);
+  m.weights = Bytes(e * psi / (st.zero >= 3 ? nd : 1.0));
+  m.gradients = Bytes(e * psi / (st.zero >= 2 ? nd : 1.0));
+  m.optimizer = Bytes(12.0 * psi / (st.zero >= 1 ? nd : 1.0));  // fp32 master, momentum, variance
+
+  const double s = static_cast<double>(c.seq_len), b = static_cast<double>(w.micro_batch);
+  const double h = static_cast<double>(c.hidden), a = static_cast<double>(c.heads);
+  // A fused (flash) attention kernel keeps no s x s scores: the selective-recompute
+  // expression of Korthikanti's Table 2 is then the no-recompute footprint.
+  Recompute r = st.recompute;
+  if (r == Recompute::none && st.flash_attention) r = Recompute::selective;
+  double per_layer = formulas::activation_bytes_per_layer(s, b, h, a, st.tp, st.sequence_parallel, r);
+  double act = per_layer * sh.layers * sh.in_flight;
+  if (st.recompute == Recompute::full && sh.layers > 0) {
+    // One layer's full activations are live while it is recomputed and back-propagated.
+    Recompute inner = st.flash_attention ? Recompute::selective : Recompute::none;
+    act += formulas::activation_bytes_per_layer(s, b, h, a, st.tp, st.sequence_parallel, inner);
+  }
+  if (sh.has_head) act += 4.0 * s * b * static_cast<double>(c.vocab) / st.tp + 4.0 * s * b * h / st.tp;
+  m.activations = Bytes(act);
+
+  double buf = 0;
+  if (st.dp > 1) buf += 2.0 * st.dp_bucket.value();  // bucket being reduced + bucket being filled
+  if (st.zero >= 3) buf += 2.0 * e * c.layer_params() / st.tp;  // gathered layer + prefetched one
+  m.buffers = Bytes(buf);
+  return m;
+}
+
+}  // namespace hcsim

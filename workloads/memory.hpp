@@ -1,0 +1,35 @@
+#pragma once
+// Memory per device over a training step: weights, gradients and optimizer state from
+// the ZeRO paper's accounting (Rajbhandari et al. SC20 §5: 2 + 2 + 12 bytes per
+// parameter for mixed-precision Adam, partitioned over data-parallel ranks by stage),
+// activations from Korthikanti et al. 2022 Table 2 per layer times the layers of the stage
+// times the micro-batches the pipeline schedule keeps in flight (1F1B: p - s; GPipe: m),
+// plus the last stage's fp32 logits (4 s b V / t) and communication buffers.
+
+#include <string>
+
+#include "workloads/strategy.hpp"
+#include "workloads/transformer.hpp"
+
+namespace hcsim {
+
+struct MemoryBreakdown {
+  Bytes weights{}, gradients{}, optimizer{}, activations{}, buffers{};
+  [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + buffers; }
+};
+
+struct StageShape {
+  int stage = 0;
+  double layers = 0;        // transformer layers held by this stage (all chunks)
+  bool has_embedding = false;
+  bool has_head = false;
+  double in_flight = 1;     // micro-batches of activations kept at peak
+};
+
+// Parameters held by one device of the stage (one tensor-parallel shard).
+double stage_params_per_device(const TransformerConfig& c, const StrategySpec& st, const StageShape& sh);
+
+MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
+                             const StageShape& sh);
+
+}  // namespace hcsim

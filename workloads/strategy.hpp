@@ -1,0 +1,41 @@
+#pragma once
+// A parallel training strategy as the scenario states it (Narayanan et al. SC21 notation):
+// data (dp), tensor (tp) and pipeline (pp) parallel degrees, the pipeline schedule with v
+// interleaved chunks, sequence parallelism and activation recomputation (Korthikanti et
+// al. 2022), ZeRO stage (Rajbhandari et al. SC20), and where each pipeline stage runs.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/kernel.hpp"
+#include "sim/core/units.hpp"
+
+namespace hcsim {
+
+enum class Recompute : std::uint8_t { none, selective, full };
+std::string_view recompute_name(Recompute r);
+
+struct StrategySpec {
+  int dp = 1, tp = 1, pp = 1;
+  std::string schedule = "1f1b";  // pipeline schedule registry key
+  int interleave = 1;             // v: model chunks per device (interleaved-1f1b)
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::none;
+  int zero = 0;                   // 0..3
+  bool flash_attention = true;
+  bool scatter_gather = true;     // pipeline p2p sends b s h / t per TP rank (SC21 §4.1)
+  bool overlap_dp = true;         // bucketed gradient collectives overlap the last backward
+  Bytes dp_bucket{25e6};          // gradient bucket (PyTorch DDP default 25 MB)
+  std::vector<int> layers_per_stage;  // empty: balanced automatically
+};
+
+struct WorkloadSpec {
+  std::int64_t global_batch = 1;  // sequences per step
+  std::int64_t micro_batch = 1;   // sequences per micro-batch
+  DType precision = DType::bf16;
+  std::string optimizer = "adam";
+  [[nodiscard]] std::int64_t micro_batches(int dp) const { return global_batch / (micro_batch * dp); }
+};
+
+}  // namespace hcsim

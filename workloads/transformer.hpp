@@ -1,0 +1,79 @@
+#pragma once
+// Transformer model family: GPT (Brown et al. 2020; Megatron-LM, Narayanan et al. SC21),
+// LLaMA (Touvron et al. 2023: RMSNorm, SwiGLU, rotary embeddings, grouped-query attention)
+// and BERT (Devlin et al. 2019). A model is its dimensions; transformer_layer_ops() gives the
+// per-layer forward op list (shapes, FLOPs, bytes) for one tensor-parallel shard, from which
+// backward and recomputation are derived. Parameter count follows Narayanan et al. eq. 2:
+// P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) for GPT (learned positions, 4h MLP).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/kernel.hpp"
+#include "sim/core/registry.hpp"
+
+namespace hcsim {
+
+struct TransformerConfig {
+  std::string family;          // "gpt", "llama", "bert"
+  std::int64_t layers = 0;     // l
+  std::int64_t hidden = 0;     // h
+  std::int64_t heads = 0;      // a
+  std::int64_t kv_heads = 0;   // grouped-query attention (= heads for MHA)
+  std::int64_t ffn_hidden = 0; // MLP inner size (4h for GPT)
+  std::int64_t vocab = 0;      // V
+  std::int64_t seq_len = 0;    // s
+  bool gated_mlp = false;      // SwiGLU: three matrices instead of two
+  bool rmsnorm = false;        // RMSNorm instead of LayerNorm
+  bool learned_positions = true;  // GPT/BERT position table (s x h); LLaMA uses rotary
+  bool tied_embeddings = true;    // LM head shares the embedding matrix
+  bool causal = true;
+
+  [[nodiscard]] std::int64_t head_dim() const { return hidden / heads; }
+  // Parameters of one transformer layer (weights and biases).
+  [[nodiscard]] double layer_params() const;
+  // Embedding (+ positions) parameters; LM head counted separately when untied.
+  [[nodiscard]] double embedding_params() const;
+  [[nodiscard]] double total_params() const;
+};
+
+// The transformer model registry: one entry per family, presets per published model.
+class TransformerModel {
+ public:
+  explicit TransformerModel(TransformerConfig c) : config(std::move(c)) {}
+  virtual ~TransformerModel() = default;
+  TransformerConfig config;
+};
+
+Registry<TransformerModel>& transformer_models();
+PresetLibrary& transformer_presets();
+void register_builtin_transformers();
+
+// One forward op of a layer for one tensor-parallel shard and one micro-batch.
+struct LayerOp {
+  const char* name;
+  Kernel kernel;
+  bool attention_core = false;   // recomputed under selective recomputation
+  bool tp_allreduce_after = false;  // Megatron row-parallel output: all-reduce (or RS with SP)
+  bool column_parallel = false;     // Megatron column-parallel GEMM: all-gathers its input under SP;
+                                    // its input gradient is all-reduced (or reduce-scattered) in backward
+};
+
+struct ShardShape {
+  std::int64_t micro_batch = 1;  // b
+  int tp = 1;                    // t
+  bool sequence_parallel = false;
+  bool flash_attention = true;   // fused attention: scores never reach HBM
+  DType dtype = DType::bf16;
+};
+
+std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const ShardShape& s);
+
+}  // namespace hcsim
+
+namespace hcsim {
+// Input embedding lookup (stage 0) and the head: final norm, LM head GEMM, loss (last stage).
+std::vector<LayerOp> embedding_ops(const TransformerConfig& c, const ShardShape& s);
+std::vector<LayerOp> head_ops(const TransformerConfig& c, const ShardShape& s);
+}  // namespace hcsim

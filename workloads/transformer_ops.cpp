@@ -1,0 +1,91 @@
+// Per-layer forward ops of a Megatron-style tensor-parallel transformer shard.
+// Shapes follow Narayanan et al. SC21 §3 (column-parallel QKV and MLP-up, row-parallel
+// projection and MLP-down, one all-reduce after each row-parallel GEMM) and Korthikanti et
+// al. 2022 §4 (sequence parallelism: norms and dropouts on s/t tokens). Model FLOPs are the
+// matrix-multiply FLOPs only, as in Megatron's eq. 3: per layer 24 b s h^2 + 4 b s^2 h for
+// GPT; elementwise kernels carry bytes, not model FLOPs.
+#include "transformer.hpp"
+
+namespace hcsim {
+namespace {
+
+double d(std::int64_t x) { return static_cast<double>(x); }
+
+LayerOp mem_op(const char* name, KernelKind kind, double bytes, DType dt) {
+  return {name, memory_kernel(kind, Bytes(bytes), Flops(0), dt), false, false, false};
+}
+
+}  // namespace
+
+std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const ShardShape& s) {
+  const double e = dtype_bytes(s.dtype);
+  const std::int64_t t = s.tp;
+  const std::int64_t tokens = s.micro_batch * c.seq_len;                 // b s
+  const double norm_tokens = s.sequence_parallel ? d(tokens) / d(t) : d(tokens);
+  const double h = d(c.hidden);
+  const std::int64_t hd = c.head_dim();
+  const std::int64_t q_out = c.hidden / t;
+  const std::int64_t kv_out = c.kv_heads * hd / t;
+  const std::int64_t ffn = c.ffn_hidden / t;
+  std::vector<LayerOp> ops;
+  ops.reserve(12);
+
+  // Norm: read x, write y (+ mean/rstd, negligible).
+  ops.push_back(mem_op("norm1", KernelKind::norm, 2 * norm_tokens * h * e, s.dtype));
+  ops.push_back({"qkv", gemm_kernel(tokens, q_out + 2 * kv_out, c.hidden, s.dtype), false, false, true});
+
+  // Attention core over b * a/t heads: QK^T (s x s x hd) and AV (s x hd x s): 4 b s^2 h / t.
+  Kernel att;
+  att.kind = KernelKind::attention;
+  att.dtype = s.dtype;
+  att.batch = s.micro_batch * (c.heads / t);
+  att.m = c.seq_len;
+  att.n = c.seq_len;
+  att.k = hd;
+  att.fused = s.flash_attention;
+  att.flops = Flops(4.0 * d(att.batch) * d(c.seq_len) * d(c.seq_len) * d(hd));
+  const double qkvo = d(tokens) * (2.0 * d(q_out) + 2.0 * d(kv_out)) * e;  // Q, K, V in; O out
+  double bytes = qkvo;
+  if (!s.flash_attention) {
+    // Unfused: scores written by QK^T, read+written by softmax, dropout (with a 1-byte
+    // mask), read by AV: 2 + 4 + 2 + 1 + 2 + 2 bytes per score element at 16 bits.
+    const double scores = d(att.batch) * d(c.seq_len) * d(c.seq_len);
+    bytes += scores * (6.0 * e + 1.0);
+  }
+  att.bytes = Bytes(bytes);
+  ops.push_back({"attention", att, true, false});
+
+  ops.push_back({"attn_proj", gemm_kernel(tokens, c.hidden, q_out, s.dtype), false, true});
+  // Dropout + residual add: read x and residual, write y and a 1-byte mask.
+  ops.push_back(mem_op("dropout_residual1", KernelKind::elementwise, norm_tokens * h * (3 * e + 1), s.dtype));
+  ops.push_back(mem_op("norm2", KernelKind::norm, 2 * norm_tokens * h * e, s.dtype));
+  ops.push_back({"mlp_up", gemm_kernel(tokens, c.gated_mlp ? 2 * ffn : ffn, c.hidden, s.dtype), false, false, true});
+  // GELU reads and writes ffn/t per token; SwiGLU reads two halves and writes one.
+  ops.push_back(mem_op("activation", KernelKind::elementwise,
+                       d(tokens) * d(ffn) * (c.gated_mlp ? 3 : 2) * e, s.dtype));
+  ops.push_back({"mlp_down", gemm_kernel(tokens, c.hidden, ffn, s.dtype), false, true});
+  ops.push_back(mem_op("dropout_residual2", KernelKind::elementwise, norm_tokens * h * (3 * e + 1), s.dtype));
+  return ops;
+}
+
+std::vector<LayerOp> embedding_ops(const TransformerConfig& c, const ShardShape& s) {
+  const double e = dtype_bytes(s.dtype);
+  const double tokens = d(s.micro_batch * c.seq_len);
+  // Gather one row per token (+ position row), write the hidden state.
+  const double bytes = tokens * d(c.hidden) * e * (c.learned_positions ? 3 : 2);
+  return {mem_op("embedding", KernelKind::embedding, bytes, s.dtype)};
+}
+
+std::vector<LayerOp> head_ops(const TransformerConfig& c, const ShardShape& s) {
+  const double e = dtype_bytes(s.dtype);
+  const std::int64_t tokens = s.micro_batch * c.seq_len;
+  const double norm_tokens = s.sequence_parallel ? d(tokens) / s.tp : d(tokens);
+  std::vector<LayerOp> ops;
+  ops.push_back(mem_op("final_norm", KernelKind::norm, 2 * norm_tokens * d(c.hidden) * e, s.dtype));
+  ops.push_back({"lm_head", gemm_kernel(tokens, c.vocab / s.tp, c.hidden, s.dtype), false, false, true});
+  // Vocab-parallel cross entropy in fp32: read logits, write probabilities.
+  ops.push_back(mem_op("cross_entropy", KernelKind::softmax, d(tokens) * d(c.vocab / s.tp) * 8.0, s.dtype));
+  return ops;
+}
+
+}  // namespace hcsim
