@@ -1,9 +1,13 @@
 #include "list.hpp"
 
+#include <iostream>
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "models/link/link.hpp"
 #include "scenarios/scenario.hpp"
+#include "sim/cli/command.hpp"
 
 namespace hcsim {
 namespace {
@@ -45,6 +49,16 @@ std::string list_registries(const std::string& what) {
   if (want("models")) out += "model types\n" + types(transformer_models()) + "\nmodel presets\n" + presets(transformer_presets()) + "\n";
   if (want("schedules")) out += "pipeline schedules\n" + types(pipeline_schedules()) + "\n";
   return out;
+}
+
+void add_list_command(CLI::App& app, Commands& cmds) {
+  auto what = std::make_shared<std::string>("all");
+  auto* list = app.add_subcommand("list", "print the registries: types, parameters, presets and sources");
+  list->add_option("what", *what, "devices, links, topologies, models, schedules or all");
+  cmds.push_back({list, [what] {
+                    std::cout << list_registries(*what);
+                    return 0;
+                  }});
 }
 
 }  // namespace hcsim
