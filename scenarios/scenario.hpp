@@ -56,6 +56,7 @@ struct Scenario {
   WorkloadSpec workload;
   StrategySpec strategy;
   std::vector<int> stage_pool;          // pool index per pipeline stage
+  std::shared_ptr<const Codec> dp_codec, pp_codec;  // strategy.compression
   std::vector<int> layers_per_stage;    // resolved
   SimulationSpec simulation;
   OutputsSpec outputs;

@@ -43,6 +43,12 @@ nlohmann::json read_json_file(const std::string& file) {
     auto pos = what.find("parse error");
     if (pos != std::string::npos) what = what.substr(pos);
     throw InputError("", fmt::format("invalid JSON at line {}, column {}: {}", line, col, what), file);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond double range ("1e400"): the parser gives no position.
+    std::string what = e.what();
+    auto pos = what.find("] ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    throw InputError("", "invalid JSON: " + what, file);
   }
 }
 
@@ -55,13 +61,24 @@ void apply_override(nlohmann::json& doc, const std::string& assignment) {
   nlohmann::json value;
   try {
     value = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error&) {
-    value = text;  // a bare word: a string such as 1f1b or "600 GB/s"
+  } catch (const nlohmann::json::exception&) {
+    value = text;  // a bare word: a string such as 1f1b or "600 GB/s" (or a number beyond range)
   }
   try {
     nlohmann::json::json_pointer jp(ptr);
-    if (!jp.parent_pointer().empty() && !doc.contains(jp.parent_pointer()))
-      throw InputError(ptr, "--set: the parent of this path does not exist in the scenario");
+    // Missing parent objects are created (e.g. /simulation/mode without a "simulation"
+    // section); a misspelt key then fails validation as an unknown key.
+    // An index past an array's end would grow the array up to it: a typo such as
+    // /cluster/pools/100000000 would allocate gigabytes of nulls.
+    for (auto p = jp; !p.empty(); p = p.parent_pointer()) {
+      const auto parent = p.parent_pointer();
+      if (!doc.contains(parent) || !doc.at(parent).is_array()) continue;
+      const std::string tok = p.back();
+      if (tok.empty() || tok.find_first_not_of("0123456789") != std::string::npos) continue;  // nlohmann checks it
+      const std::size_t size = doc.at(parent).size();
+      if (tok.size() > 9 || std::stoul(tok) > size)
+        throw InputError(ptr, fmt::format("--set: index {} is past the end of an array of {}", tok, size));
+    }
     doc[jp] = value;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(ptr, std::string("--set: ") + e.what());

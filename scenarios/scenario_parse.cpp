@@ -85,13 +85,24 @@ std::unique_ptr<Product> build_ref(const Params& ref, const std::string& path, c
   return entry->make(p);
 }
 
+// Devices in the whole cluster: bounds the work of validation (the topology graph) and keeps
+// device indices within int.
+constexpr int kMaxDevices = 1'000'000;
+
 struct Parser {
   const std::string& file;
   Diagnostics diag;
   Scenario sc;
 
+  // Whether the last section resolved without a problem: a key that failed its check is
+  // absent from the resolved values, so only a clean section is read into typed fields.
+  bool last_clean = true;
+
   Params section(const ParamTable& t, const nlohmann::json& v, const std::string& path) {
-    return resolve_params(t, v, path, diag);
+    const std::size_t before = diag.issues().size();
+    Params p = resolve_params(t, v, path, diag);
+    last_clean = diag.issues().size() == before;
+    return p;
   }
 
   void pools(const nlohmann::json& arr) {
@@ -105,6 +116,10 @@ struct Parser {
       pool.name = p.has("name") ? p.string("name") : fmt::format("pool{}", i);
       pool.count = static_cast<int>(p.integer("count"));
       pool.first_device = first;
+      if (first > kMaxDevices - pool.count) {
+        diag.error(json_child(path, "count"), fmt::format("the pools hold more than {} devices in total", kMaxDevices));
+        return;
+      }
       first += pool.count;
       if (std::any_of(sc.pools.begin(), sc.pools.end(), [&](const DevicePool& q) { return q.name == pool.name; }))
         diag.error(json_child(path, "name"), "pool name \"" + pool.name + "\" used twice");
@@ -139,6 +154,7 @@ struct Parser {
     sc.workload.micro_batch = w.integer("micro_batch");
     parse_dtype(w.string("precision"), sc.workload.precision);
     sc.workload.optimizer = w.string("optimizer");
+    if (w.has("step")) sc.strategy.step = w.integer("step");
   }
 
   void strategy(const Params& s) {
@@ -164,6 +180,29 @@ struct Parser {
           continue;
         }
         st.layers_per_stage.push_back(static_cast<int>(a[i].get<std::int64_t>()));
+      }
+    }
+  }
+
+  void compression(const Params& s) {
+    if (!s.has("compression")) return;
+    const auto& c = s.raw("compression");
+    for (const auto& [k, v] : c.items()) {
+      const std::string path = json_child("/strategy/compression", k);
+      if (k != "dp" && k != "pp") {
+        diag.error(path, "unknown key; valid ones are: dp, pp");
+        continue;
+      }
+      auto cfg = resolve_compression(v, path, diag);
+      if (!cfg) continue;
+      std::shared_ptr<const Codec> codec(std::move(cfg->codec));
+      if (k == "dp") {
+        sc.dp_codec = codec;
+        sc.strategy.dp_codec = codec.get();
+        sc.strategy.dp_on_incompatible = cfg->on_incompatible;
+      } else {
+        sc.pp_codec = codec;
+        sc.strategy.pp_codec = codec.get();
       }
     }
   }
@@ -203,7 +242,8 @@ struct Parser {
       diag.error("/strategy/pp", fmt::format("{} layers cannot fill pp*interleave = {}*{} model chunks", c.layers,
                                              st.pp, v));
     if (!st.layers_per_stage.empty()) {
-      const int sum = std::accumulate(st.layers_per_stage.begin(), st.layers_per_stage.end(), 0);
+      const std::int64_t sum =
+          std::accumulate(st.layers_per_stage.begin(), st.layers_per_stage.end(), std::int64_t{0});
       if (static_cast<int>(st.layers_per_stage.size()) != st.pp)
         diag.error("/strategy/layers_per_stage",
                    fmt::format("{} entries given for pp = {} stages", st.layers_per_stage.size(), st.pp));
@@ -225,7 +265,7 @@ struct Parser {
         diag.error("/strategy/stage_pools", fmt::format("{} entries given for pp = {} stages", a.size(), st.pp));
         return;
       }
-      std::vector<int> need(sc.pools.size(), 0);
+      std::vector<std::int64_t> need(sc.pools.size(), 0);
       int last = -1;
       for (std::size_t i = 0; i < a.size(); ++i) {
         const std::string path = json_child("/strategy/stage_pools", i);
@@ -309,12 +349,16 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   if (cluster.has("pools")) ps.pools(cluster.raw("pools"));
   if (cluster.has("pue")) sc.pue = cluster.number("pue");
   Params wl = ps.section(sections::workload(), sub("workload"), "/workload");
+  const bool wl_clean = ps.last_clean;
   if (wl.has("model")) ps.model(wl.raw("model"));
-  ps.workload(wl);
+  if (wl_clean) ps.workload(wl);
   Params st = ps.section(sections::strategy(), sub("strategy"), "/strategy");
-  if (top.json().contains("strategy") && st.json().contains("dp")) ps.strategy(st);
+  if (top.json().contains("strategy") && ps.last_clean) {
+    ps.strategy(st);
+    ps.compression(st);
+  }
   Params sim = ps.section(sections::simulation(), sub("simulation"), "/simulation");
-  if (sim.json().contains("mode")) {
+  if (ps.last_clean) {
     sc.simulation.mode = sim.string("mode");
     sc.simulation.collective_algorithm = sim.string("collective_algorithm");
     sc.simulation.symmetry = sim.boolean("symmetry");
@@ -322,7 +366,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
     sc.simulation.max_tasks = sim.integer("max_tasks");
   }
   Params out = ps.section(sections::outputs(), sub("outputs"), "/outputs");
-  if (out.json().contains("format")) {
+  if (ps.last_clean) {
     sc.outputs.format = out.string("format");
     sc.outputs.trace = out.string("trace");
   }

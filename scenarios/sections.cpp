@@ -60,6 +60,8 @@ const ParamTable& workload() {
        .help = "datatype of weights, activations and GEMMs (mixed precision: fp32 master weights)"},
       {.name = "optimizer", .kind = ParamKind::choice, .def = "adam", .choices = {"adam"},
        .help = "optimizer (mixed-precision Adam: 12 bytes of state per parameter)"},
+      {.name = "step", .kind = ParamKind::integer, .def = nullptr, .min = 0, .max = 1e15,
+       .help = "training step to cost, for codecs with warm-up phases (default: steady state)"},
   };
   return t;
 }
@@ -89,6 +91,8 @@ const ParamTable& strategy() {
        .help = "layers of each pipeline stage (default: balanced by device speed)"},
       {.name = "stage_pools", .kind = ParamKind::array, .def = nullptr,
        .help = "pool name of each pipeline stage (default: in device order)"},
+      {.name = "compression", .kind = ParamKind::object, .def = nullptr,
+       .help = "codecs: {\"dp\": {\"type\": ...}, \"pp\": {\"type\": ...}} for gradients and pipeline activations"},
   };
   return t;
 }

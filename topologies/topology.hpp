@@ -24,6 +24,8 @@ struct TopoNode {
   int device = -1;           // global device index for Kind::device, else -1
   bool in_switch_reduction = false;  // switch can reduce in network (NVLink SHARP)
   Bytes memory_capacity{};   // Kind::memory: pool capacity
+  Seconds memory_latency{};  // Kind::memory: media access latency behind the last link
+  BytesPerSecond memory_bandwidth{};  // Kind::memory: media bandwidth (0: bounded by links only)
 };
 
 struct TopoEdge {
@@ -41,6 +43,7 @@ class TopologyGraph {
   int add_switch(std::string name, bool in_switch_reduction = false);
   int add_memory(std::string name, Bytes capacity);
   int add_edge(int a, int b, const LinkSpec& link, int lanes, std::string link_class);
+  void set_memory_performance(int node, Seconds latency, BytesPerSecond bandwidth);
 
   [[nodiscard]] const std::vector<TopoNode>& nodes() const { return nodes_; }
   [[nodiscard]] const std::vector<TopoEdge>& edges() const { return edges_; }
@@ -53,6 +56,15 @@ class TopologyGraph {
   [[nodiscard]] int locality_nodes() const;
 
   std::string description;  // human summary, e.g. "16 nodes x 8 GPUs, NVSwitch inside, HDR IB fat-tree"
+  // Whether devices forward traffic for others (a torus's chips route, as TPU ICI does);
+  // when false, routes pass through switches only and devices are endpoints.
+  bool devices_forward = false;
+  // Optical circuit switch reconfiguration time of a reconfigurable fabric (TPU v4: ~10 s);
+  // zero when the fabric is not reconfigurable.
+  Seconds reconfiguration_time{};
+  // Sizes of a device torus whose device index is x0 + d0 * (x1 + d1 * ...); empty when
+  // the devices do not form one (used by dimension-ordered collectives).
+  std::vector<int> torus_dims;
 
  private:
   std::vector<TopoNode> nodes_;
@@ -79,5 +91,21 @@ class Topology {
 
 Registry<Topology>& topologies();
 void register_builtin_topologies();
+
+}  // namespace hcsim
+
+namespace hcsim {
+
+// Resolves a link description in a topology's params through ctx.link, or through
+// resolve_link into ctx.diag when the caller gave no resolver.
+LinkSpec topology_link(const TopologyContext& ctx, const nlohmann::json& desc, const std::string& path);
+
+// Convenience for tools and tests: resolves {"type": ..., params} against topologies() and
+// builds it for `devices` devices; problems go to `diag` (the graph is empty then).
+TopologyGraph build_topology(const nlohmann::json& desc, int devices, const std::string& path, Diagnostics& diag);
+
+// Report grouping of a link by its technology and name: "nvlink", "pcie", "infiniband",
+// "ethernet", "optical", "cxl", else `fallback`.
+std::string link_class_of(const LinkSpec& link, const std::string& fallback);
 
 }  // namespace hcsim

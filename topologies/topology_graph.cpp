@@ -6,19 +6,19 @@ namespace hcsim {
 
 int TopologyGraph::add_device(std::string name, int device_index) {
   HCSIM_ASSERT(device_index == static_cast<int>(device_node_.size()), "devices must be added in index order");
-  nodes_.push_back({TopoNode::Kind::device, std::move(name), device_index, false, Bytes{}});
+  nodes_.push_back({TopoNode::Kind::device, std::move(name), device_index, false, Bytes{}, Seconds{}, BytesPerSecond{}});
   device_node_.push_back(static_cast<int>(nodes_.size()) - 1);
   node_of_.push_back(device_index);
   return static_cast<int>(nodes_.size()) - 1;
 }
 
 int TopologyGraph::add_switch(std::string name, bool in_switch_reduction) {
-  nodes_.push_back({TopoNode::Kind::switch_node, std::move(name), -1, in_switch_reduction, Bytes{}});
+  nodes_.push_back({TopoNode::Kind::switch_node, std::move(name), -1, in_switch_reduction, Bytes{}, Seconds{}, BytesPerSecond{}});
   return static_cast<int>(nodes_.size()) - 1;
 }
 
 int TopologyGraph::add_memory(std::string name, Bytes capacity) {
-  nodes_.push_back({TopoNode::Kind::memory, std::move(name), -1, false, capacity});
+  nodes_.push_back({TopoNode::Kind::memory, std::move(name), -1, false, capacity, Seconds{}, BytesPerSecond{}});
   return static_cast<int>(nodes_.size()) - 1;
 }
 
@@ -27,6 +27,13 @@ int TopologyGraph::add_edge(int a, int b, const LinkSpec& link, int lanes, std::
                "edge endpoints out of range");
   edges_.push_back({a, b, link, lanes, std::move(link_class)});
   return static_cast<int>(edges_.size()) - 1;
+}
+
+void TopologyGraph::set_memory_performance(int node, Seconds latency, BytesPerSecond bandwidth) {
+  auto& n = nodes_.at(static_cast<std::size_t>(node));
+  HCSIM_ASSERT(n.kind == TopoNode::Kind::memory, "memory performance set on a non-memory node");
+  n.memory_latency = latency;
+  n.memory_bandwidth = bandwidth;
 }
 
 void TopologyGraph::set_node_of(int device, int node) { node_of_.at(static_cast<std::size_t>(device)) = node; }

@@ -155,10 +155,10 @@ class Emitter {
     p_ = st_.pp;
     v_ = in.schedule->interleaved() ? st_.interleave : 1;
     dp_ = in.dp_replicas > 0 ? std::min(in.dp_replicas, st_.dp) : st_.dp;
-    tp_ = st_.tp;
+    tp_ = in.tp_ranks > 0 ? std::min(in.tp_ranks, st_.tp) : st_.tp;  // simulated tensor-parallel ranks
     m_ = static_cast<int>(in.workload->micro_batches(st_.dp));
     ranks_ = dp_ * tp_;
-    const std::uint32_t devices = static_cast<std::uint32_t>(p_ * st_.dp * tp_);
+    const std::uint32_t devices = static_cast<std::uint32_t>(p_ * st_.dp * st_.tp);
     g_.devices = devices;
     compute_tail_.assign(devices, kNone);
     comm_tail_.assign(devices, kNone);
@@ -191,7 +191,7 @@ class Emitter {
 
  private:
   int vstage(int s, int c) const { return c * p_ + s; }
-  std::uint32_t dev(int s, int dpi, int tpi) const { return device_index(s, dpi, tpi, st_.dp, tp_); }
+  std::uint32_t dev(int s, int dpi, int tpi) const { return device_index(s, dpi, tpi, st_.dp, st_.tp); }
   std::uint64_t key(int vs, int mb, bool bwd) const {
     return (static_cast<std::uint64_t>(vs) * static_cast<std::uint64_t>(m_) + static_cast<std::uint64_t>(mb)) * 2 +
            (bwd ? 1 : 0);
@@ -266,27 +266,69 @@ class Emitter {
     auto k = std::make_pair(s, dpi);
     if (auto it = tp_groups_.find(k); it != tp_groups_.end()) return it->second;
     std::vector<std::uint32_t> devs;
-    for (int t = 0; t < tp_; ++t) devs.push_back(dev(s, dpi, t));
+    for (int t = 0; t < st_.tp; ++t) devs.push_back(dev(s, dpi, t));
     return tp_groups_[k] = g_.add_group(std::move(devs));
   }
   std::uint32_t dp_group(int s, int tpi) {
     auto k = std::make_pair(s, tpi);
     if (auto it = dp_groups_.find(k); it != dp_groups_.end()) return it->second;
     std::vector<std::uint32_t> devs;
-    for (int d = 0; d < dp_; ++d) devs.push_back(dev(s, d, tpi));
+    for (int d = 0; d < st_.dp; ++d) devs.push_back(dev(s, d, tpi));
     return dp_groups_[k] = g_.add_group(std::move(devs));
   }
 
   // Gradient collective for `bytes` of stage s, one per tensor-parallel rank.
   void emit_grad_collective(int s, double bytes, const std::vector<TaskId>& chain) {
     if (st_.dp <= 1 || bytes <= 0) return;
-    const CollectiveOp op = st_.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+    const CommClass cls = st_.zero >= 1 ? CommClass::zero : CommClass::dp;
+    const CollectiveOp plain = st_.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+    const CodecCost cc = grad_codec_cost(bytes);
     for (int t = 0; t < tp_; ++t) {
       std::vector<TaskId> deps;
-      for (int d = 0; d < dp_; ++d) deps.push_back(chain[static_cast<std::size_t>(d * tp_ + t)]);
-      add_collective(dp_group(s, t), op, bytes, st_.zero >= 1 ? CommClass::zero : CommClass::dp, Phase::backward,
-                     s, m_ - 1, deps, true);
+      if (!cc.compressed) {
+        for (int d = 0; d < dp_; ++d) deps.push_back(chain[static_cast<std::size_t>(d * tp_ + t)]);
+        add_collective(dp_group(s, t), plain, bytes, cls, Phase::backward, s, m_ - 1, deps, true);
+        continue;
+      }
+      // Encode on each rank, the codec's collectives one after the other, decode.
+      for (int d = 0; d < dp_; ++d)
+        deps.push_back(add_compute(dev(s, d, t), codec_item(s, cc.encode_flops, cc.encode_memory_traffic),
+                                   Phase::backward, s, m_ - 1, chain[static_cast<std::size_t>(d * tp_ + t)], kNone));
+      TaskId last = kNone;
+      for (const CollectivePhase& ph : cc.plan.phases) {
+        CollectiveOp op = ph.op == WireOp::all_gather ? CollectiveOp::all_gather
+                          : ph.op == WireOp::all_to_all ? CollectiveOp::all_to_all
+                                                        : plain;
+        last = add_collective(dp_group(s, t), op, ph.buffer.value(), cls, Phase::backward, s, m_ - 1, deps, true);
+        deps = {last};
+      }
+      for (int d = 0; d < dp_; ++d)
+        add_compute(dev(s, d, t), codec_item(s, cc.decode_flops, cc.decode_memory_traffic), Phase::backward, s,
+                    m_ - 1, last, kNone);
     }
+  }
+
+  // Gradient codec cost for a bucket of `bytes`, seen as a (hidden x elements/hidden)
+  // matrix. Under ZeRO the gradients are reduce-scattered in place, so a codec that does
+  // not sum in place is refused or sent by all-gather ("on_incompatible").
+  CodecCost grad_codec_cost(double bytes) const {
+    if (!st_.dp_codec) return {};
+    const double e = dtype_bytes(in_.workload->precision);
+    const auto elements = static_cast<std::int64_t>(bytes / e);
+    const std::int64_t rows = std::min<std::int64_t>(in_.model->hidden, std::max<std::int64_t>(1, elements));
+    CodecInput ci{rows, std::max<std::int64_t>(1, elements / rows), e, st_.dp, st_.step};
+    if (st_.zero >= 1)
+      return cost_for_in_place_allreduce(*st_.dp_codec, ci, st_.dp_on_incompatible, "/strategy/compression/dp");
+    return st_.dp_codec->cost(ci);
+  }
+
+  Item codec_item(int s, Flops flops, Bytes traffic) const {
+    const Kernel k = memory_kernel(KernelKind::codec, traffic, flops, DType::fp32);
+    Item it;
+    it.t = in_.stage_device[s]->time(k).value();
+    it.bytes = traffic.value();
+    it.energy = in_.stage_device[s]->dynamic_energy(k).value();
+    return it;
   }
 
   void emit_pass(int s, const PipeOp& op) {
@@ -334,6 +376,8 @@ class Emitter {
                                      st_.sequence_parallel ? CommClass::sp : CommClass::tp,
                                      op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, false);
           for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = id;
+          if (d == 0)
+            for (int dm = dp_; dm < st_.dp; ++dm) g_.add_group_mirror(id, tp_group(s, dm));
         }
         continue;
       }
@@ -370,11 +414,25 @@ class Emitter {
     const int next_vs = op.backward ? vs - 1 : vs + 1;
     if (next_vs < 0 || next_vs >= p_ * v_) return;
     const int ns = next_vs % p_;
-    const double bytes = st_.scatter_gather || st_.sequence_parallel ? act_bytes_ / tp_ : act_bytes_;
+    double bytes = st_.scatter_gather || st_.sequence_parallel ? act_bytes_ / st_.tp : act_bytes_;
+    // Activation compression (Optimus-CC style): encode on the sender, fewer bytes on the
+    // wire, decode on the receiver before its pass.
+    CodecCost cc;
+    if (st_.pp_codec) {
+      const double e = dtype_bytes(in_.workload->precision);
+      const auto elements = static_cast<std::int64_t>(bytes / e);
+      const std::int64_t rows = std::max<std::int64_t>(1, elements / in_.model->hidden);
+      cc = st_.pp_codec->cost(CodecInput{rows, std::max<std::int64_t>(1, elements / rows), e, 1, st_.step});
+      if (cc.compressed) bytes = cc.wire_bytes_per_rank.value();
+    }
     std::vector<TaskId> ids(chain.size(), kNone);
     for (int d = 0; d < dp_; ++d)
       for (int t = 0; t < tp_; ++t) {
         const auto r = static_cast<std::size_t>(d * tp_ + t);
+        TaskId dep = chain[r];
+        if (cc.compressed)
+          dep = add_compute(dev(s, d, t), codec_item(s, cc.encode_flops, cc.encode_memory_traffic),
+                            op.backward ? Phase::backward : Phase::forward, s, op.microbatch, dep, kNone);
         Task task;
         task.kind = TaskKind::send;
         task.comm = CommClass::pp;
@@ -386,9 +444,24 @@ class Emitter {
         task.stage = static_cast<std::uint16_t>(s);
         task.microbatch = static_cast<std::uint16_t>(op.microbatch);
         task.label = send_label_;
-        ids[r] = g_.add(task, {chain[r]});
+        ids[r] = g_.add(task, {dep});
+        if (cc.compressed)
+          ids[r] = add_compute(dev(ns, d, t), codec_item(ns, cc.decode_flops, cc.decode_memory_traffic),
+                               op.backward ? Phase::backward : Phase::forward, ns, op.microbatch, ids[r], kNone);
       }
+    // Ranks not built (symmetry) send the same bytes between their own devices.
+    for (int d = 0; d < st_.dp; ++d)
+      for (int t = 0; t < st_.tp; ++t)
+        if (d >= dp_ || t >= tp_) g_.add_mirror(first_send(ids[0]), dev(s, d, t), dev(ns, d, t));
     recv_[key(next_vs, op.microbatch, op.backward)] = std::move(ids);
+  }
+
+  // The send task behind a receive id (the id is the decode task when compressed).
+  TaskId first_send(TaskId id) const {
+    if (g_[id].kind == TaskKind::send) return id;
+    for (TaskId d : g_.deps(id))
+      if (g_[d].kind == TaskKind::send) return d;
+    return id;
   }
 
   void finish_stage(int s) {

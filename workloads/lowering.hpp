@@ -28,7 +28,12 @@ struct LoweringInput {
   const PipelineSchedule* schedule = nullptr;
   std::vector<const ComputeDevice*> stage_device;  // per pipeline stage
   std::vector<int> layers_per_stage;               // per stage, all chunks; sums to layers
-  int dp_replicas = -1;                            // data-parallel replicas to build (-1: all)
+  // Symmetry: build only the first `dp_replicas` data-parallel replicas and the first
+  // `tp_ranks` tensor-parallel ranks of each stage (-1: all). Collectives still span their
+  // whole groups, so every link they load is loaded; the ranks not built are identical to
+  // a built one (same device model, same schedule, symmetric links) and take its results.
+  int dp_replicas = -1;
+  int tp_ranks = -1;
 };
 
 struct StagePlan {

@@ -43,6 +43,14 @@ MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st,
   double buf = 0;
   if (st.dp > 1) buf += 2.0 * st.dp_bucket.value();  // bucket being reduced + bucket being filled
   if (st.zero >= 3) buf += 2.0 * e * c.layer_params() / st.tp;  // gathered layer + prefetched one
+  if (st.dp_codec && st.dp > 1) {
+    // Error feedback and communication buffers of the gradient codec, over this device's
+    // gradients (the codec states its resident bytes; models/compression).
+    const auto elements = static_cast<std::int64_t>(psi);
+    const std::int64_t rows = std::min<std::int64_t>(c.hidden, std::max<std::int64_t>(1, elements));
+    buf += st.dp_codec->cost(CodecInput{rows, std::max<std::int64_t>(1, elements / rows), e, st.dp, st.step})
+               .extra_memory.value();
+  }
   m.buffers = Bytes(buf);
   return m;
 }

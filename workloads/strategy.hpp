@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/compression/codec.hpp"
 #include "models/kernel.hpp"
 #include "sim/core/units.hpp"
 
@@ -28,6 +29,12 @@ struct StrategySpec {
   bool overlap_dp = true;         // bucketed gradient collectives overlap the last backward
   Bytes dp_bucket{25e6};          // gradient bucket (PyTorch DDP default 25 MB)
   std::vector<int> layers_per_stage;  // empty: balanced automatically
+  // Compression (models/compression): of data-parallel gradients and of pipeline
+  // activations and their gradients; null for none. Owned by the scenario.
+  const Codec* dp_codec = nullptr;
+  OnIncompatible dp_on_incompatible = OnIncompatible::error;
+  const Codec* pp_codec = nullptr;
+  std::int64_t step = 1'000'000'000;  // training step costed (warm-up phases of codecs)
 };
 
 struct WorkloadSpec {

@@ -66,6 +66,18 @@ class TaskGraph {
   [[nodiscard]] const std::vector<std::string>& labels() const { return labels_; }
   [[nodiscard]] std::size_t dependency_count() const { return deps_.size(); }
 
+  // Symmetry: a send or collective that also stands for an identical one between ranks
+  // that were not built (a send from src to dst, or the same collective over `group`); the
+  // engine charges the mirror's bytes to its routes without simulating it.
+  static constexpr std::uint32_t kNoGroup = 0xFFFFFFFFu;
+  struct Mirror {
+    TaskId task;
+    std::uint32_t src, dst, group;
+  };
+  void add_mirror(TaskId send, std::uint32_t src, std::uint32_t dst) { mirrors_.push_back({send, src, dst, kNoGroup}); }
+  void add_group_mirror(TaskId collective, std::uint32_t group) { mirrors_.push_back({collective, 0, 0, group}); }
+  [[nodiscard]] const std::vector<Mirror>& mirrors() const { return mirrors_; }
+
   std::uint32_t devices = 0;  // number of devices the graph spans
 
  private:
@@ -74,6 +86,7 @@ class TaskGraph {
   std::vector<TaskId> deps_;
   std::vector<std::vector<std::uint32_t>> groups_;
   std::vector<std::string> labels_;
+  std::vector<Mirror> mirrors_;
 };
 
 }  // namespace hcsim

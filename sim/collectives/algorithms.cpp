@@ -37,6 +37,15 @@ void add_rings() {
        [](const ScheduleRequest& r) {
          return hierarchical_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.compressed);
        }});
+  add({"multi_ring", "one ring per rank of a node (NCCL channels), each on 1/per_node of the buffer and leaving "
+       "the node through a different NIC",
+       "NCCL rings over multiple channels (NVIDIA/nccl src/graph/rings.cc)", false, false,
+       [](CollectiveOp op, const GroupShape& s) {
+         return op == CollectiveOp::all_reduce && s.nodes > 1 && s.per_node > 1;
+       },
+       [](const ScheduleRequest& r) {
+         return multi_ring_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.compressed);
+       }});
 }
 
 void add_trees() {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -11,7 +10,7 @@ namespace hcsim {
 namespace {
 
 // Candidates of "auto", in order of preference on equal time.
-const char* const kAutoOrder[] = {"ring", "hierarchical", "torus", "double_binary_tree", "in_network", "chain",
+const char* const kAutoOrder[] = {"ring", "multi_ring", "hierarchical", "torus", "double_binary_tree", "in_network", "chain",
                                   "pairwise", "direct"};
 
 int tree_depth(int n) {

@@ -1,5 +1,5 @@
-// Hierarchical all-reduce: intra-node reduce-scatter, inter-node all-reduce, intra-node
-// all-gather (see schedule.hpp).
+// Node-aware all-reduces: hierarchical (intra-node reduce-scatter, inter-node all-reduce,
+// intra-node all-gather) and NCCL-style parallel rings (see schedule.hpp).
 #include "sim/collectives/ring_phase.hpp"
 #include "sim/core/error.hpp"
 
@@ -24,6 +24,22 @@ Schedule hierarchical_schedule(CollectiveOp op, int nodes, int per_node, std::in
   append_ring_phase(sc.steps, inter, true, compressed);
   append_ring_phase(sc.steps, inter, false, compressed);
   append_ring_phase(sc.steps, intra, false, compressed);
+  return sc;
+}
+
+Schedule multi_ring_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements, bool compressed) {
+  HCSIM_ASSERT(op == CollectiveOp::all_reduce, "multi-ring schedule supports all-reduce only");
+  HCSIM_ASSERT(nodes >= 1 && per_node >= 1, "multi-ring schedule needs nodes and ranks per node");
+  Schedule sc{op, nodes * per_node, elements, {}, 0};
+  std::vector<RingJob> rings;
+  for (int j = 0; j < per_node; ++j) {
+    RingJob ring{{}, chunk_offset(elements, per_node, j), chunk_size(elements, per_node, j)};
+    for (int nd = 0; nd < nodes; ++nd)
+      for (int l = 0; l < per_node; ++l) ring.members.push_back(nd * per_node + (j + l) % per_node);
+    rings.push_back(std::move(ring));
+  }
+  append_ring_phase(sc.steps, rings, true, compressed);
+  append_ring_phase(sc.steps, rings, false, compressed);
   return sc;
 }
 

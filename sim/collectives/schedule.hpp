@@ -81,6 +81,13 @@ Schedule torus_schedule(CollectiveOp op, const std::vector<int>& dims, std::int6
 Schedule hierarchical_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements,
                                bool compressed = false);
 
+// Parallel rings across nodes, as NCCL's channels (rank = node * per_node + local): ring j
+// carries slice j of per_node slices and visits each node's ranks in the order j, j+1, ...,
+// j-1, so the rings leave every node through different ranks and hence different NICs.
+// all_reduce.
+Schedule multi_ring_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements,
+                             bool compressed = false);
+
 // Pipelined chain 0 -> 1 -> ... -> n-1 in `chunks` pieces: broadcast from rank 0, or reduce
 // to rank 0 along the reversed chain.
 Schedule chain_schedule(CollectiveOp op, int n, std::int64_t elements, int chunks = 1);

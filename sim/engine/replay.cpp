@@ -119,6 +119,10 @@ class Replay {
     sg4::Engine::get_instance()->run();
     for (TaskId t = 0; t < g_.size(); ++t)
       HCSIM_ASSERT(res_.end[t] >= 0, "task " + std::to_string(t) + " never finished (dependency cycle?)");
+    for (const auto& mr : g_.mirrors()) {
+      if (mr.group == TaskGraph::kNoGroup) account(mr.src, mr.dst, g_[mr.task].bytes);
+      else account_collective(g_[mr.task], g_.groups()[mr.group]);
+    }
     res_.makespan = sg4::Engine::get_clock();
     res_.activities = activities_;
     return std::move(res_);
@@ -241,18 +245,37 @@ class Replay {
     return alpha_[group] = a;
   }
 
+  // Per-edge volume of the coarse ring: the algorithm's bytes on each ring edge.
+  static double ring_volume(const Task& task, int n) {
+    switch (task.op) {
+      case CollectiveOp::all_reduce: return 2.0 * (n - 1) / n * task.bytes;
+      case CollectiveOp::reduce_scatter:
+      case CollectiveOp::all_gather:
+      case CollectiveOp::all_to_all: return (n - 1.0) / n * task.bytes;
+      default: return task.bytes;  // pipelined ring broadcast/reduce
+    }
+  }
+
+  // Bytes a collective puts on the links, without simulating it (mirrors of symmetry).
+  void account_collective(const Task& task, const std::vector<std::uint32_t>& devs) {
+    const int n = static_cast<int>(devs.size());
+    if (n <= 1 || task.bytes <= 0) return;
+    if (!flow_) {
+      const double v = ring_volume(task, n);
+      for (int r = 0; r < n; ++r) account(devs[r], devs[(r + 1) % n], v);
+      return;
+    }
+    const Schedule sc = ring_schedule_for(task.op, n, task.bytes);
+    for (const Step& st : sc.steps)
+      for (const Transfer& tr : st.transfers)
+        if (tr.count > 0) account(devs[tr.src], devs[tr.dst], static_cast<double>(tr.count));
+  }
+
   void coarse_flows(int c) {
     const Task& task = g_[colls_[c].task];
     const auto& devs = g_.groups()[task.group];
     const int n = static_cast<int>(devs.size());
-    double volume = 0;
-    switch (task.op) {
-      case CollectiveOp::all_reduce: volume = 2.0 * (n - 1) / n * task.bytes; break;
-      case CollectiveOp::reduce_scatter:
-      case CollectiveOp::all_gather: volume = (n - 1.0) / n * task.bytes; break;
-      case CollectiveOp::all_to_all: volume = (n - 1.0) / n * task.bytes; break;
-      default: volume = task.bytes; break;  // pipelined ring broadcast/reduce
-    }
+    const double volume = ring_volume(task, n);
     colls_[c].pending = static_cast<std::uint32_t>(n);
     for (int r = 0; r < n; ++r) launch(comm(devs[r], devs[(r + 1) % n], volume), colls_[c].task, c);
   }

@@ -1,9 +1,19 @@
 #include "metrics.hpp"
 
 #include <algorithm>
-#include <map>
+
+#include "sim/report/metrics_parts.hpp"
 
 namespace hcsim {
+
+std::string_view memory_tier_name(MemoryTier t) {
+  switch (t) {
+    case MemoryTier::hbm: return "hbm";
+    case MemoryTier::host_dram: return "host_dram";
+    case MemoryTier::cxl_pool: return "cxl_pool";
+  }
+  return "?";
+}
 
 double DeviceMetrics::exposed_comm_total() const {
   double s = 0;
@@ -11,159 +21,149 @@ double DeviceMetrics::exposed_comm_total() const {
   return s;
 }
 
-namespace {
+double DeviceMetrics::accounted_s() const { return compute_s + exposed_comm_total() + bubble_s + idle_s; }
 
-// When several kinds of communication wait at once, the time is charged to the first of
-// this list: the one on the critical path of the forward/backward pass comes first.
-constexpr std::array<CommClass, 7> kPriority{CommClass::tp, CommClass::sp, CommClass::cp, CommClass::pp,
-                                             CommClass::zero, CommClass::dp, CommClass::offload};
-
-struct Event {
-  double t;
-  int delta;  // +1 start, -1 end
-  int cls;    // -1 compute, else CommClass
-  bool operator<(const Event& o) const { return t != o.t ? t < o.t : delta < o.delta; }
-};
-
-void breakdown(DeviceMetrics& dm, std::vector<Event>& ev, double pass_end, double step) {
-  std::sort(ev.begin(), ev.end());
-  int compute = 0;
-  std::array<int, kCommClasses> comm{};
-  double t = 0;
-  auto charge = [&](double a, double b) {
-    if (b <= a) return;
-    if (compute > 0) { dm.compute_s += b - a; return; }
-    for (CommClass c : kPriority)
-      if (comm[static_cast<std::size_t>(c)] > 0) { dm.exposed_comm_s[static_cast<std::size_t>(c)] += b - a; return; }
-    // Waiting with nothing in flight: pipeline bubble until the pipeline's last pass, idle after.
-    const double mid = std::min(std::max(pass_end, a), b);
-    dm.bubble_s += mid - a;
-    dm.idle_s += b - mid;
-  };
-  for (const Event& e : ev) {
-    charge(t, e.t);
-    t = std::max(t, e.t);
-    if (e.cls < 0) compute += e.delta;
-    else comm[static_cast<std::size_t>(e.cls)] += e.delta;
+std::vector<int> default_twins(const Metrics& m) {
+  std::vector<int> first;  // first simulated device per stage
+  for (const auto& dm : m.devices) {
+    const auto s = static_cast<std::size_t>(dm.stage);
+    if (first.size() <= s) first.resize(s + 1, -1);
+    if (dm.simulated && first[s] < 0) first[s] = static_cast<int>(dm.device);
   }
-  charge(t, step);
+  std::vector<int> twin(m.devices.size(), -1);
+  for (std::size_t d = 0; d < m.devices.size(); ++d)
+    twin[d] = m.devices[d].simulated ? static_cast<int>(d) : first[static_cast<std::size_t>(m.devices[d].stage)];
+  return twin;
 }
 
-}  // namespace
+void apply_twins(Metrics& m, const std::vector<int>& twin) {
+  HCSIM_ASSERT(twin.size() == m.devices.size(), "one twin per device");
+  for (std::size_t d = 0; d < m.devices.size(); ++d) {
+    auto& dm = m.devices[d];
+    if (dm.simulated) {
+      dm.twin = static_cast<int>(d);
+      continue;
+    }
+    dm.twin = twin[d];
+    if (twin[d] < 0) continue;
+    const auto& tw = m.devices[static_cast<std::size_t>(twin[d])];
+    HCSIM_ASSERT(tw.simulated, "a twin must be a simulated device");
+    dm.compute_s = tw.compute_s;
+    dm.exposed_comm_s = tw.exposed_comm_s;
+    dm.bubble_s = tw.bubble_s;
+    dm.idle_s = tw.idle_s;
+    dm.flops = tw.flops;
+    dm.model_flops = tw.model_flops;
+    dm.dynamic_energy_j = tw.dynamic_energy_j;
+    dm.peak_power_w = tw.peak_power_w - tw.idle_power_w + dm.idle_power_w;
+  }
+}
 
-Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResult& r,
-                        const std::vector<StageShape>& shapes) {
-  Metrics m;
-  m.step_time_s = r.makespan;
-  m.tasks = g.size();
-  m.activities = r.activities;
+namespace {
+
+void init_devices(const Scenario& sc, const std::vector<StageShape>& shapes, Metrics& m) {
   const auto n = static_cast<std::size_t>(sc.device_count());
   const int per_stage = sc.strategy.dp * sc.strategy.tp;
-  std::vector<std::vector<Event>> ev(n);
-  std::vector<double> pass_end(n, 0.0);
   m.devices.resize(n);
   for (std::size_t d = 0; d < n; ++d) {
     auto& dm = m.devices[d];
     dm.device = static_cast<std::uint32_t>(d);
     dm.stage = static_cast<int>(d) / per_stage;
     dm.pool = sc.stage_pool[static_cast<std::size_t>(dm.stage)];
-    dm.simulated = false;
+    const auto& dev = *sc.pools[static_cast<std::size_t>(dm.pool)].device;
+    dm.memory = stage_memory(sc.model, sc.strategy, sc.workload, shapes[static_cast<std::size_t>(dm.stage)]);
+    dm.capacity_bytes = dev.memory_capacity().value();
+    dm.tiers[static_cast<std::size_t>(MemoryTier::hbm)] = {dm.memory.total().value(), dm.capacity_bytes};
+    if (dm.memory.total().value() > dm.capacity_bytes) m.memory_fits = false;
+    dm.idle_power_w = dev.idle_power().value();
+    dm.static_energy_j = (dev.idle_power() * Seconds(m.step_time_s)).value();
   }
-  for (TaskId id = 0; id < g.size(); ++id) {
-    const Task& t = g[id];
-    const double a = r.start[id], b = r.end[id];
-    switch (t.kind) {
-      case TaskKind::compute: {
-        auto& dm = m.devices[t.device];
-        dm.simulated = true;
-        ev[t.device].push_back({a, +1, -1});
-        ev[t.device].push_back({b, -1, -1});
-        dm.flops += t.flops;
-        dm.model_flops += t.model_flops;
-        dm.dynamic_energy_j += t.energy_j;
-        if (t.phase != Phase::optimizer) pass_end[t.device] = std::max(pass_end[t.device], b);
-        break;
-      }
-      case TaskKind::send:
-        m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes;
-        for (std::uint32_t d : {t.device, t.peer}) {
-          ev[d].push_back({a, +1, static_cast<int>(t.comm)});
-          ev[d].push_back({b, -1, static_cast<int>(t.comm)});
-        }
-        break;
-      case TaskKind::collective:
-        m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * static_cast<double>(g.groups()[t.group].size());
-        for (std::uint32_t d : g.groups()[t.group]) {
-          ev[d].push_back({a, +1, static_cast<int>(t.comm)});
-          ev[d].push_back({b, -1, static_cast<int>(t.comm)});
-        }
-        break;
+  // Memory pools of the topology (CXL): capacity shared by the cluster, unused until offload.
+  auto& cxl = m.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)];
+  for (const auto& node : sc.topology.nodes())
+    if (node.kind == TopoNode::Kind::memory) cxl.capacity_bytes += node.memory_capacity.value();
+}
+
+void stage_metrics(const Scenario& sc, Metrics& m) {
+  m.stages.resize(static_cast<std::size_t>(sc.strategy.pp));
+  for (int s = 0; s < sc.strategy.pp; ++s) {
+    auto& st = m.stages[static_cast<std::size_t>(s)];
+    st.stage = s;
+    st.pool = sc.stage_pool[static_cast<std::size_t>(s)];
+    st.layers = sc.layers_per_stage[static_cast<std::size_t>(s)];
+  }
+  for (const auto& dm : m.devices) {
+    auto& st = m.stages[static_cast<std::size_t>(dm.stage)];
+    ++st.devices;
+    st.compute_s += dm.compute_s;
+    for (std::size_t c = 0; c < kCommClasses; ++c) st.exposed_comm_s[c] += dm.exposed_comm_s[c];
+    st.bubble_s += dm.bubble_s;
+    st.idle_s += dm.idle_s;
+    st.energy_j += dm.energy_j();
+    if (dm.memory.total() >= st.memory.total()) {
+      st.memory = dm.memory;
+      st.capacity_bytes = dm.capacity_bytes;
     }
   }
-  const double step = m.step_time_s;
-  // The pipeline's span ends with the last forward/backward pass of any device: a stage
-  // waiting before it is in the bubble (the closed forms count the drain), after it idle.
-  const double span = pass_end.empty() ? 0.0 : *std::max_element(pass_end.begin(), pass_end.end());
-  std::vector<double> stage_bubble(static_cast<std::size_t>(sc.strategy.pp), 0.0);
-  std::vector<int> stage_n(stage_bubble.size(), 0);
   double bubble = 0;
-  int simulated = 0;
-  for (std::size_t d = 0; d < n; ++d) {
-    auto& dm = m.devices[d];
-    const auto& pool = sc.pools[static_cast<std::size_t>(dm.pool)];
-    dm.memory = stage_memory(sc.model, sc.strategy, sc.workload, shapes[static_cast<std::size_t>(dm.stage)]);
-    dm.capacity_bytes = pool.device->memory_capacity().value();
-    if (dm.memory.total().value() > dm.capacity_bytes) m.memory_fits = false;
-    dm.static_energy_j = pool.device->idle_power().value() * step;
-    if (!dm.simulated) continue;
-    breakdown(dm, ev[d], span, step);
-    ++simulated;
-    bubble += dm.bubble_s;
-    stage_bubble[static_cast<std::size_t>(dm.stage)] += dm.bubble_s;
-    ++stage_n[static_cast<std::size_t>(dm.stage)];
+  for (auto& st : m.stages) {
+    bubble += st.bubble_s;
+    if (st.devices == 0) continue;
+    const double k = st.devices;
+    st.compute_s /= k;
+    for (double& x : st.exposed_comm_s) x /= k;
+    st.idle_s /= k;
+    st.bubble_s /= k;
+    st.bubble_fraction = m.step_time_s > 0 ? st.bubble_s / m.step_time_s : 0;
+    m.stage_bubble_fraction.push_back(st.bubble_fraction);
+  }
+  const double n = static_cast<double>(m.devices.size());
+  m.bubble_fraction = m.step_time_s > 0 && n > 0 ? bubble / n / m.step_time_s : 0;
+}
+
+void throughput(const Scenario& sc, double train_tokens, Metrics& m) {
+  const double step = m.step_time_s;
+  for (const auto& dm : m.devices) {
     m.model_flops += dm.model_flops;
     m.hardware_flops += dm.flops;
-    m.device_dynamic_j += dm.dynamic_energy_j;
+    if (dm.simulated) ++m.simulated_devices;
+    for (std::size_t t = 0; t < kMemoryTiers; ++t) {
+      m.tiers[t].used_bytes += dm.tiers[t].used_bytes;
+      m.tiers[t].capacity_bytes += dm.tiers[t].capacity_bytes;
+    }
   }
-  for (const auto& dm : m.devices) m.device_static_j += dm.static_energy_j;
-  m.bubble_fraction = step > 0 && simulated > 0 ? bubble / simulated / step : 0;
-  for (std::size_t s = 0; s < stage_bubble.size(); ++s)
-    m.stage_bubble_fraction.push_back(stage_n[s] && step > 0 ? stage_bubble[s] / stage_n[s] / step : 0);
-
-  double peak = 0;
-  for (const auto& p : sc.pools) peak += p.count * p.device->peak(sc.workload.precision).value();
-  if (step > 0 && peak > 0) {
-    m.mfu = m.model_flops / (step * peak);
-    m.hfu = m.hardware_flops / (step * peak);
+  for (const auto& p : sc.pools) m.peak_flops_per_s += p.count * p.device->peak(sc.workload.precision).value();
+  if (step > 0 && m.peak_flops_per_s > 0) {
+    m.mfu = m.model_flops / (step * m.peak_flops_per_s);
+    m.hfu = m.hardware_flops / (step * m.peak_flops_per_s);
   }
-  const double tokens = static_cast<double>(sc.workload.global_batch * sc.model.seq_len);
+  m.samples_per_step = static_cast<double>(sc.workload.global_batch);
+  m.tokens_per_step = m.samples_per_step * static_cast<double>(sc.model.seq_len);
+  m.train_tokens = train_tokens;
   if (step > 0) {
-    m.tokens_per_s = tokens / step;
-    m.samples_per_s = static_cast<double>(sc.workload.global_batch) / step;
+    m.tokens_per_s = m.tokens_per_step / step;
+    m.samples_per_s = m.samples_per_step / step;
+    m.time_to_train_s = train_tokens / m.tokens_per_s;
   }
+}
 
-  std::map<std::string, LinkClassMetrics> cls;
-  for (std::size_t e = 0; e < sc.topology.edges().size(); ++e) {
-    const TopoEdge& ed = sc.topology.edges()[e];
-    auto& lc = cls[ed.link_class];
-    lc.link_class = ed.link_class;
-    lc.links += 1;
-    const double bytes = e < r.edge_bytes.size() ? r.edge_bytes[e] : 0.0;
-    lc.bytes += bytes;
-    lc.dynamic_energy_j += bytes * ed.link.energy_per_byte.value();
-    lc.static_energy_j += ed.link.static_power.value() * ed.lanes * step;
-    lc.utilisation += 2.0 * ed.bandwidth().value() * step;  // capacity, divided below
-  }
-  for (auto& [k, lc] : cls) {
-    lc.utilisation = lc.utilisation > 0 ? lc.bytes / lc.utilisation : 0;
-    m.network_dynamic_j += lc.dynamic_energy_j;
-    m.network_static_j += lc.static_energy_j;
-    m.links.push_back(lc);
-  }
-  m.it_energy_j = m.device_dynamic_j + m.device_static_j + m.network_dynamic_j + m.network_static_j;
-  m.facility_energy_j = m.it_energy_j * sc.pue;
-  m.energy_per_token_j = tokens > 0 ? m.it_energy_j / tokens : 0;
-  m.average_power_w = step > 0 ? m.it_energy_j / step : 0;
+}  // namespace
+
+Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResult& r,
+                        const std::vector<StageShape>& shapes, const MetricsOptions& opt) {
+  Metrics m;
+  m.step_time_s = r.makespan;
+  m.tasks = g.size();
+  m.activities = r.activities;
+  init_devices(sc, shapes, m);
+  report_detail::time_breakdown(g, r, sc.strategy.pp > 1, m);
+  const auto power = report_detail::device_power_series(g, r, m);
+  for (std::size_t d = 0; d < m.devices.size(); ++d)
+    if (m.devices[d].simulated) m.devices[d].peak_power_w = power[d].max();
+  apply_twins(m, opt.twin.empty() ? default_twins(m) : opt.twin);
+  stage_metrics(sc, m);
+  throughput(sc, opt.train_tokens, m);
+  report_detail::energy_and_power(sc, g, r, opt.power_samples, m);
   return m;
 }
 

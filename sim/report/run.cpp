@@ -18,6 +18,10 @@ LoweringInput lowering_input(const Scenario& sc) {
   in.schedule = &sc.schedule();
   for (int s = 0; s < sc.strategy.pp; ++s) in.stage_device.push_back(sc.pools[sc.stage_pool[s]].device.get());
   in.layers_per_stage = sc.layers_per_stage;
+  if (sc.simulation.symmetry) {
+    in.dp_replicas = 1;
+    in.tp_ranks = 1;
+  }
   return in;
 }
 
@@ -53,7 +57,7 @@ double estimate_tasks(const Scenario& sc) {
   // communication points per layer, each one compute task plus a share of a collective.
   double per_pass = st.tp > 1 ? layers_per_stage * (st.sequence_parallel ? 8.0 : 4.0) : 2.0;
   if (st.recompute == Recompute::full) per_pass *= 1.5;
-  const double ranks = static_cast<double>(st.dp) * st.tp * st.pp;
+  const double ranks = sc.simulation.symmetry ? st.pp : static_cast<double>(st.dp) * st.tp * st.pp;
   return ranks * m * 2.0 * (per_pass + 1.0) + ranks * 4.0;
 }
 

@@ -1,0 +1,109 @@
+// GPU presets. Numbers are dense (no 2:4 sparsity) vendor figures as collected in the
+// project's hardware reference (tags: [P] primary, [S] secondary, [D] derived, [U]
+// unverified). Energy per flop is not listed: gpu_spec_from derives it from TDP, idle
+// power and the peak rate of each datatype ([D], see gpu.cpp).
+#include "models/compute/builtin.hpp"
+#include "models/compute/gpu.hpp"
+
+namespace hcsim {
+
+namespace {
+
+using nlohmann::json;
+
+// Shared notes appended to each preset's source.
+constexpr const char* kIdleNote =
+    " idle_power [U]: typical nvidia-smi idle reading, not a datasheet figure; replace with a measurement.";
+constexpr const char* kHbmNote =
+    " energy_per_byte: HBM2 ~3.9 pJ/bit (O'Connor et al., 'Fine-Grained DRAM', MICRO 2017) [S], used for all "
+    "HBM generations [U].";
+
+void add(PresetLibrary& lib, std::string name, json values, std::string source, std::string help) {
+  lib.add({std::move(name), "gpu", std::move(values), std::move(source) + kIdleNote + kHbmNote, std::move(help)});
+}
+
+json a100_common() {
+  return {{"peak_fp32", "19.5 TFLOPS"}, {"peak_tf32", "156 TFLOPS"}, {"peak_bf16", "312 TFLOPS"},
+          {"peak_int8", "624 TOPS"},    {"sm_count", 108},           {"tile_m", 128},
+          {"tile_n", 256},              {"tile_k", 64},              {"gemm_efficiency", 0.86},
+          {"idle_power", "50 W"},       {"tdp", "400 W"}};
+}
+
+json h100_common() {
+  return {{"peak_fp32", "66.9 TFLOPS"}, {"peak_tf32", "494.7 TFLOPS"}, {"peak_bf16", "989.4 TFLOPS"},
+          {"peak_fp8", "1978.9 TFLOPS"}, {"peak_int8", "1978.9 TOPS"}, {"sm_count", 132},
+          {"tile_m", 128},               {"tile_n", 256},              {"tile_k", 64},
+          {"gemm_efficiency", 0.80},     {"idle_power", "70 W"},       {"tdp", "700 W"}};
+}
+
+}  // namespace
+
+void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
+  devices.add({"gpu",
+               "GPU: per-dtype roofline with tensor cores, tile/wave quantisation, K-loop fill, split-K, fused or "
+               "unfused attention, energy per flop and per HBM byte, DVFS clock scale",
+               gpu_params(),
+               [](const Params& p) -> std::unique_ptr<ComputeDevice> {
+                 return std::make_unique<GpuDevice>(gpu_spec_from(p));
+               },
+               "NVIDIA Matrix Multiplication Background User's Guide (tile and wave quantisation); Williams et al., "
+               "Roofline, CACM 2009; Dao 2023 FlashAttention-2; Horowitz ISSCC 2014"});
+
+  json a100_80 = a100_common();
+  a100_80["memory_capacity"] = "80 GB";
+  a100_80["memory_bandwidth"] = "2039 GB/s";
+  add(presets, "nvidia-a100-80gb-sxm", a100_80,
+      "A100 datasheet r4 / Ampere whitepaper via glennklockwood and PC2 wiki [S]: 312 TF bf16, 156 TF tf32, 19.5 TF "
+      "fp32, 624 TOPS int8, 80 GB HBM2e at 2039 GB/s, 400 W; 108 SMs (Ampere whitepaper) [S]. gemm_efficiency 0.86: "
+      "~268 of 312 TF measured by mamf-finder (stas00/ml-engineering) [S, figure not re-read]. Tile 128x256x64: "
+      "CUTLASS sm80 default tensor-op threadblock shape [S].",
+      "NVIDIA A100 80GB SXM4");
+
+  json a100_40 = a100_common();
+  a100_40["memory_capacity"] = "40 GB";
+  a100_40["memory_bandwidth"] = "1555 GB/s";
+  add(presets, "nvidia-a100-40gb-sxm", a100_40,
+      "A100 datasheet r4 / Ampere whitepaper via glennklockwood and PC2 wiki [S]: as the 80 GB part but 40 GB HBM2 at "
+      "1555 GB/s; 108 SMs [S]. gemm_efficiency as A100 80GB [S].",
+      "NVIDIA A100 40GB SXM4");
+
+  json h100 = h100_common();
+  h100["memory_capacity"] = "80 GB";
+  h100["memory_bandwidth"] = "3.35 TB/s";
+  add(presets, "nvidia-h100-sxm5", h100,
+      "H100 whitepaper via glennklockwood [S]: 989.4 TF bf16, 494.7 TF tf32, 66.9 TF fp32, 1978.9 TF fp8 and TOPS "
+      "int8, 80 GB HBM3 at 3.35 TB/s, 700 W (Llama 3 paper [P]); 132 SMs (glennklockwood peak-FLOPS page) [S]. "
+      "gemm_efficiency 0.80: ~792 of 989 TF measured by mamf-finder (stas00/ml-engineering) [S, figure not re-read].",
+      "NVIDIA H100 SXM5 80GB");
+
+  json h200 = h100_common();
+  h200["memory_capacity"] = "141 GB";
+  h200["memory_bandwidth"] = "4.8 TB/s";
+  h200["idle_power"] = "75 W";
+  add(presets, "nvidia-h200-sxm", h200,
+      "NVIDIA MLPerf v4.0 blog [P]: 141 GB HBM3e; 4.8 TB/s and 700 W [S]; compute as H100 SXM [S]. gemm_efficiency "
+      "as H100 [U: no H200 measurement collected].",
+      "NVIDIA H200 SXM 141GB");
+
+  add(presets, "nvidia-b200", 
+      {{"peak_fp32", "80 TFLOPS"}, {"peak_tf32", "1100 TFLOPS"}, {"peak_bf16", "2250 TFLOPS"},
+       {"peak_fp8", "4500 TFLOPS"}, {"peak_int8", "4500 TOPS"}, {"memory_capacity", "192 GB"},
+       {"memory_bandwidth", "8 TB/s"}, {"sm_count", 148}, {"tile_m", 128}, {"tile_n", 256}, {"tile_k", 64},
+       {"gemm_efficiency", 0.80}, {"idle_power", "100 W"}, {"tdp", "1000 W"}},
+      "NVIDIA via glennklockwood and Vultr docs [S] (HGX B200): 2250 TF bf16 dense, 1100 TF tf32, 80 TF fp32, 4500 TF "
+      "fp8 and TOPS int8, 192 GB HBM3e at 8 TB/s, 1000 W. 148 SMs [U]. gemm_efficiency as H100 [U: no B200 "
+      "measurement collected].",
+      "NVIDIA B200 (HGX, 1000 W)");
+
+  add(presets, "nvidia-v100-sxm2",
+      {{"peak_fp32", "15.7 TFLOPS"}, {"peak_tf32", "15.7 TFLOPS"}, {"peak_bf16", "125 TFLOPS"},
+       {"memory_capacity", "32 GB"}, {"memory_bandwidth", "900 GB/s"}, {"sm_count", 80}, {"tile_m", 128},
+       {"tile_n", 256}, {"tile_k", 32}, {"idle_power", "40 W"}, {"tdp", "300 W"}},
+      "V100 datasheet via compilation [S]: 125 TF fp16 tensor, 15.7 TF fp32, 32 GB HBM2 at 900 GB/s, 300 W; 80 SMs "
+      "[S]. No tf32 or bf16 tensor cores: tf32 runs on the fp32 pipes and bf16 is taken at the fp16 tensor rate; no "
+      "int8/fp8 tensor path. Tile 128x256x32: CUTLASS sm70 default [S]. gemm_efficiency: model default [U: no V100 "
+      "measurement collected].",
+      "NVIDIA V100 SXM2 32GB");
+}
+
+}  // namespace hcsim

@@ -1,0 +1,189 @@
+// Collective cost model against closed forms (formulas.md §6, design.md) on real topologies.
+#include "sim/collectives/cost.hpp"
+
+#include <cmath>
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+namespace hcsim {
+namespace {
+
+TopologyGraph build(const nlohmann::json& desc, int devices) {
+  Diagnostics d;
+  TopologyGraph g = build_topology(desc, devices, "/t", d);
+  EXPECT_TRUE(d.ok()) << (d.ok() ? "" : d.issues()[0].message);
+  return g;
+}
+
+std::vector<int> iota(int n, int first = 0) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), first);
+  return v;
+}
+
+// NVLink3 preset through one NVSwitch: alpha = 2 edges x 0.25 us, B = 300 GB/s x 0.78.
+constexpr double kAlpha = 0.5e-6, kB = 300e9 * 0.78;
+
+TEST(CollectiveCost, RingAllReduceClosedForm) {
+  // t = 2(n-1)/n * S/B + 2(n-1) * alpha (Patarasuk & Yuan 2009; formulas.md §6).
+  const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 8);
+  CollectiveCostModel m(g);
+  for (double s : {8.0 * 1024, 64.0 * 1048576, 1073741824.0}) {
+    const auto e = m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "ring");
+    const double want = 2.0 * 7 / 8 * s / kB + 2.0 * 7 * kAlpha;
+    EXPECT_NEAR(e.time.value(), want, want * 1e-12) << s;
+    EXPECT_EQ(e.steps, 14);
+    EXPECT_NEAR(e.latency_term.value(), 14 * kAlpha, 1e-15);
+  }
+  EXPECT_DOUBLE_EQ(collective_time(g, iota(8), CollectiveOp::all_reduce, Bytes(1 << 20), "ring").value(),
+                   m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(1 << 20), "ring").time.value());
+}
+
+TEST(CollectiveCost, LargeRingBusBandwidthIsLinkBandwidthTimesEfficiency) {
+  // nccl-tests: busbw of a large all-reduce "should reflect the hardware bottleneck"; here
+  // NVLink3 x 0.78. The latency terms (14 x 0.5 us against 64.2 ms of transfer) take
+  // 1.09e-4 of the time, so busbw sits within 1.2e-4 below B.
+  const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 8);
+  const auto e = CollectiveCostModel(g).estimate(iota(8), CollectiveOp::all_reduce, Bytes(8.0 * 1073741824.0), "auto");
+  EXPECT_EQ(e.algorithm, "ring");
+  EXPECT_NEAR(e.busbw.value(), kB, kB * 1.2e-4);
+  EXPECT_LT(e.busbw.value(), kB);
+}
+
+TEST(CollectiveCost, RingAllGatherAndReduceScatterClosedForm) {
+  // (n-1)/n * S/B + (n-1) alpha, S the gathered (total) size as nccl-tests counts it.
+  const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 8);
+  CollectiveCostModel m(g);
+  const double s = 256.0 * 1048576;
+  for (CollectiveOp op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
+    const auto e = m.estimate(iota(8), op, Bytes(s), "ring");
+    EXPECT_NEAR(e.time.value(), 7.0 / 8 * s / kB + 7 * kAlpha, 1e-12);
+  }
+}
+
+TEST(CollectiveCost, BusBandwidthFactorsOfNcclTests) {
+  // nccl-tests doc/PERFORMANCE.md (formulas.md §6).
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::all_reduce, 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::reduce_scatter, 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::all_gather, 16), 15.0 / 16);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::all_to_all, 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::broadcast, 8), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollectiveOp::reduce, 8), 1.0);
+}
+
+TEST(CollectiveCost, TreeLatencyGrowsWithLog2N) {
+  // Latency-bound (tiny message, one pipeline chunk): reduce up D levels then broadcast down
+  // D levels, D = floor(log2 n): latency 2 D alpha, against the ring's 2(n-1) alpha.
+  for (int n : {4, 8, 16, 32, 64}) {
+    const TopologyGraph g = build({{"type", "nvswitch-cluster"}, {"gpus_per_node", n}}, n);
+    CollectiveCostModel m(g);
+    const auto tree = m.estimate(iota(n), CollectiveOp::all_reduce, Bytes(8), "double_binary_tree");
+    EXPECT_EQ(tree.chunks, 1);
+    EXPECT_NEAR(tree.latency_term.value(), 2 * std::log2(n) * kAlpha, 1e-15) << n;
+    const auto picked = m.estimate(iota(n), CollectiveOp::all_reduce, Bytes(8), "auto");
+    EXPECT_EQ(picked.algorithm, "double_binary_tree") << n;  // small: tree, like NCCL
+  }
+}
+
+TEST(CollectiveCost, TorusDimensionOrderedRingsClosedForm) {
+  // t = sum_k 2(d_k - 1)(alpha + S / (B prod_{i<=k} d_i)), one link of 50 GB/s, 1 us per hop.
+  const TopologyGraph g = build({{"type", "torus"},
+                                 {"dims", {4, 4, 8}},
+                                 {"link", {{"type", "electrical"}, {"bandwidth", "50 GB/s"}, {"latency", "1 us"}}}},
+                                128);
+  CollectiveCostModel m(g);
+  const double s = 128.0 * 65536, b = 50e9, a = 1e-6;
+  const double want = 2 * 3 * (a + s / (b * 4)) + 2 * 3 * (a + s / (b * 16)) + 2 * 7 * (a + s / (b * 128));
+  const auto e = m.estimate(iota(128), CollectiveOp::all_reduce, Bytes(s), "torus");
+  EXPECT_NEAR(e.time.value(), want, want * 1e-12);
+  EXPECT_EQ(m.estimate(iota(128), CollectiveOp::all_reduce, Bytes(s), "auto").algorithm, "torus");
+}
+
+TEST(CollectiveCost, InNetworkReductionOnNvswitch) {
+  // NVLink SHARP: up to the switch once and down once, t = 2 alpha_edge + S/B.
+  const TopologyGraph g = build({{"type", "nvswitch-cluster"}, {"nvswitch_reduction", true}}, 8);
+  CollectiveCostModel m(g);
+  const double s = 1073741824.0;
+  const auto e = m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "in_network");
+  EXPECT_NEAR(e.time.value(), 2 * 0.25e-6 + s / kB, 1e-12);
+  EXPECT_EQ(m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "auto").algorithm, "in_network");
+  // Without the switch feature the algorithm cannot be forced.
+  const TopologyGraph plain = build({{"type", "nvswitch-cluster"}}, 8);
+  EXPECT_THROW((void)CollectiveCostModel(plain).estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "in_network"),
+               InputError);
+}
+
+TEST(CollectiveCost, NodeAwareAlgorithmsUseEveryNic) {
+  // 4 nodes x 8 GPUs on HDR: a flat ring crosses one NIC per node boundary per step; the
+  // hierarchical all-reduce and the NCCL-style parallel rings spread the inter-node bytes
+  // over all 8 NICs of a node. One leaf of 64 ports holds all 32 NICs, so no two flows
+  // meet on a spine link (with spines, ECMP collisions would add to the link loads).
+  const TopologyGraph g = build({{"type", "nvswitch-cluster"}, {"switch_radix", 64}}, 32);
+  CollectiveCostModel m(g);
+  const double s = 1073741824.0, b_ib = 25e9 * 0.92;
+  const auto h = m.estimate(iota(32), CollectiveOp::all_reduce, Bytes(s), "hierarchical");
+  const auto mr = m.estimate(iota(32), CollectiveOp::all_reduce, Bytes(s), "multi_ring");
+  const auto r = m.estimate(iota(32), CollectiveOp::all_reduce, Bytes(s), "ring");
+  EXPECT_LT(h.time.value(), r.time.value());
+  EXPECT_LT(mr.time.value(), r.time.value());
+  // Hierarchical: its inter-node phase alone, 2(N-1)/N * (S/8)/B_ib over N = 4 nodes, is a lower bound.
+  EXPECT_GT(h.time.value(), 2.0 * 3 / 4 * (s / 8) / b_ib);
+  // Parallel rings: 2(n-1) steps; the node-crossing edge of each ring carries one chunk of
+  // S/(8 n) per step: bandwidth term 2(n-1) * S/(8n) / B_ib (the NVLink hops are faster).
+  EXPECT_NEAR(mr.bandwidth_term.value(), 2.0 * 31 * (s / (8 * 32)) / b_ib, 1e-9);
+  const auto pick = m.estimate(iota(32), CollectiveOp::all_reduce, Bytes(s), "auto").algorithm;
+  EXPECT_EQ(pick, mr.time < h.time ? "multi_ring" : "hierarchical");
+}
+
+TEST(CollectiveCost, CompressedScheduleMatchesTheFullOne) {
+  // The compressed ring phases differ from the full schedule by at most one element per step.
+  const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 32);
+  CollectiveCostModel m(g);
+  const std::int64_t elements = 1000003;  // ragged
+  const auto full = m.schedule_time(hierarchical_schedule(CollectiveOp::all_reduce, 4, 8, elements, false), iota(32));
+  const auto comp = m.schedule_time(hierarchical_schedule(CollectiveOp::all_reduce, 4, 8, elements, true), iota(32));
+  EXPECT_EQ(full.steps, comp.steps);
+  EXPECT_NEAR(comp.time.value(), full.time.value(), full.steps * 1.0 / (25e9 * 0.92));
+}
+
+TEST(CollectiveCost, LinkSharingSlowsAStep) {
+  // All-to-all on 2 nodes of 2 GPUs with 1 shared NIC per node: both GPUs of a node send
+  // across the one NIC in the same step, so the NIC edge carries twice the block.
+  const TopologyGraph g =
+      build({{"type", "nvswitch-cluster"}, {"gpus_per_node", 2}, {"nics_per_node", 1}}, 4);
+  CollectiveCostModel m(g);
+  Schedule sc{CollectiveOp::all_to_all, 4, 4, {}, 0};
+  sc.steps.push_back({{{0, 2, 0, 0, 1000, false}, {1, 3, 0, 0, 1000, false}}});
+  const auto e = m.schedule_time(sc, iota(4));
+  EXPECT_NEAR(e.bandwidth_term.value(), 2000.0 / (25e9 * 0.92), 1e-15);
+}
+
+TEST(CollectiveCost, UnknownAlgorithmNamesValidOnes) {
+  const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 8);
+  try {
+    (void)CollectiveCostModel(g).estimate(iota(8), CollectiveOp::all_reduce, Bytes(1024), "butterfly");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown collective algorithm \"butterfly\"; valid ones are: chain,"),
+              std::string::npos);
+  }
+  EXPECT_THROW((void)CollectiveCostModel(g).estimate(iota(8), CollectiveOp::all_to_all, Bytes(1024), "ring"),
+               InputError);
+}
+
+TEST(CollectiveCost, SendRecvAndAllToAll) {
+  const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 16);
+  CollectiveCostModel m(g);
+  // One message across nodes: 2 host edges, alpha = 2 x 1.35 us, B = 25 GB/s x 0.92.
+  const auto p = m.estimate({0, 8}, CollectiveOp::send_recv, Bytes(1e6), "auto");
+  EXPECT_EQ(p.algorithm, "direct");
+  EXPECT_NEAR(p.time.value(), 2.7e-6 + 1e6 / (25e9 * 0.92), 1e-15);
+  // All-to-all inside one node, 8 ranks (2^3): 7 steps, each S/8 per rank over its own NVLink edge.
+  const auto a = m.estimate(iota(8), CollectiveOp::all_to_all, Bytes(8e6), "auto");
+  EXPECT_EQ(a.algorithm, "pairwise");
+  EXPECT_NEAR(a.time.value(), 7 * (kAlpha + 1e6 / kB), 1e-12);
+}
+
+}  // namespace
+}  // namespace hcsim

@@ -1,0 +1,248 @@
+// GPU model: roofline per dtype, tile/wave quantisation, K-loop fill, split-K, attention
+// traffic, energy and DVFS. Expected values come from the closed forms in gpu.hpp and from
+// the datasheet numbers of the presets (hardware reference).
+#include "models/compute/gpu.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "models/compute/compute_device.hpp"
+#include "preset_helpers.hpp"
+
+namespace hcsim {
+namespace {
+
+std::unique_ptr<ComputeDevice> preset(const std::string& name, const nlohmann::json& overrides = nlohmann::json::object()) {
+  return testing_helpers::build_preset(name, overrides);
+}
+
+const GpuDevice& gpu(const std::unique_ptr<ComputeDevice>& d) { return dynamic_cast<const GpuDevice&>(*d); }
+
+double achieved(const ComputeDevice& d, const Kernel& k) { return k.flops.value() / d.time(k).value(); }
+
+TEST(Gpu, EveryGpuPresetBuildsAndCitesASource) {
+  register_builtin_compute_devices();
+  register_builtin_compute_devices();  // idempotent
+  int n = 0;
+  for (const auto& [name, p] : compute_presets().all()) {
+    if (p.type != "gpu") continue;
+    ++n;
+    EXPECT_FALSE(p.source.empty()) << name;
+    auto dev = preset(name);
+    ASSERT_NE(dev, nullptr) << name;
+    EXPECT_EQ(dev->type(), "gpu");
+  }
+  EXPECT_GE(n, 6);
+}
+
+TEST(Gpu, A100DatasheetPeaks) {
+  auto d = preset("nvidia-a100-80gb-sxm");
+  // A100 datasheet: 312 TF bf16 dense, 624 with 2:4 sparsity, 156 tf32, 19.5 fp32, 2039 GB/s, 400 W.
+  EXPECT_DOUBLE_EQ(d->peak(DType::bf16).value(), 312e12);
+  EXPECT_DOUBLE_EQ(d->peak(DType::bf16, true).value(), 624e12);
+  EXPECT_DOUBLE_EQ(d->peak(DType::tf32).value(), 156e12);
+  EXPECT_DOUBLE_EQ(d->peak(DType::fp32).value(), 19.5e12);
+  EXPECT_DOUBLE_EQ(d->memory_bandwidth().value(), 2039e9);
+  EXPECT_DOUBLE_EQ(d->memory_capacity().value(), 80e9);
+  EXPECT_DOUBLE_EQ(d->max_power().value(), 400.0);
+  EXPECT_FALSE(d->supports(gemm_kernel(1024, 1024, 1024, DType::fp8)));  // A100 has no fp8 tensor cores
+  EXPECT_TRUE(preset("nvidia-h100-sxm5")->supports(gemm_kernel(1024, 1024, 1024, DType::fp8)));
+}
+
+TEST(Gpu, LargeSquareGemmMatchesClosedFormAndStaysBelowPeak) {
+  auto d = preset("nvidia-a100-80gb-sxm");
+  const Kernel k = gemm_kernel(8192, 8192, 8192, DType::bf16);
+  // Closed form (gpu.hpp) with the preset's tile 128x256x64, 108 SMs, eta 0.86, fill 1 us:
+  // tiles 64*32 = 2048, waves ceil(2048/108) = 19, iters 8192/64 = 128.
+  const double t_iter = 2.0 * 128 * 256 * 64 / (312e12 / 108 * 0.86);
+  const double t_comp = 19 * (1e-6 + 128 * t_iter);
+  const double t_mem = 3.0 * 8192 * 8192 * 2 / (2039e9 * 0.85);
+  ASSERT_GT(t_comp, t_mem);
+  EXPECT_NEAR(d->time(k).value(), t_comp + 3e-6, 1e-12);
+  const double tf = achieved(*d, k);
+  EXPECT_GT(tf, 0.8 * 312e12);   // approaches the peak ...
+  EXPECT_LT(tf, 0.86 * 312e12);  // ... but never exceeds the efficiency ceiling, let alone 312 TF
+}
+
+TEST(Gpu, AchievedRateNeverExceedsCeilingOverRandomShapes) {
+  auto d = preset("nvidia-h100-sxm5");
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<std::int64_t> dim(1, 20000);
+  for (int i = 0; i < 300; ++i) {
+    const Kernel k = gemm_kernel(dim(rng), dim(rng), dim(rng), DType::bf16);
+    // Ceiling: eta_gemm * peak (0.80 * 989.4 TF), from the preset.
+    EXPECT_LE(achieved(*d, k), 0.80 * 989.4e12 * (1 + 1e-12)) << k.m << "x" << k.n << "x" << k.k;
+  }
+}
+
+// Closed form of gpu.hpp for a compute-bound GEMM without split-K on the A100 preset
+// (108 SMs, eta 0.86, fill 1 us, tk 64): min over the tiles 128x256, 256x128, 128x128 of
+// waves * (fill + ceil(k/64) * t_iter(tile)).
+double a100_closed_form(std::int64_t m, std::int64_t n, std::int64_t k) {
+  double best = 1e30;
+  for (auto [tm, tn] : {std::pair<std::int64_t, std::int64_t>{128, 256}, {256, 128}, {128, 128}}) {
+    const double t_iter = 2.0 * tm * tn * 64 / (312e12 / 108 * 0.86);
+    const std::int64_t tiles = ((m + tm - 1) / tm) * ((n + tn - 1) / tn);
+    best = std::min(best, static_cast<double>((tiles + 107) / 108) * (1e-6 + static_cast<double>((k + 63) / 64) * t_iter));
+  }
+  return best;
+}
+
+TEST(Gpu, WaveQuantisationOneRowPastAFullWave) {
+  auto d = preset("nvidia-a100-80gb-sxm", {{"launch_overhead", 0}});
+  // 12 x 9 tiles of 128x256 (m = 1536, n = 2304) fill one wave on 108 SMs; one more row needs
+  // a second wave, or three waves of half-size tiles. Compute bound (intensity ~920 flop/B >
+  // A100 ridge ~180) and tiles >= SMs (no split-K).
+  const Kernel one = gemm_kernel(1536, 2304, 16384, DType::bf16);
+  const Kernel two = gemm_kernel(1537, 2304, 16384, DType::bf16);
+  EXPECT_NEAR(d->time(one).value(), a100_closed_form(1536, 2304, 16384), 1e-12);
+  EXPECT_NEAR(d->time(two).value(), a100_closed_form(1537, 2304, 16384), 1e-12);
+  EXPECT_GT(d->time(two) / d->time(one), 1.45);  // 0.07 % more work, ~50 % more time
+}
+
+TEST(Gpu, TileQuantisationPadsRaggedEdges) {
+  auto d = preset("nvidia-a100-80gb-sxm", {{"launch_overhead", 0}});
+  // m = 1024 -> 8 x 27 tiles of 128x256 (n = 6912) = 216 = 2 full waves; m = 1025 pads a
+  // ninth row of tiles (best: 9 x 54 half tiles in 5 waves).
+  const Kernel a = gemm_kernel(1024, 6912, 8192, DType::bf16);
+  const Kernel b = gemm_kernel(1025, 6912, 8192, DType::bf16);
+  EXPECT_NEAR(d->time(a).value(), a100_closed_form(1024, 6912, 8192), 1e-12);
+  EXPECT_NEAR(d->time(b).value(), a100_closed_form(1025, 6912, 8192), 1e-12);
+  EXPECT_EQ(gpu(d).cost(a).tile_n, 256);
+  EXPECT_GT(d->time(b) / d->time(a), 1.2);
+}
+
+TEST(Gpu, ShortKLoopCannotAmortiseThePipelineFill) {
+  auto d = preset("nvidia-a100-80gb-sxm", {{"launch_overhead", 0}, {"memory_efficiency", 1.0}});
+  const GpuDevice& g = gpu(d);
+  // k = 64: one K iteration per tile, so per-tile efficiency is t_iter / (t_fill + t_iter).
+  const Kernel k = gemm_kernel(13824, 6912, 64, DType::bf16);  // 108*27... = 2916 tiles, 27 waves
+  const double t_iter = 2.0 * 128 * 256 * 64 / (312e12 / 108 * 0.86);
+  const GpuCost c = g.cost(k);
+  EXPECT_NEAR(c.compute.value(), 27 * (1e-6 + t_iter), 1e-12);
+  // And small-k efficiency is well below the large-k one (pipeline fill dominates).
+  const double eff_small = k.flops.value() / c.compute.value() / 312e12;
+  EXPECT_LT(eff_small, 0.86 * t_iter / (1e-6 + t_iter) * (1 + 1e-9));
+  EXPECT_LT(achieved(*d, k), 0.5 * achieved(*d, gemm_kernel(13824, 6912, 8192, DType::bf16)));
+}
+
+TEST(Gpu, SplitKFillsIdleSmsForSmallOutputs) {
+  auto d = preset("nvidia-a100-80gb-sxm");
+  const GpuCost c = gpu(d).cost(gemm_kernel(256, 256, 65536, DType::bf16));
+  // 2 output tiles on 108 SMs: splitting K is the only way to use more than 2 SMs.
+  EXPECT_GT(c.split_k, 1);
+  const GpuCost no_split = gpu(d).cost(gemm_kernel(256, 256, 65536, DType::bf16, 1));
+  EXPECT_EQ(no_split.total.value(), c.total.value());
+  // Lower bound: even perfectly split, the work needs flops / (eta * peak).
+  EXPECT_GT(c.total.value(), 2.0 * 256 * 256 * 65536 / (0.86 * 312e12));
+}
+
+TEST(Gpu, MemoryBoundKernelIsBytesOverAchievedBandwidthPlusLaunch) {
+  auto d = preset("nvidia-a100-80gb-sxm");
+  const Kernel k = memory_kernel(KernelKind::elementwise, Bytes(4e9), Flops(1e9), DType::bf16);
+  // Roofline: 4 GB / (2039 GB/s * 0.85) + 3 us; 1 GFLOP at 19.5 TF is far below.
+  EXPECT_NEAR(d->time(k).value(), 4e9 / (2039e9 * 0.85) + 3e-6, 1e-12);
+}
+
+TEST(Gpu, DecodeGemvIsMemoryBound) {
+  auto d = preset("nvidia-a100-80gb-sxm");
+  const Kernel k = gemm_kernel(1, 8192, 8192, DType::bf16);
+  const GpuCost c = gpu(d).cost(k);
+  EXPECT_GT(c.memory.value(), c.compute.value());
+  // Weights dominate: 8192*8192*2 B at 0.85 * 2039 GB/s, plus the fp32 partials of C that
+  // each of the split_k slices writes and the reduction reads (2 * 4 B * s * m * n).
+  EXPECT_DOUBLE_EQ(c.hbm_bytes.value(), k.bytes.value() + 8.0 * static_cast<double>(c.split_k) * 8192);
+  EXPECT_NEAR(c.memory.value(), c.hbm_bytes.value() / (2039e9 * 0.85), 1e-15);
+}
+
+TEST(Gpu, SparseGemmRunsAtTwiceTheDenseTensorRate) {
+  auto d = preset("nvidia-a100-80gb-sxm", {{"launch_overhead", 0}});
+  Kernel k = gemm_kernel(8192, 8192, 8192, DType::bf16);
+  k.sparse = true;
+  // 2:4 sparsity doubles tensor throughput (datasheet 624 vs 312 TF): each K iteration takes
+  // half as long; the per-tile fill does not shrink. 19 waves, 128 iterations (see above).
+  const double t_iter = 2.0 * 128 * 256 * 64 / (312e12 / 108 * 0.86);
+  EXPECT_NEAR(gpu(d).cost(k).compute.value(), 19 * (1e-6 + 128 * t_iter / 2), 1e-12);
+  EXPECT_DOUBLE_EQ(gpu(d).cost(k).executed.value(), k.flops.value() / 2);
+}
+
+TEST(Gpu, UnfusedAttentionMovesTheScoresThroughHbm) {
+  auto d = preset("nvidia-a100-80gb-sxm");
+  Kernel k;
+  k.kind = KernelKind::attention;
+  k.dtype = DType::bf16;
+  k.m = 4096; k.n = 4096; k.k = 128; k.batch = 8 * 32;  // batch x heads
+  k.fused = true;
+  const GpuCost fused = gpu(d).cost(k);
+  k.fused = false;
+  const GpuCost unfused = gpu(d).cost(k);
+  const double S = 256.0 * 4096 * 4096 * 2;  // one bf16 score matrix per problem
+  // Fused: Q, K, V, O only. Unfused: + S written, read, P written, read (4 S).
+  EXPECT_DOUBLE_EQ(fused.hbm_bytes.value(), 256.0 * 2 * (2.0 * 4096 * 128 + 2.0 * 4096 * 128));
+  EXPECT_GE(unfused.hbm_bytes.value() - fused.hbm_bytes.value(), 4 * S);
+  EXPECT_EQ(unfused.launches, 3);
+  EXPECT_GT(unfused.total.value(), fused.total.value());
+}
+
+TEST(Gpu, SaturatedGemmAveragePowerStaysBelowTdp) {
+  register_builtin_compute_devices();
+  for (const auto& [name, p] : compute_presets().all()) {
+    if (p.type != "gpu") continue;
+    auto d = preset(name);
+    for (DType dt : {DType::fp32, DType::tf32, DType::bf16, DType::fp8, DType::int8}) {
+      const Kernel k = gemm_kernel(16384, 16384, 16384, dt);
+      if (!d->supports(k)) continue;
+      // Average board power = idle + dynamic energy / time; TDP is the datasheet bound.
+      const double watts = d->idle_power().value() + d->dynamic_energy(k).value() / d->time(k).value();
+      EXPECT_LT(watts, d->max_power().value()) << name << " " << dtype_name(dt);
+      EXPECT_GT(watts, d->idle_power().value() + 0.3 * (d->max_power() - d->idle_power()).value())
+          << name << " " << dtype_name(dt);  // a saturated GEMM is far from idle
+    }
+  }
+}
+
+TEST(Gpu, EnergyIsFlopsTimesEnergyPerFlopPlusBytesTimesEnergyPerByte) {
+  auto d = preset("nvidia-a100-80gb-sxm");
+  const Kernel k = memory_kernel(KernelKind::norm, Bytes(1e9), Flops(5e8), DType::bf16);
+  // Vector work at e_fp32 = 0.7 (400 - 50) W / 19.5 TF; HBM at 3.9 pJ/bit = 31.2 pJ/B.
+  const double e_fp32 = 0.7 * 350.0 / 19.5e12;
+  EXPECT_NEAR(d->dynamic_energy(k).value(), 5e8 * e_fp32 + 1e9 * 3.9e-12 * 8, 1e-9);
+}
+
+TEST(Gpu, DvfsScalesComputeTimeAndEnergyPerFlop) {
+  auto full = preset("nvidia-a100-80gb-sxm", {{"launch_overhead", 0}, {"tile_fill", 0}});
+  auto half = preset("nvidia-a100-80gb-sxm", {{"launch_overhead", 0}, {"tile_fill", 0}, {"frequency_scale", 0.5}});
+  const Kernel k = gemm_kernel(8192, 8192, 8192, DType::bf16);
+  // Compute bound: t ~ 1/f. Energy per flop ~ f^2 (C V^2 with V ~ f); HBM energy unchanged.
+  EXPECT_NEAR(half->time(k) / full->time(k), 2.0, 1e-9);
+  const double bytes_e = gpu(full).cost(k).hbm_bytes.value() * 3.9e-12 * 8;
+  EXPECT_NEAR((half->dynamic_energy(k).value() - bytes_e) / (full->dynamic_energy(k).value() - bytes_e), 0.25, 1e-9);
+  // Max power at half clock: idle + (tdp - idle) / 8.
+  EXPECT_NEAR(half->max_power().value(), 50 + 350.0 / 8, 1e-9);
+}
+
+TEST(Gpu, BadParametersAreReportedWithTheirPaths) {
+  register_builtin_compute_devices();
+  nlohmann::json v = compute_presets().find("nvidia-a100-80gb-sxm")->values;
+  v.erase("sm_count");
+  v["gemm_efficiency"] = 1.5;
+  v["peak_bf16"] = "312 TB/s";
+  v["colour"] = "green";
+  Diagnostics d;
+  auto dev = compute_devices().build("gpu", v, "/cluster/devices/0", d);
+  EXPECT_EQ(dev, nullptr);
+  ASSERT_EQ(d.issues().size(), 4u);
+  EXPECT_EQ(d.issues()[0].path, "/cluster/devices/0/colour");
+  EXPECT_EQ(d.issues()[1].path, "/cluster/devices/0/peak_bf16");
+  EXPECT_EQ(d.issues()[1].message, "expected a compute rate such as \"19.5 TFLOPS\", got \"312 TB/s\"");
+  EXPECT_EQ(d.issues()[2].path, "/cluster/devices/0/sm_count");
+  EXPECT_EQ(d.issues()[2].message, "required key is missing");
+  EXPECT_EQ(d.issues()[3].path, "/cluster/devices/0/gemm_efficiency");
+}
+
+}  // namespace
+}  // namespace hcsim

@@ -1,0 +1,151 @@
+// nvswitch-cluster: node structure, NIC attachment, fat-tree and rail-optimised fabrics, errors.
+#include "topologies/nvswitch_cluster.hpp"
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+namespace hcsim {
+namespace {
+
+TopologyGraph build_ok(nlohmann::json desc, int devices) {
+  Diagnostics d;
+  desc["type"] = "nvswitch-cluster";
+  TopologyGraph g = build_topology(desc, devices, "/cluster/topology", d);
+  EXPECT_TRUE(d.ok()) << (d.ok() ? "" : d.issues()[0].path + ": " + d.issues()[0].message);
+  return g;
+}
+
+int count_class(const TopologyGraph& g, const std::string& cls) {
+  return static_cast<int>(std::count_if(g.edges().begin(), g.edges().end(),
+                                        [&](const TopoEdge& e) { return e.link_class == cls; }));
+}
+
+int count_kind(const TopologyGraph& g, TopoNode::Kind k) {
+  return static_cast<int>(
+      std::count_if(g.nodes().begin(), g.nodes().end(), [&](const TopoNode& n) { return n.kind == k; }));
+}
+
+TEST(NvswitchCluster, SingleNodeHasNoScaleOutFabric) {
+  TopologyGraph g = build_ok(nlohmann::json::object(), 8);
+  EXPECT_EQ(g.device_count(), 8);
+  EXPECT_EQ(count_kind(g, TopoNode::Kind::switch_node), 1);  // the NVSwitch only
+  EXPECT_EQ(static_cast<int>(g.edges().size()), 8);          // one NVLink edge per GPU
+  EXPECT_EQ(count_class(g, "infiniband"), 0);
+  // Default NVLink3: 300 GB/s per direction per GPU (A100, hardware.md §1).
+  EXPECT_DOUBLE_EQ(g.edges()[0].bandwidth().value(), 300e9);
+  EXPECT_EQ(g.edges()[0].link_class, "nvlink");
+  EXPECT_EQ(g.locality_nodes(), 1);
+  EXPECT_EQ(g.description, "1 node x 8 GPUs, NVSwitch (nvlink3) inside");
+}
+
+TEST(NvswitchCluster, PartialNodeBelowGpusPerNode) {
+  TopologyGraph g = build_ok(nlohmann::json::object(), 4);
+  EXPECT_EQ(g.device_count(), 4);
+  EXPECT_EQ(static_cast<int>(g.edges().size()), 4);
+}
+
+TEST(NvswitchCluster, FatTreeWithOneNicPerGpu) {
+  // 16 nodes x 8 GPUs, 8 HDR NICs each = 128 NIC ports; radix 40 at 1:1 -> 20 down, 20 up;
+  // ceil(128/20) = 7 leaves, 20 spines, each leaf linked once to every spine.
+  TopologyGraph g = build_ok(nlohmann::json::object(), 128);
+  EXPECT_EQ(g.locality_nodes(), 16);
+  EXPECT_EQ(g.node_of(127), 15);
+  EXPECT_EQ(g.node_of(8), 1);
+  EXPECT_EQ(count_class(g, "nvlink"), 128);
+  EXPECT_EQ(count_class(g, "infiniband"), 128 + 7 * 20);
+  EXPECT_EQ(count_kind(g, TopoNode::Kind::switch_node), 16 + 7 + 20);
+  EXPECT_EQ(g.description,
+            "16 nodes x 8 GPUs, NVSwitch (nvlink3) inside, 8 x ib-hdr per node, fat-tree (7 leaves, 20 spines, 1:1)");
+}
+
+TEST(NvswitchCluster, RailOptimisedGivesEachRailItsLeaves) {
+  // 32 nodes, rail k holds NIC k of each node: 32 ports per rail / 20 down = 2 leaves per rail, 16 in all.
+  TopologyGraph g = build_ok({{"fabric", "rail-optimised"}}, 256);
+  EXPECT_EQ(count_kind(g, TopoNode::Kind::switch_node), 32 + 16 + 20);
+  // GPU 3 of node 5 is on a rail-3 leaf.
+  const int gpu = g.device_node(5 * 8 + 3);
+  int found = 0;
+  for (const auto& e : g.edges()) {
+    if (e.a == gpu && e.link_class == "infiniband") {
+      EXPECT_EQ(g.nodes()[static_cast<std::size_t>(e.b)].name, "rail3/leaf0");
+      ++found;
+    }
+  }
+  EXPECT_EQ(found, 1);
+}
+
+TEST(NvswitchCluster, OversubscriptionShrinksUplinks) {
+  // 1:3 at radix 40 -> 30 down, 10 up: 64 NIC ports -> 3 leaves x 10 spines.
+  TopologyGraph g = build_ok({{"oversubscription", 3}}, 64);
+  EXPECT_EQ(count_class(g, "infiniband"), 64 + 3 * 10);
+}
+
+TEST(NvswitchCluster, SharedNicsUsePcieAttachment) {
+  // DGX-2-like: 16 GPUs, 8 x 100 Gb/s NICs (ZeRO cluster, hardware.md §9) -> 2 GPUs per NIC node.
+  TopologyGraph g = build_ok({{"gpus_per_node", 16}, {"nics_per_node", 8},
+                              {"nic", {{"preset", "ib-hdr"}, {"bandwidth", "100 Gb/s"}}}},
+                             32);
+  EXPECT_EQ(count_class(g, "pcie"), 32);
+  EXPECT_EQ(count_kind(g, TopoNode::Kind::switch_node), 2 /*nvswitch*/ + 16 /*nics*/ + 1 /*leaf*/);
+  for (const auto& e : g.edges()) {
+    if (e.link_class == "pcie") {
+      EXPECT_DOUBLE_EQ(e.link.latency.value(), 0.0);
+    }
+  }
+}
+
+TEST(NvswitchCluster, SwitchesCarryInNetworkReductionFlags) {
+  TopologyGraph g = build_ok({{"nvswitch_reduction", true}, {"gpus_per_node", 4}}, 8);
+  int with = 0;
+  for (const auto& n : g.nodes()) with += n.in_switch_reduction ? 1 : 0;
+  EXPECT_EQ(with, 2);  // two NVSwitches; the leaf has no SHARP unless fabric_reduction
+}
+
+TEST(NvswitchCluster, LeafSpineEdgesUseSwitchLatency) {
+  TopologyGraph g = build_ok({{"switch_latency", "200 ns"}}, 64);
+  int checked = 0;
+  for (const auto& e : g.edges()) {
+    const auto& na = g.nodes()[static_cast<std::size_t>(e.a)];
+    if (na.name.rfind("leaf", 0) == 0) {
+      EXPECT_DOUBLE_EQ(e.link.latency.value(), 200e-9);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 4 * 20);  // 64 ports -> 4 leaves x 20 spines
+}
+
+TEST(NvswitchCluster, DevicesMustFillWholeNodes) {
+  Diagnostics d;
+  TopologyGraph g = build_topology({{"type", "nvswitch-cluster"}}, 12, "/cluster/topology", d);
+  ASSERT_EQ(d.issues().size(), 1u);
+  EXPECT_EQ(d.issues()[0].path, "/cluster/topology/gpus_per_node");
+  EXPECT_EQ(d.issues()[0].message, "12 devices do not fill whole nodes of 8 GPUs");
+  EXPECT_EQ(g.device_count(), 0);
+}
+
+TEST(NvswitchCluster, NicsMustDivideGpus) {
+  Diagnostics d;
+  build_topology({{"type", "nvswitch-cluster"}, {"nics_per_node", 3}}, 16, "/t", d);
+  ASSERT_EQ(d.issues().size(), 1u);
+  EXPECT_EQ(d.issues()[0].path, "/t/nics_per_node");
+}
+
+TEST(NvswitchCluster, BadLinkReportedUnderItsParam) {
+  Diagnostics d;
+  build_topology({{"type", "nvswitch-cluster"}, {"nvlink", {{"preset", "nvlink7"}}}}, 16, "/t", d);
+  ASSERT_EQ(d.issues().size(), 1u);
+  EXPECT_EQ(d.issues()[0].path, "/t/nvlink/preset");
+}
+
+TEST(TopologyRegistry, UnknownTypeNamesValidOnes) {
+  Diagnostics d;
+  build_topology({{"type", "hypercube-9d"}}, 8, "/t", d);
+  ASSERT_EQ(d.issues().size(), 1u);
+  EXPECT_EQ(d.issues()[0].path, "/t/type");
+  EXPECT_NE(d.issues()[0].message.find("valid ones are: "), std::string::npos);
+  EXPECT_NE(d.issues()[0].message.find("nvswitch-cluster"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hcsim

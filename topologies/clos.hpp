@@ -1,0 +1,41 @@
+#pragma once
+// Two-tier folded-Clos (leaf/spine) fabric, as used between GPU nodes: a fat-tree (every
+// NIC on the shared leaves, in order) or a rail-optimised fabric (NIC k of every node on
+// rail k's own leaves, as in NVIDIA DGX SuperPOD reference designs), with spines shared.
+//
+// Sizing: a leaf of `radix` ports with down:up oversubscription r gives
+//   down = floor(radix * r / (1 + r)) ports to endpoints, up = radix - down to spines,
+// so leaf uplink bandwidth is down/r endpoint links (Leiserson, "Fat-trees", IEEE TC 1985;
+// Al-Fares et al., SIGCOMM 2008). There are `up` spines and each leaf has one link to each.
+// When more leaves exist than a spine has ports, the spines stand for multi-chassis
+// (three-tier) spines of the same bisection: `logical_spines` is set in the summary.
+
+#include <string>
+#include <vector>
+
+#include "topologies/topology.hpp"
+
+namespace hcsim {
+
+struct ClosEndpoint {
+  int node = -1;   // graph node that owns the NIC port (a device or a NIC switch)
+  int group = 0;   // rail index for rail-optimised fabrics; 0 for a plain fat-tree
+};
+
+struct ClosOptions {
+  int radix = 40;
+  double oversubscription = 1.0;  // leaf down:up
+  LinkSpec endpoint_link;         // endpoint -> leaf
+  LinkSpec switch_link;           // leaf -> spine
+  bool in_switch_reduction = false;
+  std::string prefix;             // node-name prefix, e.g. "ib/"
+};
+
+struct ClosSummary {
+  int leaves = 0, spines = 0, down = 0, up = 0;
+  bool logical_spines = false;
+};
+
+ClosSummary add_two_tier_clos(TopologyGraph& g, const std::vector<ClosEndpoint>& endpoints, const ClosOptions& o);
+
+}  // namespace hcsim

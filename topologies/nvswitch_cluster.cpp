@@ -1,0 +1,165 @@
+#include "topologies/nvswitch_cluster.hpp"
+
+#include <fmt/format.h>
+
+#include "topologies/clos.hpp"
+#include "topologies/torus.hpp"
+
+namespace hcsim {
+
+const ParamTable& nvswitch_cluster_params() {
+  static const ParamTable table = {
+      {.name = "gpus_per_node", .kind = ParamKind::integer, .def = 8, .min = 1, .max = 4096,
+       .help = "GPUs joined by one NVSwitch domain"},
+      {.name = "nvlink", .kind = ParamKind::object, .def = nlohmann::json{{"preset", "nvlink3"}},
+       .help = "link description of one GPU's NVLink bandwidth to the NVSwitch"},
+      {.name = "nvswitch_reduction", .kind = ParamKind::boolean, .def = false,
+       .help = "NVSwitch reduces in the switch (NVLink SHARP, NVSwitch gen3 and later)"},
+      {.name = "nics_per_node", .kind = ParamKind::integer, .def = nlohmann::json(nullptr), .min = 1, .max = 4096,
+       .help = "scale-out NICs per node, dividing gpus_per_node (default: one per GPU)"},
+      {.name = "nic", .kind = ParamKind::object, .def = nlohmann::json{{"preset", "ib-hdr"}},
+       .help = "link description of one NIC port"},
+      {.name = "fabric", .kind = ParamKind::choice, .def = "fat-tree", .choices = {"fat-tree", "rail-optimised", "torus"},
+       .help = "how nodes are joined: one shared leaf/spine tree, one leaf set per NIC rail, or a torus of nodes"},
+      {.name = "fabric_dims", .kind = ParamKind::array, .def = nlohmann::json(nullptr),
+       .help = "fabric torus: node grid, e.g. [4, 4, 2]; product = nodes"},
+      {.name = "fabric_links_per_neighbour", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 64,
+       .help = "fabric torus: NIC-rate links from a node to each neighbour node"},
+      {.name = "switch_radix", .kind = ParamKind::integer, .def = 40, .min = 2, .max = 4096,
+       .help = "ports per leaf/spine switch (NVIDIA Quantum QM8700 HDR: 40)"},
+      {.name = "oversubscription", .kind = ParamKind::number, .def = 1.0, .min = 1, .max = 64,
+       .help = "leaf down:up port ratio (1 = non-blocking)"},
+      {.name = "switch_latency", .kind = ParamKind::quantity, .dim = Dim::time, .def = "130 ns", .min = 0,
+       .help = "latency of a leaf-spine edge (switch port to port; ESTIMATE after Quantum HDR's ~130 ns)"},
+      {.name = "fabric_reduction", .kind = ParamKind::boolean, .def = false,
+       .help = "leaf and spine switches reduce in network (InfiniBand SHARP)"},
+  };
+  return table;
+}
+
+namespace {
+
+struct Shape {
+  int nodes = 1, per_node = 1, nics = 1;
+};
+
+// Checks the divisibility rules; reports at the offending parameter.
+bool shape_of(const Params& p, const TopologyContext& ctx, Shape& s) {
+  const int g = static_cast<int>(p.integer("gpus_per_node"));
+  s.nics = p.has("nics_per_node") ? static_cast<int>(p.integer("nics_per_node")) : g;
+  bool ok = true;
+  if (ctx.devices < 1) {
+    ctx.diag->error(ctx.path, "a topology needs at least one device");
+    return false;
+  }
+  if (ctx.devices > g && ctx.devices % g != 0) {
+    ctx.diag->error(json_child(ctx.path, "gpus_per_node"),
+                    fmt::format("{} devices do not fill whole nodes of {} GPUs", ctx.devices, g));
+    ok = false;
+  }
+  if (s.nics > g || g % s.nics != 0) {
+    ctx.diag->error(json_child(ctx.path, "nics_per_node"),
+                    fmt::format("{} NICs cannot be shared evenly by {} GPUs per node", s.nics, g));
+    ok = false;
+  }
+  s.per_node = std::min(g, ctx.devices);
+  s.nodes = ctx.devices / s.per_node;
+  return ok;
+}
+
+// NIC ports of every node as Clos endpoints; GPUs sharing a NIC reach it over PCIe.
+std::vector<ClosEndpoint> attach_nics(TopologyGraph& g, const Shape& s, const LinkSpec& nic, bool rails) {
+  std::vector<ClosEndpoint> eps;
+  LinkSpec attach = nic;  // GPU -> shared NIC: bandwidth bounded by the NIC, costs counted on its port edge
+  attach.latency = Seconds{};
+  attach.energy_per_byte = JoulesPerByte{};
+  attach.static_power = Watts{};
+  const int gpus_per_nic = s.per_node / s.nics;
+  for (int n = 0; n < s.nodes; ++n) {
+    for (int k = 0; k < s.nics; ++k) {
+      int port = g.device_node(n * s.per_node + k * gpus_per_nic);
+      if (gpus_per_nic > 1) {
+        port = g.add_switch(fmt::format("node{}/nic{}", n, k));
+        for (int i = 0; i < gpus_per_nic; ++i)
+          g.add_edge(g.device_node(n * s.per_node + k * gpus_per_nic + i), port, attach, 1, "pcie");
+      }
+      eps.push_back({port, rails ? k : 0});
+    }
+  }
+  return eps;
+}
+
+// Nodes as a torus: each node's NIC ports meet at a node router, routers form the torus.
+std::string add_node_torus(TopologyGraph& g, const Shape& s, const LinkSpec& nic, const Params& p,
+                           const std::vector<int>& dims) {
+  std::vector<int> routers;
+  const auto eps = attach_nics(g, s, nic, false);
+  const std::string cls = link_class_of(nic, "scale-out");
+  for (int n = 0; n < s.nodes; ++n) routers.push_back(g.add_switch(fmt::format("node{}/router", n)));
+  for (std::size_t i = 0; i < eps.size(); ++i)
+    g.add_edge(eps[i].node, routers[i / static_cast<std::size_t>(s.nics)], nic, 1, cls);
+  add_torus_edges(g, routers, dims, true, nic, static_cast<int>(p.integer("fabric_links_per_neighbour")), cls);
+  std::string t;
+  for (std::size_t d = 0; d < dims.size(); ++d) t += (d ? "x" : "") + std::to_string(dims[d]);
+  return fmt::format(", {} x {} per node, {} torus of nodes", s.nics, nic.name, t);
+}
+
+}  // namespace
+
+TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
+  HCSIM_ASSERT(ctx.diag != nullptr, "topology build needs diagnostics");
+  TopologyGraph g;
+  Shape s;
+  const std::size_t issues_before = ctx.diag->issues().size();
+  const LinkSpec nvlink = topology_link(ctx, p_.raw("nvlink"), json_child(ctx.path, "nvlink"));
+  const LinkSpec nic = topology_link(ctx, p_.raw("nic"), json_child(ctx.path, "nic"));
+  if (!shape_of(p_, ctx, s) || ctx.diag->issues().size() != issues_before) return g;
+  std::vector<int> dims;
+  if (p_.string("fabric") == "torus" && s.nodes > 1) {
+    if (!p_.has("fabric_dims")) {
+      ctx.diag->error(json_child(ctx.path, "fabric_dims"), "a torus fabric needs its node grid, e.g. [4, 4, 2]");
+      return g;
+    }
+    dims = torus_dims(p_.raw("fabric_dims"), s.nodes, json_child(ctx.path, "fabric_dims"), *ctx.diag);
+    if (dims.empty()) return g;
+  }
+  if (nvlink.bandwidth.value() <= 0 || nic.bandwidth.value() <= 0) return g;  // resolver reported it
+  for (int d = 0; d < ctx.devices; ++d) {
+    g.add_device(fmt::format("node{}/gpu{}", d / s.per_node, d % s.per_node), d);
+    g.set_node_of(d, d / s.per_node);
+  }
+  const std::string nv_class = link_class_of(nvlink, "nvlink");
+  for (int n = 0; n < s.nodes; ++n) {
+    const int sw = g.add_switch(fmt::format("node{}/nvswitch", n), p_.boolean("nvswitch_reduction"));
+    for (int i = 0; i < s.per_node; ++i) g.add_edge(g.device_node(n * s.per_node + i), sw, nvlink, 1, nv_class);
+  }
+  g.description = fmt::format("{} node{} x {} GPUs, NVSwitch ({}) inside", s.nodes, s.nodes == 1 ? "" : "s",
+                              s.per_node, nvlink.name);
+  if (s.nodes == 1) return g;
+  if (!dims.empty()) {
+    g.description += add_node_torus(g, s, nic, p_, dims);
+    return g;
+  }
+  const bool rails = p_.string("fabric") == "rail-optimised";
+  ClosOptions o;
+  o.radix = static_cast<int>(p_.integer("switch_radix"));
+  o.oversubscription = p_.number("oversubscription");
+  o.endpoint_link = nic;
+  o.switch_link = nic;
+  o.switch_link.latency = p_.get<Seconds>("switch_latency");
+  o.in_switch_reduction = p_.boolean("fabric_reduction");
+  const ClosSummary c = add_two_tier_clos(g, attach_nics(g, s, nic, rails), o);
+  g.description += fmt::format(", {} x {} per node, {} ({} leaves, {} spines{}, {:g}:1)", s.nics, nic.name,
+                               p_.string("fabric"), c.leaves, c.spines, c.logical_spines ? " logical" : "",
+                               o.oversubscription);
+  return g;
+}
+
+void register_nvswitch_cluster(Registry<Topology>& r) {
+  r.add({"nvswitch-cluster",
+         "GPU nodes with an NVSwitch inside, joined by NICs through a fat-tree or rail-optimised leaf/spine fabric",
+         nvswitch_cluster_params(), [](const Params& p) { return std::make_unique<NvswitchCluster>(p); },
+         "NVIDIA DGX A100/H100 user guides and SuperPOD reference architectures; Leiserson 1985 (fat-trees)"});
+}
+
+}  // namespace hcsim

@@ -1,0 +1,41 @@
+#pragma once
+// "torus": k-ary n-cube of devices with wrap-around links (TPU v2-v4 ICI style), any
+// number of dimensions, optionally a mesh (no wrap), optionally reconfigured by optical
+// circuit switches (TPU v4: slices of 4x4x4 cubes stitched by OCS, ~10 s to reconfigure;
+// Jouppi et al., ISCA 2023).
+//
+// Device index = x0 + d0 * (x1 + d1 * (x2 + ...)): dimension 0 varies fastest. Each device
+// links to its +1 neighbour in every dimension of size > 1 (and wraps to 0 when `wrap`);
+// a ring of size 2 has a single edge with twice the lanes (the wrap link doubles it).
+// Bisection of a torus cut across dimension k: 2 * N / d_k links (Dally & Towles,
+// "Principles and Practices of Interconnection Networks", 2004, §3).
+
+#include <vector>
+
+#include "topologies/topology.hpp"
+
+namespace hcsim {
+
+class Torus final : public Topology {
+ public:
+  explicit Torus(Params p) : p_(std::move(p)) {}
+  [[nodiscard]] std::string_view type() const override { return "torus"; }
+  [[nodiscard]] TopologyGraph build(const TopologyContext& ctx) const override;
+
+ private:
+  Params p_;
+};
+
+const ParamTable& torus_params();
+void register_torus(Registry<Topology>& r);
+
+// Reads "dims" (array of positive integers) and checks that its product is `count`;
+// reports at `path`. Empty on error.
+std::vector<int> torus_dims(const nlohmann::json& dims, int count, const std::string& path, Diagnostics& diag);
+
+// Adds the torus/mesh links between `nodes` (graph node of each coordinate, in index
+// order as above).
+void add_torus_edges(TopologyGraph& g, const std::vector<int>& nodes, const std::vector<int>& dims, bool wrap,
+                     const LinkSpec& link, int lanes, const std::string& link_class);
+
+}  // namespace hcsim
