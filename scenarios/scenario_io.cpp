@@ -1,5 +1,7 @@
 // Reading scenario files and applying command-line overrides.
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -7,8 +9,55 @@
 #include "scenario.hpp"
 
 namespace hcsim {
+namespace {
+
+// Keys given twice in one object: the JSON parser keeps the last one silently, so a
+// scenario saying "tp": 4 and later "tp": 8 would run with 8 unnoticed. Fed the parser's
+// events, this reports every repeat at its JSON pointer.
+class DuplicateKeys {
+ public:
+  bool on_event(nlohmann::json::parse_event_t ev, const nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (ev) {
+      case E::object_start: frames_.push_back({true, {}, {}, 0}); break;
+      case E::array_start: frames_.push_back({false, {}, {}, 0}); break;
+      case E::key:
+        frames_.back().key = parsed.get<std::string>();
+        if (!frames_.back().keys.insert(frames_.back().key).second)
+          diag_.error(pointer(), "key given twice; the later value would silently replace the earlier one");
+        break;
+      case E::object_end:
+      case E::array_end: frames_.pop_back(); element_done(); break;
+      case E::value: element_done(); break;
+    }
+    return true;
+  }
+  [[nodiscard]] const Diagnostics& diag() const { return diag_; }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;
+    std::size_t index;
+  };
+  void element_done() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  }
+  [[nodiscard]] std::string pointer() const {
+    std::string p;
+    for (const auto& f : frames_) p = f.object ? json_child(p, f.key) : json_child(p, f.index);
+    return p;
+  }
+  std::vector<Frame> frames_;
+  Diagnostics diag_;
+};
+
+}  // namespace
 
 nlohmann::json read_json_file(const std::string& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw InputError("", "is a directory, not a scenario file", file);
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError("", "cannot open the file", file);
   std::ostringstream ss;
@@ -32,7 +81,11 @@ nlohmann::json read_json_file(const std::string& file) {
       else if (ch == '}' || ch == ']') --depth;
     }
     if (max_depth > 64) throw InputError("", fmt::format("JSON nested {} levels deep; at most 64 allowed", max_depth), file);
-    return nlohmann::json::parse(text);
+    DuplicateKeys dups;
+    nlohmann::json doc = nlohmann::json::parse(
+        text, [&dups](int, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) { return dups.on_event(ev, parsed); });
+    if (!dups.diag().ok()) throw InputError(dups.diag().issues(), file);
+    return doc;
   } catch (const nlohmann::json::parse_error& e) {
     // Turn the byte offset into line:column for the user.
     std::size_t line = 1, col = 1;
@@ -40,8 +93,12 @@ nlohmann::json read_json_file(const std::string& file) {
       if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
     }
     std::string what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 3, column 1: syntax error ...":
+    // keep what follows the parser's own position, given above.
     auto pos = what.find("parse error");
     if (pos != std::string::npos) what = what.substr(pos);
+    if (auto colon = what.find(": "); what.starts_with("parse error at ") && colon != std::string::npos)
+      what = what.substr(colon + 2);
     throw InputError("", fmt::format("invalid JSON at line {}, column {}: {}", line, col, what), file);
   } catch (const nlohmann::json::out_of_range& e) {
     // A number beyond double range ("1e400"): the parser gives no position.

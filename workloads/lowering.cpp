@@ -8,6 +8,7 @@
 // are emitted in a global topological order by stepping each stage through its schedule
 // whenever the activations or gradients it needs have been sent.
 #include "lowering.hpp"
+#include "items.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,133 +22,6 @@ namespace {
 
 constexpr TaskId kNone = 0xFFFFFFFFu;
 
-struct Item {
-  enum class Kind : std::uint8_t { compute, tp_comm, bucket } kind = Kind::compute;
-  Phase phase = Phase::forward;
-  double t = 0, flops = 0, model_flops = 0, bytes = 0, energy = 0;  // compute
-  CollectiveOp op = CollectiveOp::all_reduce;                         // tp_comm
-  double comm_bytes = 0;                                              // tp_comm payload
-  double grad_bytes = 0;                                              // bucket: gradients now ready
-};
-
-struct ChunkItems {
-  std::vector<Item> fwd, bwd;
-  double grad_bytes = 0;  // gradient bytes of the chunk on one device
-};
-
-Kernel backward_gemm(const Kernel& f, bool weight_grad) {
-  // dX = dY W^T is (m x k) from (m x n)(n x k); dW = X^T dY is (k x n) from (k x m)(m x n).
-  return weight_grad ? gemm_kernel(f.k, f.n, f.m, f.dtype, f.batch) : gemm_kernel(f.m, f.k, f.n, f.dtype, f.batch);
-}
-
-class ItemBuilder {
- public:
-  ItemBuilder(const LoweringInput& in, const ComputeDevice& dev)
-      : in_(in), dev_(dev), st_(*in.strategy), c_(*in.model) {
-    shape_.micro_batch = in.workload->micro_batch;
-    shape_.tp = st_.tp;
-    shape_.sequence_parallel = st_.sequence_parallel;
-    shape_.flash_attention = st_.flash_attention;
-    shape_.dtype = in.workload->precision;
-    act_bytes_ = static_cast<double>(shape_.micro_batch * c_.seq_len * c_.hidden) * dtype_bytes(shape_.dtype);
-    layer_ops_ = transformer_layer_ops(c_, shape_);
-  }
-
-  ChunkItems build(int layers, bool embedding, bool head) {
-    ChunkItems out;
-    const double e = dtype_bytes(shape_.dtype);
-    if (embedding) forward_ops(embedding_ops(c_, shape_), out.fwd, Phase::forward);
-    for (int l = 0; l < layers; ++l) forward_ops(layer_ops_, out.fwd, Phase::forward);
-    if (head) forward_ops(head_ops(c_, shape_), out.fwd, Phase::forward);
-
-    if (head) {
-      backward_ops(head_ops(c_, shape_), out.bwd);
-      double head_grads = (!c_.tied_embeddings || !embedding)
-                              ? static_cast<double>(c_.vocab) * static_cast<double>(c_.hidden) / st_.tp * e : 0.0;
-      bucket(out, head_grads);
-    }
-    for (int l = 0; l < layers; ++l) {
-      if (st_.recompute == Recompute::full) forward_ops(layer_ops_, out.bwd, Phase::recompute);
-      backward_ops(layer_ops_, out.bwd);
-      bucket(out, c_.layer_params() / st_.tp * e);
-    }
-    if (embedding) {
-      backward_ops(embedding_ops(c_, shape_), out.bwd);
-      bucket(out, c_.embedding_params() / st_.tp * e);
-    }
-    return out;
-  }
-
- private:
-  void bucket(ChunkItems& out, double grad_bytes) {
-    Item b;
-    b.kind = Item::Kind::bucket;
-    b.grad_bytes = grad_bytes;
-    out.bwd.push_back(b);
-    out.grad_bytes += grad_bytes;
-  }
-
-  void compute(std::vector<Item>& out, const Kernel& k, Phase phase, double model_flops) {
-    Item it;
-    it.phase = phase;
-    it.t = dev_.time(k).value();
-    it.flops = k.flops.value();
-    it.model_flops = model_flops;
-    it.bytes = k.bytes.value();
-    it.energy = dev_.dynamic_energy(k).value();
-    out.push_back(it);
-  }
-
-  void comm(std::vector<Item>& out, CollectiveOp op) {
-    if (st_.tp <= 1) return;
-    Item it;
-    it.kind = Item::Kind::tp_comm;
-    it.op = op;
-    it.comm_bytes = act_bytes_;
-    out.push_back(it);
-  }
-
-  void forward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out, Phase phase) {
-    for (const auto& op : ops) {
-      if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
-      compute(out, op.kernel, phase, phase == Phase::forward ? op.kernel.flops.value() : 0.0);
-      if (op.tp_allreduce_after)
-        comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
-    }
-  }
-
-  void backward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out) {
-    for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
-      const LayerOp& op = *it;
-      if (op.tp_allreduce_after && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
-      if (op.attention_core && st_.recompute == Recompute::selective)
-        compute(out, op.kernel, Phase::recompute, 0.0);
-      const Kernel& f = op.kernel;
-      if (f.kind == KernelKind::gemm) {
-        compute(out, backward_gemm(f, false), Phase::backward, f.flops.value());
-        compute(out, backward_gemm(f, true), Phase::backward, f.flops.value());
-      } else {
-        Kernel b = f;
-        b.flops = f.flops * 2.0;  // dQ, dK, dV, dP: twice the forward matrix work
-        b.bytes = f.bytes * 2.0;  // read saved inputs and output gradient, write input gradients
-        compute(out, b, Phase::backward, b.flops.value());
-      }
-      if (op.column_parallel)
-        comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
-    }
-  }
-
-  const LoweringInput& in_;
-  const ComputeDevice& dev_;
-  const StrategySpec& st_;
-  const TransformerConfig& c_;
-  ShardShape shape_;
-  double act_bytes_ = 0;
-  std::vector<LayerOp> layer_ops_;
-};
-
-// Chunk c of stage s holds layers_per_stage[s] / v layers, the first remainder chunks one more.
-int chunk_layers(int stage_layers, int v, int c) { return stage_layers / v + (c < stage_layers % v ? 1 : 0); }
 
 class Emitter {
  public:
@@ -206,10 +80,10 @@ class Emitter {
   void build_items() {
     items_.resize(static_cast<std::size_t>(p_ * v_));
     for (int s = 0; s < p_; ++s) {
-      ItemBuilder b(in_, *in_.stage_device[s]);
       for (int c = 0; c < v_; ++c) {
         const int vs = vstage(s, c);
-        items_[vs] = b.build(chunk_layers(in_.layers_per_stage[s], v_, c), vs == 0, vs == p_ * v_ - 1);
+        items_[vs] = build_chunk_items(in_, *in_.stage_device[s], chunk_layers(in_.layers_per_stage[s], v_, c),
+                                       vs == 0, vs == p_ * v_ - 1);
       }
     }
   }
@@ -473,12 +347,9 @@ class Emitter {
         for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = compute_tail_[dev(s, d, t)];
       emit_grad_collective(s, grads, chain);
     }
-    // Adam over this device's parameters (its 1/dp shard under ZeRO >= 1): read and write
-    // fp32 master weights, momentum and variance (24 B) plus the 16-bit gradient and weight.
+    // Adam over this device's parameters (its 1/dp shard under ZeRO >= 1).
     const double e = dtype_bytes(in_.workload->precision);
-    const double params = grads / e / (st_.zero >= 1 ? st_.dp : 1);
-    const Kernel k = memory_kernel(KernelKind::optimizer, Bytes(params * (24.0 + 2.0 * e)), Flops(0),
-                                   DType::fp32);
+    const Kernel k = optimizer_kernel(grads / e / (st_.zero >= 1 ? st_.dp : 1), in_.workload->precision);
     Item opt;
     opt.t = in_.stage_device[s]->time(k).value();
     opt.bytes = k.bytes.value();

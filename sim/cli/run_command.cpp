@@ -21,6 +21,9 @@ struct RunArgs {
   std::string out_dir;
   std::string format;
   std::vector<std::string> sets;
+  long long max_tasks = 0;
+  std::string trace;  // Chrome/Perfetto trace file (default: the scenario's outputs.trace)
+  std::string csv;    // per-rank CSV file
 };
 
 void ensure_dir(const std::string& dir) {
@@ -29,7 +32,9 @@ void ensure_dir(const std::string& dir) {
 }
 
 int run(const RunArgs& a) {
-  Scenario sc = load_scenario(a.scenario, a.sets);
+  std::vector<std::string> sets = a.sets;
+  if (a.max_tasks > 0) sets.push_back("/simulation/max_tasks=" + std::to_string(a.max_tasks));
+  Scenario sc = load_scenario(a.scenario, sets);
   const std::string format = a.format.empty() ? sc.outputs.format : a.format;
   RunOutput out;
   try {
@@ -43,6 +48,9 @@ int run(const RunArgs& a) {
     write_file_atomic(a.out_dir + "/resolved_scenario.json", sc.resolved.dump(2) + "\n");
     write_file_atomic(a.out_dir + "/report.json", rep.dump(2) + "\n");
   }
+  const std::string trace = a.trace.empty() ? sc.outputs.trace : a.trace;
+  if (!trace.empty()) write_file_atomic(trace, chrome_trace(sc, out));
+  if (!a.csv.empty()) write_file_atomic(a.csv, report_csv(sc, out));
   if (format == "json") std::cout << rep.dump(2) << "\n";
   else std::cout << report_table(sc, out);
   return 0;
@@ -64,6 +72,10 @@ void add_run_commands(CLI::App& app, Commands& cmds) {
   run_cmd->add_option("--out", ra->out_dir, "write report.json and resolved_scenario.json to DIR");
   run_cmd->add_option("--format", ra->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   run_cmd->add_option("--set", ra->sets, "override a field: /json/pointer=value (repeatable)");
+  run_cmd->add_option("--trace", ra->trace, "write a Chrome/Perfetto trace (ui.perfetto.dev) to FILE");
+  run_cmd->add_option("--csv", ra->csv, "write one CSV row per rank to FILE");
+  run_cmd->add_option("--max-tasks", ra->max_tasks, "refuse scenarios whose estimated task count is larger")
+      ->check(CLI::PositiveNumber);
   cmds.push_back({run_cmd, [ra] { return run(*ra); }});
 
   auto va = std::make_shared<RunArgs>();

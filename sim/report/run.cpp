@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "sim/collectives/cost.hpp"
 #include "sim/core/quantity.hpp"
+#include "workloads/analytical.hpp"
 
 namespace hcsim {
 
@@ -61,12 +63,82 @@ double estimate_tasks(const Scenario& sc) {
   return ranks * m * 2.0 * (per_pass + 1.0) + ranks * 4.0;
 }
 
+namespace {
+
+// The analytical fidelity: closed-form step from the same cost items, collectives from the
+// topology-aware cost model; no task graph, no engine. Network energy is not estimated.
+Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const std::vector<StageShape>& shapes) {
+  const CollectiveCostModel model(sc.topology);
+  const std::string algo = sc.simulation.collective_algorithm;
+  const AnalyticalResult a = analytical_step(in, [&](const std::vector<int>& devs, CollectiveOp op, double bytes) {
+    if (devs.size() <= 1 || bytes <= 0) return 0.0;
+    return model.estimate(devs, op, Bytes(bytes), op == CollectiveOp::send_recv ? "auto" : algo).time.value();
+  });
+  Metrics m;
+  m.step_time_s = a.step_time_s;
+  const int per_stage = sc.strategy.dp * sc.strategy.tp;
+  const double step = a.step_time_s;
+  double bubble = 0;
+  for (int d = 0; d < sc.device_count(); ++d) {
+    DeviceMetrics dm;
+    dm.device = static_cast<std::uint32_t>(d);
+    dm.stage = d / per_stage;
+    dm.pool = sc.stage_pool[static_cast<std::size_t>(dm.stage)];
+    const AnalyticalStage& st = a.stages[static_cast<std::size_t>(dm.stage)];
+    dm.compute_s = st.compute_s + st.optimizer_s;
+    dm.exposed_comm_s[static_cast<std::size_t>(sc.strategy.sequence_parallel ? CommClass::sp : CommClass::tp)] =
+        st.tp_comm_s;
+    dm.exposed_comm_s[static_cast<std::size_t>(CommClass::pp)] = st.pp_comm_s;
+    dm.exposed_comm_s[static_cast<std::size_t>(sc.strategy.zero >= 1 ? CommClass::zero : CommClass::dp)] =
+        st.dp_exposed_s;
+    dm.bubble_s = st.bubble_s;
+    dm.idle_s = std::max(0.0, step - dm.compute_s - dm.exposed_comm_total() - dm.bubble_s);
+    dm.flops = st.flops;
+    dm.model_flops = st.model_flops;
+    dm.dynamic_energy_j = st.dynamic_energy_j;
+    const auto& pool = sc.pools[static_cast<std::size_t>(dm.pool)];
+    dm.memory = stage_memory(sc.model, sc.strategy, sc.workload, shapes[static_cast<std::size_t>(dm.stage)]);
+    dm.capacity_bytes = pool.device->memory_capacity().value();
+    dm.static_energy_j = pool.device->idle_power().value() * step;
+    m.memory_fits = m.memory_fits && dm.memory.total().value() <= dm.capacity_bytes;
+    m.model_flops += dm.model_flops;
+    m.hardware_flops += dm.flops;
+    m.device_dynamic_j += dm.dynamic_energy_j;
+    m.device_static_j += dm.static_energy_j;
+    bubble += dm.bubble_s;
+    m.devices.push_back(dm);
+  }
+  m.bubble_fraction = step > 0 ? bubble / sc.device_count() / step : 0;
+  for (const auto& st : a.stages) m.stage_bubble_fraction.push_back(step > 0 ? st.bubble_s / step : 0);
+  double peak = 0;
+  for (const auto& p : sc.pools) peak += p.count * p.device->peak(sc.workload.precision).value();
+  const double tokens = static_cast<double>(sc.workload.global_batch * sc.model.seq_len);
+  if (step > 0) {
+    m.mfu = m.model_flops / (step * peak);
+    m.hfu = m.hardware_flops / (step * peak);
+    m.tokens_per_s = tokens / step;
+    m.samples_per_s = static_cast<double>(sc.workload.global_batch) / step;
+  }
+  m.it_energy_j = m.device_dynamic_j + m.device_static_j;
+  m.facility_energy_j = m.it_energy_j * sc.pue;
+  m.energy_per_token_j = tokens > 0 ? m.it_energy_j / tokens : 0;
+  m.average_power_w = step > 0 ? m.it_energy_j / step : 0;
+  return m;
+}
+
+}  // namespace
+
 RunOutput run_scenario(const Scenario& sc) {
   const auto t0 = std::chrono::steady_clock::now();
   RunOutput out;
   LoweringInput in = lowering_input(sc);
   out.shapes = stage_shapes(in);
   if (sc.simulation.check_memory) check_memory(sc, out.shapes);
+  if (sc.simulation.mode == "analytical") {
+    out.metrics = analytical_metrics(sc, in, out.shapes);
+    out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+  }
   const double est = estimate_tasks(sc);
   if (est > static_cast<double>(sc.simulation.max_tasks))
     throw InputError("/simulation/max_tasks",

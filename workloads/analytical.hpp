@@ -1,0 +1,44 @@
+#pragma once
+// The analytical fidelity: a training step in closed form from the same cost items the
+// lowering emits (workloads/items), with no engine. Per stage s and micro-batch, c_s is the
+// forward plus backward compute, the exposed tensor-parallel collectives and the pipeline
+// sends; the pipeline takes
+//   T_pipe = m * max_s c_s + (sum_s c_s - max_s c_s) / v
+// which is (m + p - 1) c for uniform GPipe/1F1B stages and (m + (p-1)/v) c for interleaved
+// 1F1B (Narayanan et al. SC21 §2.2). Stage s finishes its last backward pass
+// sum_{j<s} b_j / v before stage 0; its gradient buckets are reduced behind that backward
+// (exposed: what the last micro-batch's backward does not hide, at least the last bucket),
+// then the optimizer runs, then ZeRO's parameter all-gather. The step is the latest stage.
+// Collective times come from a callback (the topology-aware collective cost model), so
+// this file knows no topology.
+
+#include <functional>
+#include <vector>
+
+#include "workloads/lowering.hpp"
+
+namespace hcsim {
+
+// Time of one collective over `devices` (send_recv: two devices).
+using CollectiveCostFn = std::function<double(const std::vector<int>& devices, CollectiveOp op, double bytes)>;
+
+struct AnalyticalStage {
+  double compute_s = 0;     // per step: forward + backward + recompute compute
+  double tp_comm_s = 0;     // per step: tensor/sequence-parallel collectives (on the critical path)
+  double pp_comm_s = 0;     // per step: pipeline sends on the critical path
+  double dp_exposed_s = 0;  // gradient collectives not hidden behind the last backward
+  double optimizer_s = 0;   // optimizer (+ ZeRO parameter all-gather)
+  double bubble_s = 0;      // waiting in the pipeline
+  double idle_s = 0;        // waiting after the pipeline for the slowest stage
+  double flops = 0, model_flops = 0, dynamic_energy_j = 0;  // per device
+};
+
+struct AnalyticalResult {
+  double step_time_s = 0;
+  double pipeline_s = 0;
+  std::vector<AnalyticalStage> stages;
+};
+
+AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn& cost);
+
+}  // namespace hcsim

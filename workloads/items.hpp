@@ -1,0 +1,39 @@
+#pragma once
+// The cost items of one model chunk on one device: compute items (one per kernel, costed
+// by the device model), tensor-parallel collective items and gradient-bucket markers, for
+// the forward and the backward pass of one micro-batch. The lowering folds them into tasks;
+// the analytical mode sums them in closed form.
+
+#include <cstdint>
+#include <vector>
+
+#include "workloads/lowering.hpp"
+
+namespace hcsim {
+
+struct Item {
+  enum class Kind : std::uint8_t { compute, tp_comm, bucket } kind = Kind::compute;
+  Phase phase = Phase::forward;
+  double t = 0, flops = 0, model_flops = 0, bytes = 0, energy = 0;  // compute
+  CollectiveOp op = CollectiveOp::all_reduce;                         // tp_comm
+  double comm_bytes = 0;                                              // tp_comm payload
+  double grad_bytes = 0;                                              // bucket: gradients now ready
+};
+
+struct ChunkItems {
+  std::vector<Item> fwd, bwd;
+  double grad_bytes = 0;  // gradient bytes of the chunk on one device
+};
+
+// Items of a chunk of `layers` transformer layers (plus the embedding on the first
+// virtual stage and the head on the last) on device `dev`.
+ChunkItems build_chunk_items(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head);
+
+// Adam over `params` parameters of one device: read and write the fp32 master weights,
+// momentum and variance (24 B) plus the 16-bit gradient and weight.
+Kernel optimizer_kernel(double params, DType precision);
+
+// Chunk c of a stage holds stage_layers / v layers, the first remainder chunks one more.
+int chunk_layers(int stage_layers, int v, int c);
+
+}  // namespace hcsim
