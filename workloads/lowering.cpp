@@ -400,31 +400,29 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
   const int p = static_cast<int>(stage_device.size());
   const int v = std::max(1, st.interleave);
   ShardShape sh{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision};
-  const auto ops = transformer_layer_ops(c, sh);
-  std::vector<double> speed(static_cast<std::size_t>(p));
-  for (int s = 0; s < p; ++s) {
+  // Forward + backward (2x) time of one layer, and of the embedding (stage 0) and the head
+  // (last stage), on each stage's device.
+  auto pass_time = [&](const std::vector<LayerOp>& ops, const ComputeDevice& dev) {
     double t = 0;
-    for (const auto& op : ops) t += 3.0 * stage_device[s]->time(op.kernel).value();  // forward + 2x backward
-    speed[s] = t > 0 ? 1.0 / t : 1.0;
-  }
-  const double total = std::accumulate(speed.begin(), speed.end(), 0.0);
-  const auto layers = static_cast<int>(c.layers);
-  // Largest-remainder apportionment with a floor of v layers (one per chunk) per stage.
-  std::vector<int> out(static_cast<std::size_t>(p));
-  std::vector<std::pair<double, int>> rem;
-  int given = 0;
-  for (int s = 0; s < p; ++s) {
-    const double share = layers * speed[s] / total;
-    out[s] = std::max(v, static_cast<int>(std::floor(share)));
-    given += out[s];
-    rem.push_back({share - std::floor(share), s});
-  }
-  std::sort(rem.begin(), rem.end(), [](auto a, auto b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
-  for (std::size_t i = 0; given < layers; i = (i + 1) % rem.size()) { ++out[rem[i].second]; ++given; }
-  while (given > layers) {
-    auto it = std::max_element(out.begin(), out.end());
-    --*it;
-    --given;
+    for (const auto& op : ops) t += 3.0 * dev.time(op.kernel).value();
+    return t;
+  };
+  const auto layer = transformer_layer_ops(c, sh);
+  std::vector<double> per_layer(static_cast<std::size_t>(p)), fixed(static_cast<std::size_t>(p), 0.0);
+  for (int s = 0; s < p; ++s) per_layer[s] = pass_time(layer, *stage_device[s]);
+  fixed[0] += pass_time(embedding_ops(c, sh), *stage_device[0]);
+  fixed[static_cast<std::size_t>(p - 1)] += pass_time(head_ops(c, sh), *stage_device[static_cast<std::size_t>(p - 1)]);
+  // Min-max apportionment: each stage starts with v layers (one per chunk); every further
+  // layer goes to the stage whose time grows least, which minimises the slowest stage.
+  std::vector<int> out(static_cast<std::size_t>(p), v);
+  for (int given = p * v; given < static_cast<int>(c.layers); ++given) {
+    int best = 0;
+    double best_t = 0;
+    for (int s = 0; s < p; ++s) {
+      const double t = fixed[s] + (out[s] + 1) * per_layer[s];
+      if (s == 0 || t < best_t) { best = s; best_t = t; }
+    }
+    ++out[best];
   }
   return out;
 }
