@@ -18,6 +18,7 @@ struct Item {
   CollectiveOp op = CollectiveOp::all_reduce;                         // tp_comm
   double comm_bytes = 0;                                              // tp_comm payload
   double grad_bytes = 0;                                              // bucket: gradients now ready
+  std::uint32_t label = 0xFFFFFFFFu;                                  // task label; default: by phase
 };
 
 struct ChunkItems {

@@ -100,7 +100,7 @@ class Emitter {
     t.model_flops = acc.model_flops;
     t.bytes = acc.bytes;
     t.energy_j = acc.energy;
-    t.label = label_[static_cast<int>(phase)];
+    t.label = acc.label != kNone ? acc.label : label_[static_cast<int>(phase)];
     TaskId deps[3];
     std::size_t n = 0;
     for (TaskId d : {dep, dep2, compute_tail_[device]})
@@ -199,6 +199,7 @@ class Emitter {
   Item codec_item(int s, Flops flops, Bytes traffic) const {
     const Kernel k = memory_kernel(KernelKind::codec, traffic, flops, DType::fp32);
     Item it;
+    it.label = codec_label_;
     it.t = in_.stage_device[s]->time(k).value();
     it.bytes = traffic.value();
     it.energy = in_.stage_device[s]->dynamic_energy(k).value();
@@ -384,6 +385,7 @@ class Emitter {
                              g_.intern_label("optimizer"), g_.intern_label("other")};
   std::uint32_t coll_label_ = g_.intern_label("collective");
   std::uint32_t send_label_ = g_.intern_label("send");
+  std::uint32_t codec_label_ = g_.intern_label("codec");
 };
 
 }  // namespace

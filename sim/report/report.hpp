@@ -1,6 +1,11 @@
 #pragma once
-// Report writers: the human table (fits an 100-column terminal) and the JSON report (SI
-// units, unit-suffixed keys, a format version; schema in docs/report.schema.json).
+// Report writers, all from the one Metrics of a run:
+//  - report_table: the human summary, fitting a 100-column terminal;
+//  - report_json: every figure in SI units with unit-suffixed keys and a format version;
+//    its JSON Schema is docs/report.schema.json, its fields are described in docs/report.md;
+//  - report_csv: one row per rank (device), for spreadsheets;
+//  - chrome_trace: the timeline in the Chrome/Perfetto JSON trace-event format.
+// Every writer is deterministic: fixed formatting and a stable order, same run, same bytes.
 
 #include <string>
 
@@ -10,9 +15,23 @@
 
 namespace hcsim {
 
-inline constexpr const char* kReportFormat = "hcsim-report/1";
+inline constexpr const char* kReportFormat = "hcsim-report/2";
+inline constexpr const char* kTraceFormat = "hcsim-trace/1";
 
 nlohmann::json report_json(const Scenario& sc, const RunOutput& run);
 std::string report_table(const Scenario& sc, const RunOutput& run);
+
+// Compression section (null / empty when no codec is configured): savings against the
+// same step without codecs, and the codec time added.
+nlohmann::json compression_json(const Scenario& sc, const RunOutput& run);
+std::string compression_table(const Scenario& sc, const RunOutput& run);
+std::string report_csv(const Scenario& sc, const RunOutput& run);
+
+// One process per simulated device (devices that are replicas of a twin have no timeline
+// of their own), one thread per stream -- "compute" and "comm", plus "comm 2", ... where a
+// stream's tasks overlap -- a complete ("X") slice per task with its FLOPs, bytes, energy
+// and label as args, and counter tracks "power (W)" and "memory (GB)" per device.
+// Timestamps are integer nanoseconds written as microseconds with three decimals.
+std::string chrome_trace(const Scenario& sc, const RunOutput& run);
 
 }  // namespace hcsim

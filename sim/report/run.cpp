@@ -1,6 +1,7 @@
 #include "run.hpp"
 
 #include <chrono>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -126,6 +127,21 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
   return m;
 }
 
+// Mean over the devices that ran any codec task of their encode + decode time.
+double codec_time(const TaskGraph& g, const EngineResult& r) {
+  std::uint32_t label = 0;
+  bool found = false;
+  for (std::uint32_t i = 0; i < g.labels().size(); ++i)
+    if (g.labels()[i] == "codec") { label = i; found = true; }
+  if (!found) return 0;
+  std::map<std::uint32_t, double> per_device;
+  for (TaskId t = 0; t < g.size(); ++t)
+    if (g[t].kind == TaskKind::compute && g[t].label == label) per_device[g[t].device] += r.end[t] - r.start[t];
+  double sum = 0;
+  for (const auto& [d, v] : per_device) sum += v;
+  return per_device.empty() ? 0 : sum / static_cast<double>(per_device.size());
+}
+
 }  // namespace
 
 RunOutput run_scenario(const Scenario& sc) {
@@ -148,8 +164,19 @@ RunOutput run_scenario(const Scenario& sc) {
   out.graph = lower_training_step(in);
   EngineOptions opt;
   opt.mode = sc.simulation.mode == "flow" ? "flow" : "event";
+  opt.algorithm = sc.simulation.collective_algorithm;
   out.engine = simulate(sc.topology, out.graph, opt);
   out.metrics = compute_metrics(sc, out.graph, out.engine, out.shapes);
+  out.codec_time_s = codec_time(out.graph, out.engine);
+  if (sc.strategy.dp_codec || sc.strategy.pp_codec) {
+    // The baseline the compression report compares with: the same scenario without codecs.
+    Scenario plain = sc;
+    plain.strategy.dp_codec = nullptr;
+    plain.strategy.pp_codec = nullptr;
+    plain.dp_codec.reset();
+    plain.pp_codec.reset();
+    out.uncompressed = std::make_shared<Metrics>(run_scenario(plain).metrics);
+  }
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -3,6 +3,8 @@
 // task graph, the engine, the metrics. Bad layouts (a model that does not fit, a task graph
 // beyond --max-tasks) are InputErrors, reported before anything is simulated.
 
+#include <memory>
+
 #include "sim/engine/engine.hpp"
 #include "sim/report/metrics.hpp"
 
@@ -14,6 +16,10 @@ struct RunOutput {
   Metrics metrics;
   std::vector<StageShape> shapes;
   double wall_s = 0;
+  // With compression configured: the same step without it, and the codec time added
+  // (mean over devices of encode + decode time).
+  std::shared_ptr<Metrics> uncompressed;
+  double codec_time_s = 0;
 };
 
 // Estimated task count of the step before building it (for the --max-tasks bound).

@@ -1,0 +1,69 @@
+// The compression section of the report: what the codecs saved against the same step
+// without them (bytes per collective kind, exposed communication, step time, energy) and
+// what they cost (encode/decode time).
+#include <fmt/format.h>
+
+#include "report.hpp"
+#include "sim/core/quantity.hpp"
+
+namespace hcsim {
+namespace {
+
+std::array<double, kCommClasses> mean_exposed(const Metrics& m) {
+  std::array<double, kCommClasses> out{};
+  if (m.devices.empty()) return out;
+  for (const auto& d : m.devices)
+    for (std::size_t c = 0; c < kCommClasses; ++c) out[c] += d.exposed_comm_s[c];
+  for (double& x : out) x /= static_cast<double>(m.devices.size());
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json compression_json(const Scenario& sc, const RunOutput& run) {
+  if (!run.uncompressed) return nullptr;
+  const Metrics& c = run.metrics;
+  const Metrics& u = *run.uncompressed;
+  nlohmann::json j;
+  j["dp_codec"] = sc.dp_codec ? std::string(sc.dp_codec->type()) : "";
+  j["pp_codec"] = sc.pp_codec ? std::string(sc.pp_codec->type()) : "";
+  j["codec_time_s"] = run.codec_time_s;
+  j["step_time_s"] = {{"compressed", c.step_time_s}, {"uncompressed", u.step_time_s}};
+  j["it_energy_j"] = {{"compressed", c.it_energy_j}, {"uncompressed", u.it_energy_j}};
+  const auto ec = mean_exposed(c), eu = mean_exposed(u);
+  nlohmann::json kinds = nlohmann::json::object();
+  for (std::size_t k = 1; k < kCommClasses; ++k) {
+    if (c.comm_bytes[k] == 0 && u.comm_bytes[k] == 0) continue;
+    kinds[std::string(comm_class_name(static_cast<CommClass>(k)))] = {
+        {"bytes_compressed", c.comm_bytes[k]},   {"bytes_uncompressed", u.comm_bytes[k]},
+        {"bytes_saved", u.comm_bytes[k] - c.comm_bytes[k]}, {"exposed_s_compressed", ec[k]},
+        {"exposed_s_uncompressed", eu[k]},       {"exposed_s_saved", eu[k] - ec[k]}};
+  }
+  j["by_kind"] = kinds;
+  return j;
+}
+
+std::string compression_table(const Scenario& sc, const RunOutput& run) {
+  if (!run.uncompressed) return {};
+  const Metrics& c = run.metrics;
+  const Metrics& u = *run.uncompressed;
+  std::string out = fmt::format("compression {}{}{}: step {} → {} ({:+.1f} %), energy {} → {}, codec time {}\n",
+                                sc.dp_codec ? "dp " + std::string(sc.dp_codec->type()) : "",
+                                sc.dp_codec && sc.pp_codec ? ", " : "",
+                                sc.pp_codec ? "pp " + std::string(sc.pp_codec->type()) : "",
+                                format_quantity(u.step_time_s, Dim::time), format_quantity(c.step_time_s, Dim::time),
+                                100.0 * (c.step_time_s / u.step_time_s - 1.0), format_quantity(u.it_energy_j, Dim::energy),
+                                format_quantity(c.it_energy_j, Dim::energy), format_quantity(run.codec_time_s, Dim::time));
+  const auto ec = mean_exposed(c), eu = mean_exposed(u);
+  for (std::size_t k = 1; k < kCommClasses; ++k) {
+    if (c.comm_bytes[k] == u.comm_bytes[k]) continue;
+    out += fmt::format("  {:<6} bytes {} → {} ({:.1f} % saved), exposed {} → {}\n",
+                       comm_class_name(static_cast<CommClass>(k)), format_quantity(u.comm_bytes[k], Dim::data),
+                       format_quantity(c.comm_bytes[k], Dim::data),
+                       u.comm_bytes[k] > 0 ? 100.0 * (1.0 - c.comm_bytes[k] / u.comm_bytes[k]) : 0.0,
+                       format_quantity(eu[k], Dim::time), format_quantity(ec[k], Dim::time));
+  }
+  return out;
+}
+
+}  // namespace hcsim
