@@ -1,6 +1,5 @@
 #include "memory.hpp"
 
-#include "workloads/formulas.hpp"
 
 namespace hcsim {
 
@@ -25,17 +24,14 @@ MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st,
   m.optimizer = Bytes(12.0 * psi / (st.zero >= 1 ? nd : 1.0));  // fp32 master, momentum, variance
 
   const double s = static_cast<double>(c.seq_len), b = static_cast<double>(w.micro_batch);
-  const double h = static_cast<double>(c.hidden), a = static_cast<double>(c.heads);
-  // A fused (flash) attention kernel keeps no s x s scores: the selective-recompute
-  // expression of Korthikanti's Table 2 is then the no-recompute footprint.
-  Recompute r = st.recompute;
-  if (r == Recompute::none && st.flash_attention) r = Recompute::selective;
-  double per_layer = formulas::activation_bytes_per_layer(s, b, h, a, st.tp, st.sequence_parallel, r);
-  double act = per_layer * sh.layers * sh.in_flight;
+  const double h = static_cast<double>(c.hidden);
+  // Per layer: what the layer's ops keep for backward (transformer_ops.cpp), which equals
+  // Korthikanti's Table 2 for each variant (tests/workloads/activation_test.cpp).
+  const ShardShape shape{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision};
+  double act = layer_activation_bytes(c, shape, st.recompute) * sh.layers * sh.in_flight;
   if (st.recompute == Recompute::full && sh.layers > 0) {
     // One layer's full activations are live while it is recomputed and back-propagated.
-    Recompute inner = st.flash_attention ? Recompute::selective : Recompute::none;
-    act += formulas::activation_bytes_per_layer(s, b, h, a, st.tp, st.sequence_parallel, inner);
+    act += layer_activation_bytes(c, shape, Recompute::none);
   }
   if (sh.has_head) act += 4.0 * s * b * static_cast<double>(c.vocab) / st.tp + 4.0 * s * b * h / st.tp;
   m.activations = Bytes(act);

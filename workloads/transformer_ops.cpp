@@ -65,7 +65,34 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
                        d(tokens) * d(ffn) * (c.gated_mlp ? 3 : 2) * e, s.dtype));
   ops.push_back({"mlp_down", gemm_kernel(tokens, c.hidden, ffn, s.dtype), false, true});
   ops.push_back(mem_op("dropout_residual2", KernelKind::elementwise, norm_tokens * h * (3 * e + 1), s.dtype));
+
+  // What each op keeps for its backward pass (Korthikanti et al. 2022 §4.1): norms and
+  // GEMMs their input, QK^T its Q and K, AV its V and the dropped-out probabilities,
+  // softmax its output, dropouts a 1-byte mask. Under sequence parallelism the norm and
+  // dropout tensors and the column-parallel GEMM inputs are kept on s/t tokens.
+  const double gemm_in_tokens = s.sequence_parallel ? d(tokens) / d(t) : d(tokens);
+  const double scores = d(att.batch) * d(c.seq_len) * d(c.seq_len);
+  for (LayerOp& op : ops) {
+    const std::string_view n = op.name;
+    if (n == "norm1" || n == "norm2") op.saved_bytes = e * norm_tokens * h;
+    else if (n == "qkv" || n == "mlp_up") op.saved_bytes = e * gemm_in_tokens * h;
+    else if (n == "attention") {
+      op.saved_score_bytes = scores * (2 * e + 1);  // softmax output, dropout mask, dropout output
+      op.saved_bytes = e * d(tokens) * (d(q_out) + 2.0 * d(kv_out)) + op.saved_score_bytes;
+    } else if (n == "attn_proj") op.saved_bytes = e * d(tokens) * d(q_out);
+    else if (n == "dropout_residual1" || n == "dropout_residual2") op.saved_bytes = norm_tokens * h;
+    else if (n == "activation") op.saved_bytes = e * d(tokens) * d(ffn) * (c.gated_mlp ? 2 : 1);
+    else if (n == "mlp_down") op.saved_bytes = e * d(tokens) * d(ffn);
+  }
   return ops;
+}
+
+double layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Recompute r) {
+  if (r == Recompute::full) return dtype_bytes(s.dtype) * d(s.micro_batch * c.seq_len) * d(c.hidden);
+  double total = 0;
+  for (const LayerOp& op : transformer_layer_ops(c, s))
+    total += op.saved_bytes - (r == Recompute::selective || s.flash_attention ? op.saved_score_bytes : 0.0);
+  return total;
 }
 
 std::vector<LayerOp> embedding_ops(const TransformerConfig& c, const ShardShape& s) {

@@ -63,20 +63,5 @@ TEST(StageMemory, OneFOneBKeepsPMicroBatchesGPipeKeepsM) {
   EXPECT_DOUBLE_EQ(stage_memory(c, st, w, b).activations.value(), per_layer * 2 * 16);
 }
 
-TEST(ActivationFormulas, Table2Variants) {
-  // Korthikanti et al. 2022 Table 2 with s = 2048, b = 1, h = 12288, a = 96, t = 8 (GPT-3).
-  const double s = 2048, b = 1, h = 12288, a = 96, t = 8, sbh = s * b * h;
-  EXPECT_DOUBLE_EQ(formulas::activation_bytes_per_layer(s, b, h, a, 1, false, Recompute::none), sbh * (34 + 5 * a * s / h));
-  EXPECT_DOUBLE_EQ(formulas::activation_bytes_per_layer(s, b, h, a, t, false, Recompute::none),
-                   sbh * (10 + 24 / t + 5 * a * s / (h * t)));
-  EXPECT_DOUBLE_EQ(formulas::activation_bytes_per_layer(s, b, h, a, t, true, Recompute::none),
-                   sbh * (34 / t + 5 * a * s / (h * t)));
-  EXPECT_DOUBLE_EQ(formulas::activation_bytes_per_layer(s, b, h, a, t, false, Recompute::selective), sbh * (10 + 24 / t));
-  EXPECT_DOUBLE_EQ(formulas::activation_bytes_per_layer(s, b, h, a, t, true, Recompute::selective), sbh * 34 / t);
-  EXPECT_DOUBLE_EQ(formulas::activation_bytes_per_layer(s, b, h, a, t, true, Recompute::full), 2 * sbh);
-  // 5as/h = 80 for GPT-3, as the paper states.
-  EXPECT_DOUBLE_EQ(5 * a * s / h, 80.0);
-}
-
 }  // namespace
 }  // namespace hcsim

@@ -1,0 +1,83 @@
+// Communication volumes of the lowered step against the closed forms of Megatron-LM
+// (Narayanan et al. SC21 §3) and ZeRO (Rajbhandari et al. SC20 §7).
+#include <gtest/gtest.h>
+
+#include "../support/test_device.hpp"
+#include "workloads/lowering.hpp"
+
+namespace hcsim {
+namespace {
+
+// Bytes one rank sends for a collective of per-rank buffer S over n ranks with
+// bandwidth-optimal algorithms (nccl-tests PERFORMANCE.md): all-reduce 2(n-1)/n S,
+// reduce-scatter and all-gather (n-1)/n S.
+double sent_per_rank(const Task& t, int n) {
+  const double f = t.op == CollectiveOp::all_reduce ? 2.0 * (n - 1) / n : (n - 1.0) / n;
+  return f * t.bytes;
+}
+
+double volume(const TransformerConfig& c, StrategySpec st, std::int64_t batch, CommClass cls) {
+  register_builtin_schedules();
+  WorkloadSpec w;
+  w.global_batch = batch;
+  testing::TestDevice dev;
+  auto sched = pipeline_schedules().get(st.schedule, "").make(Params());
+  LoweringInput in{&c, &st, &w, sched.get(), std::vector<const ComputeDevice*>(static_cast<std::size_t>(st.pp), &dev),
+                   std::vector<int>(static_cast<std::size_t>(st.pp), static_cast<int>(c.layers / st.pp))};
+  const TaskGraph g = lower_training_step(in);
+  double v = 0;
+  for (const Task& t : g.tasks())
+    if (t.kind == TaskKind::collective && t.comm == cls)
+      v += sent_per_rank(t, static_cast<int>(g.groups()[t.group].size()));
+  return v;
+}
+
+TransformerConfig gpt(int layers) {
+  TransformerConfig c;
+  c.family = "gpt";
+  c.layers = layers; c.hidden = 1024; c.heads = 16; c.kv_heads = 16; c.ffn_hidden = 4096; c.vocab = 1024;
+  c.seq_len = 512;
+  return c;
+}
+
+TEST(Communication, TensorParallelVolumePerLayer) {
+  StrategySpec st;
+  st.tp = 4;
+  // One micro-batch (b = 1): one more layer makes each rank send 8 b s h (t-1)/t elements
+  // of 2 bytes (SC21 §3: four all-reduces of b s h per layer, forward and backward).
+  const double per_layer = volume(gpt(3), st, 1, CommClass::tp) - volume(gpt(2), st, 1, CommClass::tp);
+  const double b = 1, s = 512, h = 1024, t = 4;
+  EXPECT_NEAR(per_layer / (8 * b * s * h * (t - 1) / t * 2.0), 1.0, 1e-9);
+}
+
+TEST(Communication, SequenceParallelMovesTheSameVolume) {
+  StrategySpec tp, sp;
+  tp.tp = sp.tp = 4;
+  sp.sequence_parallel = true;
+  // Korthikanti et al. 2022 §4.2.2: all-gather + reduce-scatter cost the same as the all-reduce.
+  const double a = volume(gpt(3), tp, 1, CommClass::tp) - volume(gpt(2), tp, 1, CommClass::tp);
+  const double b = volume(gpt(3), sp, 1, CommClass::sp) - volume(gpt(2), sp, 1, CommClass::sp);
+  EXPECT_NEAR(b / a, 1.0, 1e-9);
+}
+
+TEST(Communication, ZeroStage3MovesOneAndAHalfTimesDataParallel) {
+  StrategySpec dp, z3;
+  dp.dp = z3.dp = 4;
+  dp.overlap_dp = z3.overlap_dp = false;
+  z3.zero = 3;
+  // ZeRO §7: DP all-reduce moves 2 Psi, stage 3 moves 3 Psi (two parameter all-gathers and
+  // one gradient reduce-scatter) with one micro-batch.
+  const double base = volume(gpt(2), dp, 4, CommClass::dp);
+  const double zero = volume(gpt(2), z3, 4, CommClass::zero);
+  EXPECT_NEAR(zero / base, 1.5, 1e-9);
+}
+
+TEST(Communication, ZeroStages1And2MoveTheSameAsDataParallel) {
+  StrategySpec dp, z;
+  dp.dp = z.dp = 4;
+  z.zero = 2;
+  EXPECT_NEAR(volume(gpt(2), z, 8, CommClass::zero) / volume(gpt(2), dp, 8, CommClass::dp), 1.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace hcsim
