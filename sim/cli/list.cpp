@@ -7,6 +7,7 @@
 
 #include "models/link/link.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/sections.hpp"
 #include "sim/cli/command.hpp"
 
 namespace hcsim {
@@ -38,11 +39,21 @@ std::string presets(const PresetLibrary& lib) {
 
 std::string list_registries(const std::string& what) {
   register_builtins();
-  const std::vector<std::string> valid{"all", "devices", "links", "topologies", "models", "schedules"};
+  const std::vector<std::string> valid{"all", "scenario", "devices", "links", "topologies", "models", "schedules"};
   if (std::find(valid.begin(), valid.end(), what) == valid.end())
     throw InputError("", "unknown list \"" + what + "\"; " + valid_list(valid));
   std::string out;
   auto want = [&](const char* w) { return what == "all" || what == w; };
+  if (want("scenario")) {
+    out += "scenario sections\n";
+    const std::pair<const char*, const ParamTable*> secs[] = {
+        {"(top level)", &sections::top()},       {"/cluster", &sections::cluster()},
+        {"/cluster/pools/N", &sections::pool()}, {"/workload", &sections::workload()},
+        {"/workload/model", &sections::model_ref()}, {"/strategy", &sections::strategy()},
+        {"/simulation", &sections::simulation()}, {"/outputs", &sections::outputs()}};
+    for (const auto& [name, table] : secs) out += fmt::format("  {}\n", name) + describe_params(*table, "    ");
+    out += "\n";
+  }
   if (want("devices")) out += "compute device types\n" + types(compute_devices()) + "\ndevice presets\n" + presets(compute_presets()) + "\n";
   if (want("links")) out += "link types\n" + types(link_models()) + "\nlink presets\n" + presets(link_presets()) + "\n";
   if (want("topologies")) out += "topology types\n" + types(topologies()) + "\n";
