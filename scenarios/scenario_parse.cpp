@@ -111,6 +111,8 @@ struct Parser {
     for (std::size_t i = 0; i < arr.size(); ++i) {
       const std::string path = json_child("/cluster/pools", i);
       Params p = section(sections::pool(), arr[i], path);
+      // A preset or type that failed its own check is absent: "give one" would be noise.
+      const bool named = last_clean || p.has("preset") || p.has("type");
       if (!p.has("count")) continue;
       DevicePool pool;
       pool.name = p.has("name") ? p.string("name") : fmt::format("pool{}", i);
@@ -123,7 +125,7 @@ struct Parser {
       first += pool.count;
       if (std::any_of(sc.pools.begin(), sc.pools.end(), [&](const DevicePool& q) { return q.name == pool.name; }))
         diag.error(json_child(path, "name"), "pool name \"" + pool.name + "\" used twice");
-      if (!p.json().contains("overrides")) continue;
+      if (!p.json().contains("overrides") || !named) continue;
       auto dev = build_ref(p, path, compute_devices(), compute_presets(), diag, pool.type, pool.preset, pool.params);
       pool.device = std::shared_ptr<const ComputeDevice>(std::move(dev));
       sc.pools.push_back(std::move(pool));
@@ -132,7 +134,7 @@ struct Parser {
 
   void model(const nlohmann::json& v) {
     Params ref = section(sections::model_ref(), v, "/workload/model");
-    if (!ref.json().contains("overrides")) return;
+    if (!ref.json().contains("overrides") || (!last_clean && !ref.has("preset") && !ref.has("type"))) return;
     std::string type;
     nlohmann::json resolved;
     auto m = build_ref(ref, "/workload/model", transformer_models(), transformer_presets(), diag, type,
@@ -155,6 +157,7 @@ struct Parser {
     parse_dtype(w.string("precision"), sc.workload.precision);
     sc.workload.optimizer = w.string("optimizer");
     if (w.has("step")) sc.strategy.step = w.integer("step");
+    if (w.has("average_steps")) sc.strategy.average_steps = w.integer("average_steps");
   }
 
   void strategy(const Params& s) {
@@ -345,11 +348,13 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   const nlohmann::json empty = nlohmann::json::object();
   auto sub = [&](const char* k) -> const nlohmann::json& { return top.json().contains(k) ? top.raw(k) : empty; };
 
-  Params cluster = ps.section(sections::cluster(), sub("cluster"), "/cluster");
+  // A missing or malformed section is reported once, not once more per required key inside it.
+  auto present = [&](const char* k) { return top.json().contains(k); };
+  Params cluster = present("cluster") ? ps.section(sections::cluster(), sub("cluster"), "/cluster") : Params();
   if (cluster.has("pools")) ps.pools(cluster.raw("pools"));
   if (cluster.has("pue")) sc.pue = cluster.number("pue");
-  Params wl = ps.section(sections::workload(), sub("workload"), "/workload");
-  const bool wl_clean = ps.last_clean;
+  Params wl = present("workload") ? ps.section(sections::workload(), sub("workload"), "/workload") : Params();
+  const bool wl_clean = present("workload") && ps.last_clean;
   if (wl.has("model")) ps.model(wl.raw("model"));
   if (wl_clean) ps.workload(wl);
   Params st = ps.section(sections::strategy(), sub("strategy"), "/strategy");

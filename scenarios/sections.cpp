@@ -1,5 +1,6 @@
 #include "sections.hpp"
 
+#include "sim/collectives/algorithms.hpp"
 #include "workloads/pipeline_schedule.hpp"
 
 namespace hcsim::sections {
@@ -62,6 +63,8 @@ const ParamTable& workload() {
        .help = "optimizer (mixed-precision Adam: 12 bytes of state per parameter)"},
       {.name = "step", .kind = ParamKind::integer, .def = nullptr, .min = 0, .max = 1e15,
        .help = "training step to cost, for codecs with warm-up phases (default: steady state)"},
+      {.name = "average_steps", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1e9,
+       .help = "also report the mean over training steps 0..K-1 (codec warm-up, local steps)"},
   };
   return t;
 }
@@ -101,8 +104,14 @@ const ParamTable& simulation() {
   static const ParamTable t{
       {.name = "mode", .kind = ParamKind::choice, .def = "event", .choices = {"analytical", "event", "flow"},
        .help = "fidelity: closed forms, task graph with coarse collectives, or collectives as point-to-point flows"},
-      {.name = "collective_algorithm", .kind = ParamKind::choice, .def = "ring", .choices = {"ring"},
-       .help = "collective algorithm"},
+      {.name = "collective_algorithm", .kind = ParamKind::choice, .def = "auto",
+       .choices = [] {
+         std::vector<std::string> c{"auto"};
+         for (const auto& name : collective_algorithm_names()) c.push_back(name);
+         return c;
+       }(),
+       .help = "collective algorithm: \"auto\" (least predicted time per collective, as NCCL's tuner) or one "
+               "algorithm, used where it applies (docs/network.md)"},
       {.name = "symmetry", .kind = ParamKind::boolean, .def = true,
        .help = "simulate provably identical ranks once"},
       {.name = "check_memory", .kind = ParamKind::boolean, .def = true,

@@ -35,6 +35,7 @@ struct StrategySpec {
   OnIncompatible dp_on_incompatible = OnIncompatible::error;
   const Codec* pp_codec = nullptr;
   std::int64_t step = 1'000'000'000;  // training step costed (warm-up phases of codecs)
+  std::int64_t average_steps = 0;     // > 0: also the mean over steps 0..K-1
 };
 
 struct WorkloadSpec {

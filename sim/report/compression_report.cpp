@@ -40,6 +40,14 @@ nlohmann::json compression_json(const Scenario& sc, const RunOutput& run) {
         {"exposed_s_uncompressed", eu[k]},       {"exposed_s_saved", eu[k] - ec[k]}};
   }
   j["by_kind"] = kinds;
+  if (!run.phases.empty()) {
+    nlohmann::json phases = nlohmann::json::array();
+    for (const auto& ph : run.phases)
+      phases.push_back({{"first_step", ph.first_step}, {"steps", ph.steps}, {"step_time_s", ph.step_time_s},
+                        {"it_energy_j", ph.it_energy_j}});
+    j["average"] = {{"steps", sc.strategy.average_steps}, {"mean_step_time_s", run.mean_step_time_s},
+                    {"mean_it_energy_j", run.mean_it_energy_j}, {"phases", phases}};
+  }
   return j;
 }
 
@@ -54,6 +62,14 @@ std::string compression_table(const Scenario& sc, const RunOutput& run) {
                                 format_quantity(u.step_time_s, Dim::time), format_quantity(c.step_time_s, Dim::time),
                                 100.0 * (c.step_time_s / u.step_time_s - 1.0), format_quantity(u.it_energy_j, Dim::energy),
                                 format_quantity(c.it_energy_j, Dim::energy), format_quantity(run.codec_time_s, Dim::time));
+  if (!run.phases.empty()) {
+    out += fmt::format("  mean over steps 0..{}: step {}, energy {} (", sc.strategy.average_steps - 1,
+                       format_quantity(run.mean_step_time_s, Dim::time), format_quantity(run.mean_it_energy_j, Dim::energy));
+    for (std::size_t i = 0; i < run.phases.size(); ++i)
+      out += fmt::format("{}{} steps from {} at {}", i ? "; " : "", run.phases[i].steps, run.phases[i].first_step,
+                         format_quantity(run.phases[i].step_time_s, Dim::time));
+    out += ")\n";
+  }
   const auto ec = mean_exposed(c), eu = mean_exposed(u);
   for (std::size_t k = 1; k < kCommClasses; ++k) {
     if (c.comm_bytes[k] == u.comm_bytes[k]) continue;

@@ -1,5 +1,6 @@
 #include "run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -142,6 +143,42 @@ double codec_time(const TaskGraph& g, const EngineResult& r) {
   return per_device.empty() ? 0 : sum / static_cast<double>(per_device.size());
 }
 
+// What the codecs do at a step, on a reference tensor: steps with equal signatures cost
+// the same, so each distinct signature is simulated once.
+std::vector<double> codec_signature(const Scenario& sc, std::int64_t step) {
+  std::vector<double> sig;
+  for (const Codec* c : {sc.strategy.dp_codec, sc.strategy.pp_codec}) {
+    if (!c) continue;
+    const CodecCost cc = c->cost(CodecInput{1024, 1024, 2, std::max(2, sc.strategy.dp), step});
+    sig.insert(sig.end(), {cc.compressed ? 1.0 : 0.0, cc.wire_bytes_per_rank.value(), cc.encode_flops.value(),
+                           cc.decode_flops.value(), static_cast<double>(cc.plan.phases.size())});
+  }
+  return sig;
+}
+
+void average_over_steps(const Scenario& sc, RunOutput& out) {
+  const std::int64_t k = sc.strategy.average_steps;
+  std::map<std::vector<double>, RunOutput::StepPhase> groups;
+  for (std::int64_t s = 0; s < k; ++s) {
+    auto [it, fresh] = groups.try_emplace(codec_signature(sc, s));
+    if (fresh) it->second.first_step = s;
+    ++it->second.steps;
+  }
+  for (auto& [sig, ph] : groups) {
+    Scenario one = sc;
+    one.strategy.step = ph.first_step;
+    one.strategy.average_steps = 0;
+    const Metrics m = run_scenario(one).metrics;
+    ph.step_time_s = m.step_time_s;
+    ph.it_energy_j = m.it_energy_j;
+    out.mean_step_time_s += m.step_time_s * static_cast<double>(ph.steps) / static_cast<double>(k);
+    out.mean_it_energy_j += m.it_energy_j * static_cast<double>(ph.steps) / static_cast<double>(k);
+    out.phases.push_back(ph);
+  }
+  std::sort(out.phases.begin(), out.phases.end(),
+            [](const auto& a, const auto& b) { return a.first_step < b.first_step; });
+}
+
 }  // namespace
 
 RunOutput run_scenario(const Scenario& sc) {
@@ -175,8 +212,10 @@ RunOutput run_scenario(const Scenario& sc) {
     plain.strategy.pp_codec = nullptr;
     plain.dp_codec.reset();
     plain.pp_codec.reset();
+    plain.strategy.average_steps = 0;
     out.uncompressed = std::make_shared<Metrics>(run_scenario(plain).metrics);
   }
+  if (sc.strategy.average_steps > 0) average_over_steps(sc, out);
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

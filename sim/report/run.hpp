@@ -20,6 +20,14 @@ struct RunOutput {
   // (mean over devices of encode + decode time).
   std::shared_ptr<Metrics> uncompressed;
   double codec_time_s = 0;
+  // With workload.average_steps = K: the steps 0..K-1 grouped by what the codecs do at
+  // them (warm-up, compressed, local or variance-frozen steps), each group simulated once.
+  struct StepPhase {
+    std::int64_t first_step = 0, steps = 0;
+    double step_time_s = 0, it_energy_j = 0;
+  };
+  std::vector<StepPhase> phases;
+  double mean_step_time_s = 0, mean_it_energy_j = 0;
 };
 
 // Estimated task count of the step before building it (for the --max-tasks bound).

@@ -42,5 +42,18 @@ TEST(Compression, WarmUpStepsAreUncompressed) {
   EXPECT_DOUBLE_EQ(r.metrics.step_time_s, r.uncompressed->step_time_s);
 }
 
+TEST(Compression, AverageOverTheFirstKStepsWeighsWarmUpAndCompressedPhases) {
+  nlohmann::json doc =
+      read_json_file(std::string(HCSIM_SOURCE_DIR) + "/scenarios/compression/bert-large-onebit-40gbe.json");
+  doc["workload"]["average_steps"] = 150000;  // 100,000 warm-up steps, then 50,000 compressed
+  const RunOutput r = run_scenario(parse_scenario(doc, "avg.json"));
+  ASSERT_EQ(r.phases.size(), 2u);
+  EXPECT_EQ(r.phases[0].steps, 100000);
+  EXPECT_EQ(r.phases[1].first_step, 100000);
+  const double expect = (2.0 * r.phases[0].step_time_s + r.phases[1].step_time_s) / 3.0;
+  EXPECT_NEAR(r.mean_step_time_s / expect, 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(r.phases[0].step_time_s, r.uncompressed->step_time_s);
+}
+
 }  // namespace
 }  // namespace hcsim
