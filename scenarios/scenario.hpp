@@ -27,7 +27,8 @@ struct DevicePool {
   int count = 0;
   int first_device = 0;
   nlohmann::json params;  // resolved parameters (SI)
-  std::shared_ptr<const ComputeDevice> device;
+  std::shared_ptr<const ComputeDevice> device;  // with attached PIM stacks folded in (models/compute/attached_pim)
+  std::string attach_to;  // a PIM pool: the pool whose devices carry these stacks; not in the layout
 };
 
 struct SimulationSpec {

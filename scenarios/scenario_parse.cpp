@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "hcsim/version.hpp"
+#include "models/compute/attached_pim.hpp"
 #include "models/link/link.hpp"
 #include "scenario.hpp"
 #include "sections.hpp"
@@ -24,13 +25,14 @@ void register_builtins() {
 
 int Scenario::device_count() const {
   int n = 0;
-  for (const auto& p : pools) n += p.count;
+  for (const auto& p : pools)
+    if (p.attach_to.empty()) n += p.count;
   return n;
 }
 
 const DevicePool& Scenario::pool_of_device(int device) const {
   for (const auto& p : pools)
-    if (device >= p.first_device && device < p.first_device + p.count) return p;
+    if (p.attach_to.empty() && device >= p.first_device && device < p.first_device + p.count) return p;
   HCSIM_ASSERT(false, "device index out of range");
   return pools.front();
 }
@@ -118,6 +120,10 @@ struct Parser {
       pool.name = p.has("name") ? p.string("name") : fmt::format("pool{}", i);
       pool.count = static_cast<int>(p.integer("count"));
       pool.first_device = first;
+      if (p.has("attach_to")) {
+        pool.attach_to = p.string("attach_to");
+        first -= pool.count;  // attached stacks are not devices of the layout
+      }
       if (first > kMaxDevices - pool.count) {
         diag.error(json_child(path, "count"), fmt::format("the pools hold more than {} devices in total", kMaxDevices));
         return;
@@ -129,6 +135,33 @@ struct Parser {
       auto dev = build_ref(p, path, compute_devices(), compute_presets(), diag, pool.type, pool.preset, pool.params);
       pool.device = std::shared_ptr<const ComputeDevice>(std::move(dev));
       sc.pools.push_back(std::move(pool));
+    }
+  }
+
+  // A PIM pool's stacks live in the memory of another pool's devices: fold them into
+  // that pool's device model so its memory-bound kernels run on the stacks.
+  void attach_pim() {
+    for (std::size_t i = 0; i < sc.pools.size(); ++i) {
+      const DevicePool& pim = sc.pools[i];
+      if (pim.attach_to.empty() || !pim.device) continue;
+      const std::string path = json_child(json_child("/cluster/pools", i), "attach_to");
+      auto host = std::find_if(sc.pools.begin(), sc.pools.end(), [&](const DevicePool& q) {
+        return q.name == pim.attach_to && q.attach_to.empty();
+      });
+      if (host == sc.pools.end() || !host->device) {
+        std::vector<std::string> names;
+        for (const auto& q : sc.pools)
+          if (q.attach_to.empty()) names.push_back(q.name);
+        diag.error(path, "no compute pool named \"" + pim.attach_to + "\"; " + valid_list(names));
+        continue;
+      }
+      if (pim.count % host->count != 0) {
+        diag.error(json_child(json_child("/cluster/pools", i), "count"),
+                   fmt::format("{} stacks cannot be shared evenly by the {} devices of pool \"{}\"", pim.count,
+                               host->count, host->name));
+        continue;
+      }
+      host->device = std::make_shared<AttachedPimDevice>(host->device, pim.device, pim.count / host->count);
     }
   }
 
@@ -281,6 +314,11 @@ struct Parser {
           return;
         }
         const int idx = static_cast<int>(it - sc.pools.begin());
+        if (!it->attach_to.empty()) {
+          diag.error(path, "pool \"" + it->name + "\" is processing-in-memory attached to \"" + it->attach_to +
+                               "\", not a compute pool");
+          return;
+        }
         if (idx < last) {
           diag.error(path, "stages must follow the pools' order (devices are numbered stage by stage)");
           return;
@@ -290,7 +328,7 @@ struct Parser {
         sc.stage_pool.push_back(idx);
       }
       for (std::size_t k = 0; k < sc.pools.size(); ++k)
-        if (need[k] != sc.pools[k].count)
+        if (sc.pools[k].attach_to.empty() && need[k] != sc.pools[k].count)
           diag.error(json_child(json_child("/cluster/pools", k), "count"),
                      fmt::format("pool \"{}\" has {} devices but its stages need {} (dp*tp = {} per stage)",
                                  sc.pools[k].name, sc.pools[k].count, need[k], per_stage));
@@ -351,7 +389,10 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   // A missing or malformed section is reported once, not once more per required key inside it.
   auto present = [&](const char* k) { return top.json().contains(k); };
   Params cluster = present("cluster") ? ps.section(sections::cluster(), sub("cluster"), "/cluster") : Params();
-  if (cluster.has("pools")) ps.pools(cluster.raw("pools"));
+  if (cluster.has("pools")) {
+    ps.pools(cluster.raw("pools"));
+    ps.attach_pim();
+  }
   if (cluster.has("pue")) sc.pue = cluster.number("pue");
   Params wl = present("workload") ? ps.section(sections::workload(), sub("workload"), "/workload") : Params();
   const bool wl_clean = present("workload") && ps.last_clean;

@@ -37,6 +37,9 @@ const ParamTable& pool() {
       {.name = "overrides", .kind = ParamKind::object, .def = nlohmann::json::object(),
        .help = "parameter values over the preset (without a preset: every required parameter)"},
       {.name = "count", .kind = ParamKind::integer, .min = 1, .max = 1'000'000, .help = "devices in the pool"},
+      {.name = "attach_to", .kind = ParamKind::string, .def = nullptr,
+       .help = "processing-in-memory pool: name of the pool whose devices carry these stacks in their memory "
+               "(count a multiple of that pool's); memory-bound kernels then run on the stacks"},
   };
   return t;
 }

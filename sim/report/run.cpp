@@ -113,7 +113,8 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
   m.bubble_fraction = step > 0 ? bubble / sc.device_count() / step : 0;
   for (const auto& st : a.stages) m.stage_bubble_fraction.push_back(step > 0 ? st.bubble_s / step : 0);
   double peak = 0;
-  for (const auto& p : sc.pools) peak += p.count * p.device->peak(sc.workload.precision).value();
+  for (const auto& p : sc.pools)
+    if (p.attach_to.empty()) peak += p.count * p.device->peak(sc.workload.precision).value();
   const double tokens = static_cast<double>(sc.workload.global_batch * sc.model.seq_len);
   if (step > 0) {
     m.mfu = m.model_flops / (step * peak);
