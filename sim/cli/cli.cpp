@@ -15,6 +15,13 @@ int cli_main(int argc, char** argv) {
   Commands cmds;
   add_run_commands(app, cmds);
   add_list_command(app, cmds);
+  add_diff_command(app, cmds);
+  add_sweep_command(app, cmds);
+  add_search_command(app, cmds);
+  add_check_command(app, cmds);
+  add_topo_command(app, cmds);
+  add_collective_command(app, cmds);
+  add_validate_suite_command(app, cmds);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

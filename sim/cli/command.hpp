@@ -20,5 +20,12 @@ using Commands = std::vector<Command>;
 // One adder per command family (sim/cli/*_command.cpp), called from cli_main in order.
 void add_run_commands(CLI::App& app, Commands& cmds);   // run, validate, schema
 void add_list_command(CLI::App& app, Commands& cmds);   // list
+void add_diff_command(CLI::App& app, Commands& cmds);   // diff
+void add_sweep_command(CLI::App& app, Commands& cmds);  // sweep
+void add_search_command(CLI::App& app, Commands& cmds); // search
+void add_check_command(CLI::App& app, Commands& cmds);  // check
+void add_topo_command(CLI::App& app, Commands& cmds);        // topo
+void add_collective_command(CLI::App& app, Commands& cmds);  // collective
+void add_validate_suite_command(CLI::App& app, Commands& cmds);  // validate-suite
 
 }  // namespace hcsim

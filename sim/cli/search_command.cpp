@@ -1,0 +1,117 @@
+// `hcsim search SEARCH.json [-j N] [--out DIR]` (sim/sweep/search_runner.hpp).
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "output.hpp"
+#include "sim/cli/command.hpp"
+#include "sim/core/quantity.hpp"
+#include "sim/sweep/pareto_plot.hpp"
+#include "sim/sweep/record.hpp"
+#include "sim/sweep/search_runner.hpp"
+
+namespace hcsim {
+namespace {
+
+struct SearchArgs {
+  std::string file, out, prune_mode;
+  int jobs = 1;
+  bool quiet = false;
+};
+
+std::string short_label(const sweep::Candidate& c) {
+  const auto& p = c.params;
+  return fmt::format("tp{} pp{} dp{} mb{}", p["/strategy/tp"].get<int>(), p["/strategy/pp"].get<int>(),
+                     p["/strategy/dp"].get<int>(), p["/workload/micro_batch"].get<int>());
+}
+
+std::string table(const sweep::SearchResult& r, const std::vector<std::size_t>& which) {
+  std::string out = fmt::format("  {:>3}  {:>7}  {:>10}  {:>11}  {:>11}  {:>10}  {:>6}  {}\n", "#", "devices", "step time",
+                                "tokens/s", "J/token", "power", "MFU", "layout");
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    const auto& row = r.rows[which[k]];
+    out += fmt::format("  {:>3}  {:>7}  {:>10}  {:>11.4g}  {:>11.4g}  {:>10}  {:>5.1f}%  {}\n", k + 1,
+                       row.candidate.devices, format_quantity(row.step_time_s, Dim::time), row.tokens_per_s,
+                       row.energy_per_token_j, format_quantity(row.power_w, Dim::power), 100 * row.mfu,
+                       sweep::describe_layout(row.candidate));
+  }
+  return out;
+}
+
+void write_outputs(const sweep::SearchSpec& spec, const sweep::SearchResult& r, const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  const sweep::Columns cols{{"/strategy/tp", "/strategy/pp", "/strategy/dp", "/workload/micro_batch",
+                             "/strategy/schedule", "/strategy/interleave", "/strategy/recompute", "/strategy/zero",
+                             "/strategy/sequence_parallel", "/cluster/pools/0/count"},
+                            sweep::default_metrics()};
+  std::string csv = sweep::csv_header(cols);
+  for (const auto& row : r.rows) {
+    auto rec = nlohmann::ordered_json::parse(row.record);
+    if (row.status == "over_power") {
+      rec["status"] = row.status;
+      rec["reason"] = row.reason;
+    }
+    csv += sweep::csv_row(rec, cols);
+  }
+  write_file_atomic(dir + "/candidates.csv", csv);
+  std::string pts = "devices,step_time_s,energy_per_token_j,on_front,label\n";
+  for (std::size_t i : r.ranking) {
+    const auto& row = r.rows[i];
+    const bool front = std::find(r.pareto.begin(), r.pareto.end(), i) != r.pareto.end();
+    pts += fmt::format("{},{},{},{},{}\n", row.candidate.devices, row.step_time_s, row.energy_per_token_j,
+                       front ? 1 : 0, sweep::csv_field(short_label(row.candidate)));
+  }
+  write_file_atomic(dir + "/pareto_points.csv", pts);
+  if (!r.ranking.empty()) {
+    const auto& best = r.rows[r.ranking.front()].candidate;
+    write_file_atomic(dir + "/best_scenario.json", sweep::candidate_document(spec, best, "event").dump(2) + "\n");
+  }
+}
+
+int run_search_command(const SearchArgs& a) {
+  sweep::SearchSpec spec = sweep::load_search(a.file);
+  if (!a.prune_mode.empty()) spec.prune_mode = a.prune_mode;
+  const sweep::SearchResult r = sweep::run_search(spec, a.jobs, !a.quiet);
+  std::size_t confirmed = 0;
+  for (const auto& row : r.rows) confirmed += row.confirmed ? 1 : 0;
+  std::cout << fmt::format("search: {} candidate layouts, {} feasible after screening ({} mode), {} confirmed "
+                           "(event mode), {:.2f} s\n",
+                           r.rows.size(), r.screened_ok, spec.prune_mode, confirmed, r.seconds);
+  const std::string out = a.out.empty() ? "search-out" : a.out;
+  write_outputs(spec, r, out);
+  if (r.ranking.empty()) {
+    std::cout << "no layout fits in memory within the device budget and power cap; see " << out
+              << "/candidates.csv for each reason\n";
+    return 1;
+  }
+  std::vector<std::size_t> top(r.ranking.begin(),
+                               r.ranking.begin() + static_cast<long>(std::min(spec.top_k, r.ranking.size())));
+  std::cout << fmt::format("\nbest {} by {}:\n{}", top.size(), sweep::objective_name(spec.objective), table(r, top));
+  std::cout << fmt::format("\nPareto front (step time vs energy per token vs devices), {} layouts:\n{}",
+                           r.pareto.size(), table(r, r.pareto));
+  std::cout << fmt::format("\nbest layout: {}\nwritten: {}/best_scenario.json, {}/candidates.csv, "
+                           "{}/pareto_points.csv\n",
+                           sweep::describe_layout(r.rows[r.ranking.front()].candidate), out, out, out);
+  const auto plot = sweep::plot_pareto(out + "/pareto_points.csv", out + "/pareto.png");
+  std::cout << plot.message << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_search_command(CLI::App& app, Commands& cmds) {
+  auto a = std::make_shared<SearchArgs>();
+  auto* cmd = app.add_subcommand("search", "find the best parallel layout under memory, device and power limits");
+  cmd->add_option("search", a->file, "search JSON file (docs/sweeps.md)")->required();
+  cmd->add_option("-j,--jobs", a->jobs, "worker processes (default 1)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--out", a->out, "directory for candidates.csv, pareto_points.csv, pareto.png, best_scenario.json "
+                                   "(default search-out)");
+  cmd->add_option("--prune-mode", a->prune_mode, "fidelity of the screening pass")
+      ->check(CLI::IsMember({"analytical", "event", "flow"}));
+  cmd->add_flag("-q,--quiet", a->quiet, "no progress on standard error");
+  cmds.push_back({cmd, [a] { return run_search_command(*a); }});
+}
+
+}  // namespace hcsim

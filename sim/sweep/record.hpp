@@ -1,0 +1,37 @@
+#pragma once
+// One finished sweep point as a result record: a single JSON line in results.jsonl
+//   {"index":3,"status":"ok","params":{"/strategy/tp":2},"metrics":{"step_time_s":0.52}}
+//   {"index":4,"status":"infeasible","params":{"/strategy/tp":3},"reason":"/strategy: ..."}
+// and the matching row of results.csv (index, status, parameters, metrics, reason). The CSV
+// row is always derived from the record, so both files agree whatever was resumed.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/sweep/scenario_source.hpp"
+#include "sim/sweep/sweep_spec.hpp"
+
+namespace hcsim::sweep {
+
+// The record line (no newline) of point `index` with its evaluation.
+std::string make_record(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,
+                        const std::vector<MetricColumn>& metrics);
+
+// The value at `pointer` of a report, null when absent.
+nlohmann::json report_value(const nlohmann::json& report, const std::string& pointer);
+
+struct Columns {
+  std::vector<std::string> params;    // pointers
+  std::vector<MetricColumn> metrics;
+};
+
+std::string csv_header(const Columns& c);
+// Throws std::runtime_error when `record` is not a result record.
+std::string csv_row(const nlohmann::ordered_json& record, const Columns& c);
+// RFC 4180 quoting when needed.
+std::string csv_field(const std::string& s);
+
+}  // namespace hcsim::sweep

@@ -1,0 +1,62 @@
+#include "scenario_source.hpp"
+
+#include "scenarios/scenario.hpp"
+#include "sim/report/report.hpp"
+
+namespace hcsim::sweep {
+
+std::string relative_to(const std::string& spec_file, const std::string& name) {
+  if (name.empty() || name[0] == '/') return name;
+  const auto slash = spec_file.find_last_of('/');
+  if (slash == std::string::npos) return name;
+  return spec_file.substr(0, slash + 1) + name;
+}
+
+ScenarioSource resolve_scenario(const nlohmann::json& ref, const std::string& spec_file, const std::string& path) {
+  if (ref.is_object()) return {ref, spec_file + "#" + path};
+  if (!ref.is_string() || ref.get<std::string>().empty())
+    throw InputError(path, "expected a scenario file name (relative to this file) or an inline scenario object",
+                     spec_file);
+  const std::string file = relative_to(spec_file, ref.get<std::string>());
+  try {
+    return {read_json_file(file), file};
+  } catch (const InputError& e) {
+    if (!e.file().empty() && e.file() != file) throw;
+    const std::string msg = e.issues().empty() ? "" : e.issues().front().message;
+    throw InputError(path, "scenario " + file + ": " + msg, spec_file);
+  }
+}
+
+void apply_assignments(nlohmann::json& doc, const nlohmann::ordered_json& assignments) {
+  for (const auto& [ptr, value] : assignments.items()) doc[nlohmann::json::json_pointer(ptr)] = nlohmann::json(value);
+}
+
+std::string issues_text(const std::exception& e) {
+  const auto* ie = dynamic_cast<const InputError*>(&e);
+  if (!ie) return e.what();
+  std::string out;
+  for (const auto& i : ie->issues()) {
+    if (!out.empty()) out += "; ";
+    out += i.path.empty() ? i.message : i.path + ": " + i.message;
+  }
+  return out;
+}
+
+Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file) {
+  Evaluation ev;
+  try {
+    const Scenario sc = parse_scenario(doc, file);
+    const RunOutput out = run_scenario(sc);
+    ev.report = report_json(sc, out);
+    ev.status = "ok";
+  } catch (const InputError& e) {
+    ev.status = "infeasible";
+    ev.reason = issues_text(e);
+  } catch (const std::exception& e) {
+    ev.status = "error";
+    ev.reason = e.what();
+  }
+  return ev;
+}
+
+}  // namespace hcsim::sweep

@@ -1,0 +1,151 @@
+#include "search_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "sim/sweep/pareto.hpp"
+#include "sim/sweep/progress.hpp"
+#include "sim/sweep/record.hpp"
+#include "sim/sweep/worker_pool.hpp"
+
+namespace hcsim::sweep {
+namespace {
+
+double metric(const nlohmann::json& m, const char* name) {
+  const auto it = m.find(name);
+  return it != m.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+void fill_row(const SearchSpec& spec, SearchRow& row, std::string line) {
+  const auto rec = nlohmann::json::parse(line);
+  row.record = std::move(line);
+  row.status = rec.value("status", "error");
+  row.reason = rec.value("reason", "");
+  if (row.status != "ok") return;
+  const auto& m = rec["metrics"];
+  row.step_time_s = metric(m, "step_time_s");
+  row.tokens_per_s = metric(m, "tokens_per_s");
+  row.energy_per_token_j = metric(m, "energy.per_token_j");
+  row.power_w = metric(m, "energy.average_power_w");
+  row.mfu = metric(m, "mfu");
+  if (spec.max_power_w && row.power_w > *spec.max_power_w) {
+    row.status = "over_power";
+    row.reason = fmt::format("average power {:.4g} W is above the cap of {:.4g} W", row.power_w, *spec.max_power_w);
+  }
+}
+
+// Simulates rows `which` at `mode`, updating them as they finish.
+void run_pass(const SearchSpec& spec, std::vector<SearchRow>& rows, const std::vector<std::size_t>& which,
+              const std::string& mode, int jobs, bool progress, const char* label) {
+  const auto metrics = default_metrics();
+  const JobFn job = [&](std::size_t i) {
+    Evaluation ev;
+    try {
+      ev = evaluate_scenario(candidate_document(spec, rows[i].candidate, mode), spec.base.file);
+    } catch (const std::exception& e) {
+      ev = {"error", e.what(), {}};
+    }
+    return make_record(i, rows[i].candidate.params, ev, metrics);
+  };
+  Progress bar(label, which.size(), progress);
+  const ResultFn done = [&](std::size_t i, std::string line) {
+    fill_row(spec, rows[i], std::move(line));
+    bar.tick(rows[i].status == "ok");
+  };
+  const CrashFn crashed = [&](std::size_t i, const std::string& why) {
+    return make_record(i, rows[i].candidate.params, {"error", why, {}}, metrics);
+  };
+  run_forked(which, jobs, job, done, crashed);
+  bar.finish();
+}
+
+std::vector<std::size_t> feasible(const std::vector<SearchRow>& rows) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].status == "ok") out.push_back(i);
+  return out;
+}
+
+std::vector<std::size_t> front_of(const std::vector<SearchRow>& rows, const std::vector<std::size_t>& which) {
+  std::vector<std::vector<double>> obj;
+  for (std::size_t i : which)
+    obj.push_back({rows[i].step_time_s, rows[i].energy_per_token_j, static_cast<double>(rows[i].candidate.devices)});
+  std::vector<std::size_t> out;
+  for (std::size_t k : pareto_front(obj)) out.push_back(which[k]);
+  std::stable_sort(out.begin(), out.end(),
+                   [&](std::size_t a, std::size_t b) { return rows[a].step_time_s < rows[b].step_time_s; });
+  return out;
+}
+
+void sort_by_objective(const SearchSpec& spec, const std::vector<SearchRow>& rows, std::vector<std::size_t>& v) {
+  std::stable_sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
+    return objective_key(spec, rows[a]) < objective_key(spec, rows[b]);
+  });
+}
+
+}  // namespace
+
+double objective_key(const SearchSpec& spec, const SearchRow& r) {
+  switch (spec.objective) {
+    case Objective::tokens_per_s: return -r.tokens_per_s;
+    case Objective::energy_per_token: return r.energy_per_token_j;
+    case Objective::step_time: return r.step_time_s;
+  }
+  return 0;
+}
+
+nlohmann::json candidate_document(const SearchSpec& spec, const Candidate& c, const std::string& mode) {
+  nlohmann::json doc = spec.base.doc;
+  apply_assignments(doc, c.params);
+  doc["simulation"]["mode"] = mode;
+  return doc;
+}
+
+std::string describe_layout(const Candidate& c) {
+  const auto& p = c.params;
+  std::string sched = p["/strategy/schedule"].get<std::string>();
+  if (p["/strategy/interleave"].get<int>() > 1) sched += fmt::format(" v={}", p["/strategy/interleave"].get<int>());
+  return fmt::format("tp {} · pp {} · dp {} · mb {} · {} · recompute {} · zero {}{}", p["/strategy/tp"].get<int>(),
+                     p["/strategy/pp"].get<int>(), p["/strategy/dp"].get<int>(), p["/workload/micro_batch"].get<int>(),
+                     sched, p["/strategy/recompute"].get<std::string>(), p["/strategy/zero"].get<int>(),
+                     p["/strategy/sequence_parallel"].get<bool>() ? " · sp" : "");
+}
+
+SearchResult run_search(const SearchSpec& spec, int jobs, bool progress, const std::string& confirm_mode) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SearchResult res;
+  for (auto& c : enumerate_candidates(spec)) {
+    SearchRow row;
+    row.candidate = std::move(c);
+    res.rows.push_back(std::move(row));
+  }
+  std::vector<std::size_t> all(res.rows.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  run_pass(spec, res.rows, all, spec.prune_mode, jobs, progress, "search (screen)");
+  std::vector<std::size_t> ok = feasible(res.rows);
+  res.screened_ok = ok.size();
+  if (spec.prune_mode == confirm_mode) {
+    for (std::size_t i : ok) res.rows[i].confirmed = true;
+  } else {
+    // The best top_k by the objective and the screened front (at most 4 top_k of it).
+    sort_by_objective(spec, res.rows, ok);
+    std::vector<std::size_t> pick(ok.begin(), ok.begin() + static_cast<long>(std::min(spec.top_k, ok.size())));
+    std::vector<std::size_t> front = front_of(res.rows, ok);
+    sort_by_objective(spec, res.rows, front);
+    for (std::size_t k = 0; k < front.size() && k < 4 * spec.top_k; ++k)
+      if (std::find(pick.begin(), pick.end(), front[k]) == pick.end()) pick.push_back(front[k]);
+    std::sort(pick.begin(), pick.end());
+    run_pass(spec, res.rows, pick, confirm_mode, jobs, progress, "search (confirm)");
+    for (std::size_t i : pick) res.rows[i].confirmed = true;
+  }
+  for (std::size_t i : feasible(res.rows))
+    if (res.rows[i].confirmed) res.ranking.push_back(i);
+  sort_by_objective(spec, res.rows, res.ranking);
+  res.pareto = front_of(res.rows, res.ranking);
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+}  // namespace hcsim::sweep

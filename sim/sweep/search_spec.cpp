@@ -1,0 +1,221 @@
+// Parsing a search file and enumerating its candidate layouts.
+#include "search_spec.hpp"
+
+#include <fmt/format.h>
+
+#include "scenarios/scenario.hpp"
+
+namespace hcsim::sweep {
+namespace {
+
+constexpr std::size_t kMaxCandidates = 200'000;
+
+void check_keys(const nlohmann::json& obj, const std::vector<std::string>& allowed, const std::string& path,
+                Diagnostics& d) {
+  for (const auto& [k, v] : obj.items())
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
+      d.error(json_child(path, k), "unknown key \"" + k + "\"; " + valid_list(allowed));
+}
+
+template <class T>
+void read_list(const nlohmann::json& space, const char* key, std::vector<T>& out, Diagnostics& d,
+               const std::vector<std::string>& choices = {}) {
+  if (!space.contains(key)) return;
+  const std::string path = json_child("/space", key);
+  const auto& v = space[key];
+  if (!v.is_array() || v.empty()) {
+    d.error(path, "expected a non-empty list");
+    return;
+  }
+  std::vector<T> vals;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto& e = v[i];
+    bool ok = false;
+    if constexpr (std::is_same_v<T, int>) ok = e.is_number_integer() && e.get<std::int64_t>() >= 0 && e.get<std::int64_t>() <= 1'000'000;
+    else if constexpr (std::is_same_v<T, bool>) ok = e.is_boolean();
+    else ok = e.is_string() && (choices.empty() || std::find(choices.begin(), choices.end(), e.get<std::string>()) != choices.end());
+    if (!ok) {
+      d.error(json_child(path, i), std::is_same_v<T, int>    ? "expected a non-negative integer"
+                                   : std::is_same_v<T, bool> ? "expected true or false"
+                                                             : "expected a listed choice; " + valid_list(choices));
+      continue;
+    }
+    vals.push_back(e.get<T>());
+  }
+  out = vals;
+}
+
+int base_pool_count(const nlohmann::json& doc, Diagnostics& d) {
+  const nlohmann::json::json_pointer pools("/cluster/pools");
+  if (!doc.contains(pools) || !doc.at(pools).is_array() || doc.at(pools).size() != 1) {
+    d.error("/base", "the base scenario needs exactly one device pool (/cluster/pools): a search varies its count");
+    return 0;
+  }
+  const auto& c = doc.at(pools)[0].value("count", nlohmann::json());
+  if (!c.is_number_integer() || c.get<std::int64_t>() < 1) {
+    d.error("/base", "the base scenario's pool needs an integer \"count\"");
+    return 0;
+  }
+  return static_cast<int>(c.get<std::int64_t>());
+}
+
+void parse_space(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
+  if (!doc.contains("space")) return;
+  const auto& sp = doc["space"];
+  if (!sp.is_object()) {
+    d.error("/space", "expected an object of lists");
+    return;
+  }
+  check_keys(sp, {"tp", "pp", "dp", "micro_batch", "schedule", "interleave", "recompute", "zero", "sequence_parallel"},
+             "/space", d);
+  read_list(sp, "tp", s.space.tp, d);
+  read_list(sp, "pp", s.space.pp, d);
+  read_list(sp, "dp", s.space.dp, d);
+  read_list(sp, "micro_batch", s.space.micro_batch, d);
+  read_list(sp, "schedule", s.space.schedule, d, {"gpipe", "1f1b", "interleaved-1f1b"});
+  read_list(sp, "interleave", s.space.interleave, d);
+  read_list(sp, "recompute", s.space.recompute, d, {"none", "selective", "full"});
+  read_list(sp, "zero", s.space.zero, d);
+  read_list(sp, "sequence_parallel", s.space.sequence_parallel, d);
+}
+
+void parse_settings(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
+  const auto integer = [&](const char* key, int lo) -> std::optional<int> {
+    if (!doc.contains(key)) return std::nullopt;
+    if (!doc[key].is_number_integer() || doc[key].get<std::int64_t>() < lo || doc[key].get<std::int64_t>() > 10'000'000) {
+      d.error(json_child("", key), fmt::format("expected an integer >= {}", lo));
+      return std::nullopt;
+    }
+    return static_cast<int>(doc[key].get<std::int64_t>());
+  };
+  if (auto v = integer("max_devices", 1)) s.max_devices = *v;
+  if (auto v = integer("top_k", 1)) s.top_k = static_cast<std::size_t>(*v);
+  if (doc.contains("device_counts")) read_list(doc, "device_counts", s.device_counts, d);
+  if (doc.contains("max_power_w")) {
+    const QuantityParse q = parse_quantity(doc["max_power_w"], Dim::power);
+    if (!q.value || *q.value <= 0) d.error("/max_power_w", "expected a power such as \"12 kW\" or 12000");
+    else s.max_power_w = q.value;
+  }
+  const std::string obj = doc.value("objective", "tokens_per_s");
+  if (obj == "tokens_per_s") s.objective = Objective::tokens_per_s;
+  else if (obj == "energy_per_token") s.objective = Objective::energy_per_token;
+  else if (obj == "step_time") s.objective = Objective::step_time;
+  else d.error("/objective", "expected one of: tokens_per_s, energy_per_token, step_time");
+  s.prune_mode = doc.value("prune_mode", std::string(kDefaultPruneMode));
+  if (s.prune_mode != "analytical" && s.prune_mode != "event" && s.prune_mode != "flow")
+    d.error("/prune_mode", "expected one of: analytical, event, flow");
+}
+
+bool allowed_total(const SearchSpec& s, long devices) {
+  if (devices > s.max_devices || devices < 1) return false;
+  return s.device_counts.empty() ||
+         std::find(s.device_counts.begin(), s.device_counts.end(), devices) != s.device_counts.end();
+}
+
+}  // namespace
+
+std::string objective_name(Objective o) {
+  switch (o) {
+    case Objective::tokens_per_s: return "tokens_per_s";
+    case Objective::energy_per_token: return "energy_per_token";
+    case Objective::step_time: return "step_time";
+  }
+  return "";
+}
+
+SearchSpec parse_search(const nlohmann::json& doc, const std::string& file) {
+  Diagnostics d;
+  SearchSpec s;
+  s.file = file;
+  if (!doc.is_object()) throw InputError("", "a search file is a JSON object with \"base\"", file);
+  check_keys(doc, {"description", "base", "objective", "max_devices", "device_counts", "max_power_w", "top_k",
+                   "prune_mode", "space"},
+             "", d);
+  if (!doc.contains("base")) d.error("/base", "missing: a scenario file name or an inline scenario");
+  else {
+    try {
+      s.base = resolve_scenario(doc["base"], file, "/base");
+      s.max_devices = base_pool_count(s.base.doc, d);
+    } catch (const InputError& e) {
+      d.merge(e);
+    }
+  }
+  parse_settings(doc, s, d);
+  parse_space(doc, s, d);
+  if (s.space.dp.empty())
+    for (int v = 1; v <= std::max(s.max_devices, 1); v *= 2) s.space.dp.push_back(v);
+  if (!d.ok()) throw InputError(d.issues(), file);
+  return s;
+}
+
+SearchSpec load_search(const std::string& file) { return parse_search(read_json_file(file), file); }
+
+namespace {
+
+struct Layout {
+  int tp, pp, dp, mb;
+  std::string schedule;
+  int interleave;
+};
+
+// The strategy variants of one layout that differ in effect: ZeRO only with dp > 1,
+// sequence parallelism only with tp > 1.
+void add_variants(const SearchSpec& s, const Layout& l, std::vector<Candidate>& out) {
+  const int devices = l.tp * l.pp * l.dp;
+  for (const auto& rc : s.space.recompute)
+    for (int z : s.space.zero) {
+      if (z > 0 && l.dp == 1) continue;
+      for (bool seq : s.space.sequence_parallel) {
+        if (seq && l.tp == 1) continue;
+        nlohmann::ordered_json p;
+        p["/strategy/tp"] = l.tp;
+        p["/strategy/pp"] = l.pp;
+        p["/strategy/dp"] = l.dp;
+        p["/workload/micro_batch"] = l.mb;
+        p["/strategy/schedule"] = l.schedule;
+        p["/strategy/interleave"] = l.interleave;
+        p["/strategy/recompute"] = rc;
+        p["/strategy/zero"] = z;
+        p["/strategy/sequence_parallel"] = seq;
+        p["/cluster/pools/0/count"] = devices;
+        out.push_back({out.size(), devices, std::move(p)});
+        if (out.size() > kMaxCandidates)
+          throw InputError("/space", fmt::format("more than {} candidate layouts; narrow the space", kMaxCandidates),
+                           s.file);
+      }
+    }
+}
+
+// The schedules worth trying at `pp`: with one stage every schedule is the same, so only
+// the first non-interleaved one; interleaving needs two stages and v >= 2.
+std::vector<std::pair<std::string, int>> schedules_for(const SearchSpace& sp, int pp) {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& sched : sp.schedule) {
+    if (sched == "interleaved-1f1b") {
+      if (pp >= 2)
+        for (int v : sp.interleave)
+          if (v >= 2) out.emplace_back(sched, v);
+    } else if (pp > 1 || std::none_of(out.begin(), out.end(), [](const auto& e) { return e.second == 1; })) {
+      out.emplace_back(sched, 1);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Candidate> enumerate_candidates(const SearchSpec& s) {
+  std::vector<Candidate> out;
+  const auto& sp = s.space;
+  for (int tp : sp.tp)
+    for (int pp : sp.pp)
+      for (int dp : sp.dp) {
+        const long devices = static_cast<long>(tp) * pp * dp;
+        if (tp < 1 || pp < 1 || dp < 1 || !allowed_total(s, devices)) continue;
+        for (int mb : sp.micro_batch)
+          for (const auto& [sched, v] : schedules_for(sp, pp)) add_variants(s, {tp, pp, dp, mb, sched, v}, out);
+      }
+  return out;
+}
+
+}  // namespace hcsim::sweep

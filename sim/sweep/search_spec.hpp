@@ -1,0 +1,76 @@
+#pragma once
+// A layout search file for `hcsim search`: the best parallel strategy for one model on one
+// kind of device and network, under a device budget and a power cap, for an objective.
+//
+//   {
+//     "base": "../quickstart.json",          // one device pool; its model, batch and cluster
+//     "objective": "tokens_per_s",           // or "energy_per_token", "step_time"
+//     "max_devices": 16,                     // default: the base pool's count
+//     "device_counts": [8, 16],              // optional: only these totals tp*pp*dp
+//     "max_power_w": 12000,                  // optional cap on the average IT power
+//     "top_k": 5,                            // confirmed with the event simulation
+//     "prune_mode": "analytical",            // fidelity of the first pass (default)
+//     "space": {"tp": [1, 2, 4, 8], "pp": [1, 2, 4], "dp": [1, 2, 4, 8, 16], "micro_batch": [1, 2, 4],
+//               "schedule": ["1f1b", "interleaved-1f1b"], "interleave": [2], "recompute": ["none", "selective"],
+//               "zero": [0, 1], "sequence_parallel": [false, true]}
+//   }
+//
+// Every layout of the space within the budget is a candidate, minus equivalent duplicates
+// (interleave only with the interleaved schedule, sequence parallelism only with tp > 1,
+// ZeRO only with dp > 1, one schedule when pp = 1); the scenario parser rejects the rest
+// (heads not divisible by tp, batch not divisible by dp x micro-batch, ...).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/sweep/scenario_source.hpp"
+
+namespace hcsim::sweep {
+
+// The first-pass fidelity: closed forms, microseconds per layout (run_scenario's
+// "analytical" mode). A search file ("prune_mode") or --prune-mode may ask for "event"
+// instead, which screens at the confirmation fidelity and so confirms every feasible layout.
+inline constexpr const char* kDefaultPruneMode = "analytical";
+
+struct SearchSpace {
+  std::vector<int> tp{1, 2, 4, 8}, pp{1, 2, 4, 8}, dp;  // dp default: powers of two up to max_devices
+  std::vector<int> micro_batch{1, 2, 4};
+  std::vector<std::string> schedule{"1f1b", "interleaved-1f1b"};
+  std::vector<int> interleave{2};
+  std::vector<std::string> recompute{"none", "selective", "full"};
+  std::vector<int> zero{0, 1};
+  std::vector<bool> sequence_parallel{false, true};
+};
+
+enum class Objective { tokens_per_s, energy_per_token, step_time };
+
+struct SearchSpec {
+  std::string file;
+  ScenarioSource base;
+  SearchSpace space;
+  int max_devices = 0;
+  std::vector<int> device_counts;  // empty: any total within max_devices
+  std::optional<double> max_power_w;
+  Objective objective = Objective::tokens_per_s;
+  std::size_t top_k = 5;
+  std::string prune_mode = kDefaultPruneMode;
+};
+
+struct Candidate {
+  std::size_t index = 0;
+  int devices = 0;
+  nlohmann::ordered_json params;  // "/strategy/tp": 2, ..., "/cluster/pools/0/count": 16
+};
+
+SearchSpec load_search(const std::string& file);
+SearchSpec parse_search(const nlohmann::json& doc, const std::string& file);
+
+std::vector<Candidate> enumerate_candidates(const SearchSpec& spec);
+
+// "tokens_per_s" etc.
+std::string objective_name(Objective o);
+
+}  // namespace hcsim::sweep

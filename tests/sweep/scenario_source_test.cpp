@@ -1,0 +1,46 @@
+// Scenario references and one-scenario evaluation (sim/sweep/scenario_source.cpp): paths
+// relative to the file naming them, inline objects, and the three outcomes of a run.
+#include "sim/sweep/scenario_source.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "scenarios/scenario.hpp"
+#include "sim/core/error.hpp"
+
+namespace hcsim::sweep {
+namespace {
+
+const std::string kTiny = std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/tiny-gpt.json";
+
+TEST(ScenarioSource, PathsAreRelativeToTheNamingFile) {
+  EXPECT_EQ(relative_to("a/b/sweep.json", "base.json"), "a/b/base.json");
+  EXPECT_EQ(relative_to("sweep.json", "../x.json"), "../x.json");
+  EXPECT_EQ(relative_to("a/sweep.json", "/abs/x.json"), "/abs/x.json");
+  const auto inl = resolve_scenario(nlohmann::json{{"name", "x"}}, "s.json", "/base");
+  EXPECT_EQ(inl.file, "s.json#/base");
+  EXPECT_EQ(resolve_scenario(kTiny, "anywhere.json", "/base").doc["name"], "tiny-gpt");
+  try {
+    resolve_scenario(42, "s.json", "/base");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.render(), ::testing::HasSubstr("s.json:/base: expected a scenario file name"));
+  }
+}
+
+TEST(ScenarioSource, EvaluationIsOkOrInfeasibleWithTheReasonNeverAThrow) {
+  register_builtins();
+  nlohmann::json doc = read_json_file(kTiny);
+  const Evaluation ok = evaluate_scenario(doc, kTiny);
+  EXPECT_EQ(ok.status, "ok");
+  EXPECT_GT(ok.report["step_time_s"].get<double>(), 0);
+  apply_assignments(doc, nlohmann::ordered_json{{"/strategy/tp", 3}});
+  const Evaluation bad = evaluate_scenario(doc, kTiny);
+  EXPECT_EQ(bad.status, "infeasible");
+  // The tiny GPT has 8 heads (scenarios/sweeps/tiny-gpt.json).
+  EXPECT_THAT(bad.reason, ::testing::HasSubstr("/strategy/tp: the model's 8 attention heads are not divisible by tp = 3"));
+  EXPECT_TRUE(bad.report.is_null());
+}
+
+}  // namespace
+}  // namespace hcsim::sweep

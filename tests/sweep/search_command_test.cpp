@@ -1,0 +1,88 @@
+// `hcsim search` end to end (sim/cli/search_command.cpp, sim/sweep/search_runner.cpp) on
+// the tiny GPT: the best layout by tokens/s, the Pareto front, a power cap that no layout
+// meets. Expectations come from the search's own candidate table (the best row must be the
+// maximum over every confirmed feasible candidate) and from the cap's definition.
+#include <algorithm>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_binary.hpp"
+
+namespace hcsim::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kTiny = std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/tiny-gpt.json";
+
+std::vector<std::vector<std::string>> read_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    rows.emplace_back();
+    std::istringstream f(line);
+    for (std::string cell; std::getline(f, cell, ',');) rows.back().push_back(cell);
+  }
+  return rows;
+}
+
+TEST(SearchCommand, FindsTheFastestLayoutAndItsParetoFront) {
+  ScratchDir dir("hcsim-search");
+  spit(dir / "search.json", R"({"base": ")" + kTiny + R"(", "max_devices": 8, "top_k": 2,
+    "space": {"tp": [1, 2], "pp": [1, 2], "micro_batch": [1, 2], "schedule": ["1f1b"], "recompute": ["none", "full"],
+              "zero": [0], "sequence_parallel": [false]}})");
+  // Screened at the event fidelity, so every feasible candidate is confirmed and comparable.
+  const RunResult r =
+      hcsim({"search", dir / "search.json", "--out", dir / "out", "-q", "-j", "2", "--prune-mode", "event"}, dir);
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("search: 48 candidate layouts"));
+  EXPECT_THAT(r.out, HasSubstr("Pareto front (step time vs energy per token vs devices)"));
+  EXPECT_THAT(r.out, ::testing::AnyOf(HasSubstr("Pareto plot: "), HasSubstr("plot skipped: ")));
+
+  // The best row is the highest tokens/s among the confirmed candidates.
+  const auto rows = read_csv(slurp(dir / "out/candidates.csv"));
+  ASSERT_EQ(rows.size(), 49u);  // header + 48: (tp,pp,dp) with product <= 8: 12, x 2 micro-batches x 2 recompute
+  const auto col = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(rows[0].begin(), rows[0].end(), name) - rows[0].begin());
+  };
+  double best = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (rows[i][col("status")] == "ok") best = std::max(best, std::stod(rows[i][col("tokens_per_s")]));
+  const auto chosen = nlohmann::json::parse(slurp(dir / "out/best_scenario.json"));
+  EXPECT_EQ(chosen["simulation"]["mode"], "event");
+  bool found = false;
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (std::stod(rows[i][col("tokens_per_s")]) == best)
+      found = found || (std::stoi(rows[i][col("strategy.tp")]) == chosen["strategy"]["tp"].get<int>() &&
+                        std::stoi(rows[i][col("strategy.dp")]) == chosen["strategy"]["dp"].get<int>() &&
+                        rows[i][col("strategy.recompute")] == chosen["strategy"]["recompute"].get<std::string>());
+  EXPECT_TRUE(found) << "best_scenario.json is not the row with the highest tokens/s";
+
+  // The front holds the fastest layout and the one on the fewest devices.
+  const auto pts = read_csv(slurp(dir / "out/pareto_points.csv"));
+  ASSERT_GE(pts.size(), 3u);
+  EXPECT_EQ(pts[0], (std::vector<std::string>{"devices", "step_time_s", "energy_per_token_j", "on_front", "label"}));
+  EXPECT_EQ(pts[1][3], "1");  // ranked first by tokens/s, and nothing is faster
+  bool one_device_on_front = false;
+  for (std::size_t i = 1; i < pts.size(); ++i) one_device_on_front |= pts[i][0] == "1" && pts[i][3] == "1";
+  EXPECT_TRUE(one_device_on_front);
+}
+
+TEST(SearchCommand, APowerCapNoLayoutMeetsIsExitCodeOne) {
+  ScratchDir dir("hcsim-search-cap");
+  spit(dir / "search.json", R"({"base": ")" + kTiny + R"(", "max_power_w": "10 W",
+    "space": {"tp": [1], "pp": [1], "micro_batch": [1], "schedule": ["1f1b"], "recompute": ["none"], "zero": [0],
+              "sequence_parallel": [false]}})");
+  const RunResult r = hcsim({"search", dir / "search.json", "--out", dir / "out", "-q"}, dir);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_THAT(r.out, HasSubstr("no layout fits in memory within the device budget and power cap"));
+  EXPECT_THAT(slurp(dir / "out/candidates.csv"), HasSubstr("over_power"));
+  EXPECT_THAT(slurp(dir / "out/candidates.csv"), HasSubstr("is above the cap of 10 W"));
+}
+
+}  // namespace
+}  // namespace hcsim::test
