@@ -33,7 +33,7 @@ struct DevicePool {
 
 struct SimulationSpec {
   std::string mode = "event";               // analytical | event | flow
-  std::string collective_algorithm = "ring";
+  std::string collective_algorithm = "auto";
   bool symmetry = true;
   bool check_memory = true;
   std::int64_t max_tasks = 20'000'000;

@@ -14,9 +14,13 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
   return x ^ (x >> 31);
 }
 
+constexpr std::size_t kCacheBytes = std::size_t{128} << 20;
+
 }  // namespace
 
-Router::Router(const TopologyGraph& g) : g_(g), adj_(g.nodes().size()) {
+Router::Router(const TopologyGraph& g, bool whole_graph_search)
+    : g_(g), whole_graph_(whole_graph_search || g.devices_forward), adj_(g.nodes().size()) {
+  const std::size_t n = g.nodes().size();
   for (std::size_t e = 0; e < g.edges().size(); ++e) {
     const auto& ed = g.edges()[e];
     adj_[static_cast<std::size_t>(ed.a)].emplace_back(ed.b, static_cast<int>(e));
@@ -24,8 +28,34 @@ Router::Router(const TopologyGraph& g) : g_(g), adj_(g.nodes().size()) {
     weight_.push_back(static_cast<std::int64_t>(std::llround(ed.link.latency.value() * 1e12)) + 1);
   }
   for (auto& a : adj_) std::sort(a.begin(), a.end());
-  const std::size_t per_search = 9 * std::max<std::size_t>(1, g.nodes().size());  // dist + settled flag
-  max_searches_ = std::max<std::size_t>(64, (std::size_t{128} << 20) / per_search);
+  transit_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) transit_[i] = g.devices_forward || g.nodes()[i].kind != TopoNode::Kind::device;
+  const std::size_t per_search = 9 * std::max<std::size_t>(1, n);  // dist + settled flag
+  max_searches_ = std::max<std::size_t>(64, kCacheBytes / per_search);
+  if (whole_graph_) return;
+  // Connected components of the transit nodes alone (switches reach each other through
+  // switches only), each node with its index inside its component.
+  component_.assign(n, -1);
+  local_.assign(n, -1);
+  std::vector<int> stack;
+  for (std::size_t s = 0; s < n; ++s) {
+    if (!transit_[s] || component_[s] >= 0) continue;
+    const int c = static_cast<int>(component_size_.size());
+    component_size_.push_back(0);
+    component_[s] = c;
+    stack.push_back(static_cast<int>(s));
+    while (!stack.empty()) {
+      const int u = stack.back();
+      stack.pop_back();
+      local_[static_cast<std::size_t>(u)] = component_size_[static_cast<std::size_t>(c)]++;
+      for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)])
+        if (transit(v) && component_[static_cast<std::size_t>(v)] < 0) {
+          component_[static_cast<std::size_t>(v)] = c;
+          stack.push_back(v);
+        }
+    }
+  }
+  max_table_entries_ = kCacheBytes / sizeof(std::int64_t);
 }
 
 const Router::Search& Router::settle(int dst, int src) const {
@@ -49,9 +79,7 @@ const Router::Search& Router::settle(int dst, int src) const {
     if (s.settled[static_cast<std::size_t>(u)]) continue;
     s.settled[static_cast<std::size_t>(u)] = 1;
     // A path v -> u -> ... -> dst uses u as transit: allowed unless u is a non-forwarding device.
-    const bool transit_ok = u == dst || g_.devices_forward ||
-                            g_.nodes()[static_cast<std::size_t>(u)].kind != TopoNode::Kind::device;
-    if (!transit_ok) continue;
+    if (u != dst && !transit(u)) continue;
     for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)]) {
       const std::int64_t nd = d + weight_[static_cast<std::size_t>(e)];
       auto& dv = s.dist[static_cast<std::size_t>(v)];
@@ -65,42 +93,178 @@ const Router::Search& Router::settle(int dst, int src) const {
   return s;
 }
 
-const Route& Router::route(int src, int dst) const {
-  auto key = std::make_pair(src, dst);
-  if (auto it = routes_.find(key); it != routes_.end()) return it->second;
-  Route r;
-  // Every node nearer to dst than src is settled once src is, so next hops read final distances.
-  const Search& search = settle(dst, src);
-  const auto& dist = search.dist;
-  if (search.settled[static_cast<std::size_t>(src)]) {
-    r.reachable = true;
-    r.nodes.push_back(src);
-    const std::uint64_t h = mix((static_cast<std::uint64_t>(src) << 32) ^ static_cast<std::uint64_t>(dst));
-    int cur = src, step = 0;
-    while (cur != dst) {
-      std::vector<std::pair<int, int>> next;
-      for (const auto& [v, e] : adj_[static_cast<std::size_t>(cur)]) {
-        const bool transit_ok = v == dst || g_.devices_forward ||
-                                g_.nodes()[static_cast<std::size_t>(v)].kind != TopoNode::Kind::device;
-        const auto dv = dist[static_cast<std::size_t>(v)];
-        if (transit_ok && search.settled[static_cast<std::size_t>(v)] &&
-            dv + weight_[static_cast<std::size_t>(e)] == dist[static_cast<std::size_t>(cur)])
-          next.emplace_back(v, e);
+void Router::trim_tables() const {
+  while (!table_order_.empty() && table_entries_ > max_table_entries_) {
+    auto old = tables_.find(table_order_.front());
+    table_entries_ -= old->second.size();
+    tables_.erase(old);
+    table_order_.pop_front();
+  }
+}
+
+const std::vector<std::int64_t>& Router::transit_table(int b) const {
+  if (auto it = tables_.find(b); it != tables_.end()) return it->second;
+  const int c = component_[static_cast<std::size_t>(b)];
+  const auto size = static_cast<std::size_t>(component_size_[static_cast<std::size_t>(c)]);
+  std::vector<std::int64_t> dist(size, kUnreached);
+  std::vector<char> done(size, 0);
+  std::vector<std::pair<std::int64_t, int>> heap{{0, b}};
+  const auto later = std::greater<std::pair<std::int64_t, int>>();
+  dist[static_cast<std::size_t>(local_[static_cast<std::size_t>(b)])] = 0;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const auto [d, u] = heap.back();
+    heap.pop_back();
+    auto& du = done[static_cast<std::size_t>(local_[static_cast<std::size_t>(u)])];
+    if (du) continue;
+    du = 1;
+    for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)]) {
+      if (!transit(v)) continue;
+      const auto lv = static_cast<std::size_t>(local_[static_cast<std::size_t>(v)]);
+      const std::int64_t nd = d + weight_[static_cast<std::size_t>(e)];
+      if (!done[lv] && (dist[lv] == kUnreached || nd < dist[lv])) {
+        dist[lv] = nd;
+        heap.emplace_back(nd, v);
+        std::push_heap(heap.begin(), heap.end(), later);
       }
-      HCSIM_ASSERT(!next.empty(), "shortest-path table inconsistent");
-      const auto& [v, e] = next[static_cast<std::size_t>(mix(h + static_cast<std::uint64_t>(step++)) % next.size())];
-      r.edges.push_back(e);
-      r.nodes.push_back(v);
-      cur = v;
-    }
-    for (std::size_t i = 0; i < r.edges.size(); ++i) {
-      const auto& ed = g_.edges()[static_cast<std::size_t>(r.edges[i])];
-      r.latency += ed.link.latency;
-      const BytesPerSecond bw = ed.bandwidth() * ed.link.efficiency;
-      r.bottleneck = i == 0 ? bw : min(r.bottleneck, bw);
     }
   }
-  return routes_.emplace(key, std::move(r)).first->second;
+  table_entries_ += size;
+  table_order_.push_back(b);
+  return tables_.emplace(b, std::move(dist)).first->second;
+}
+
+Router::Target Router::target_of(int dst) const {
+  Target t{dst, {}};
+  auto add = [&](int b, std::int64_t w) {
+    for (auto& en : t.entries)
+      if (en.table == transit_table(b).data()) {
+        en.weight = std::min(en.weight, w);
+        return;
+      }
+    t.entries.push_back({component_[static_cast<std::size_t>(b)], transit_table(b).data(), w});
+  };
+  if (transit(dst)) add(dst, 0);
+  else
+    for (const auto& [b, e] : adj_[static_cast<std::size_t>(dst)])
+      if (transit(b)) add(b, weight_[static_cast<std::size_t>(e)]);
+  return t;
+}
+
+std::int64_t Router::to_dst(int node, const Target& t) const {
+  if (node == t.dst) return 0;
+  std::int64_t best = kUnreached;
+  auto better = [&](std::int64_t d) {
+    if (d != kUnreached && (best == kUnreached || d < best)) best = d;
+  };
+  if (!transit(node)) {
+    // A device starts its path: first hop to dst itself or to a transit neighbour.
+    for (const auto& [v, e] : adj_[static_cast<std::size_t>(node)]) {
+      if (v != t.dst && !transit(v)) continue;
+      const std::int64_t dv = to_dst(v, t);
+      if (dv != kUnreached) better(dv + weight_[static_cast<std::size_t>(e)]);
+    }
+    return best;
+  }
+  const int c = component_[static_cast<std::size_t>(node)];
+  const auto l = static_cast<std::size_t>(local_[static_cast<std::size_t>(node)]);
+  for (const Entry& en : t.entries) {
+    if (en.component != c) continue;
+    const std::int64_t d = en.table[l];
+    if (d != kUnreached) better(d + en.weight);
+  }
+  return best;
+}
+
+template <class Dist>
+void Router::walk(int src, int dst, const Dist& dist, Route& r) const {
+  r.reachable = true;
+  r.nodes.push_back(src);
+  const std::uint64_t h = mix((static_cast<std::uint64_t>(src) << 32) ^ static_cast<std::uint64_t>(dst));
+  int cur = src, step = 0;
+  std::int64_t dcur = dist(src);
+  std::vector<std::pair<int, int>> next;
+  std::vector<std::int64_t> next_dist;
+  while (cur != dst) {
+    next.clear();
+    next_dist.clear();
+    for (const auto& [v, e] : adj_[static_cast<std::size_t>(cur)]) {
+      if (v != dst && !transit(v)) continue;
+      const std::int64_t dv = dist(v);
+      if (dv != kUnreached && dv + weight_[static_cast<std::size_t>(e)] == dcur) {
+        next.emplace_back(v, e);
+        next_dist.push_back(dv);
+      }
+    }
+    HCSIM_ASSERT(!next.empty(), "shortest-path table inconsistent");
+    const std::size_t k = static_cast<std::size_t>(mix(h + static_cast<std::uint64_t>(step++)) % next.size());
+    r.edges.push_back(next[k].second);
+    r.nodes.push_back(next[k].first);
+    cur = next[k].first;
+    dcur = next_dist[k];
+  }
+  for (std::size_t i = 0; i < r.edges.size(); ++i) {
+    const auto& ed = g_.edges()[static_cast<std::size_t>(r.edges[i])];
+    r.latency += ed.link.latency;
+    const BytesPerSecond bw = ed.bandwidth() * ed.link.efficiency;
+    r.bottleneck = i == 0 ? bw : min(r.bottleneck, bw);
+  }
+}
+
+namespace {
+std::size_t route_slot(std::uint64_t key, std::size_t mask) {
+  return static_cast<std::size_t>(mix(key)) & mask;
+}
+}  // namespace
+
+const Route* Router::find_route(std::uint64_t key) const {
+  if (route_slots_.empty()) return nullptr;
+  const std::size_t mask = route_slots_.size() - 1;
+  for (std::size_t i = route_slot(key, mask);; i = (i + 1) & mask) {
+    const RouteSlot& s = route_slots_[i];
+    if (s.key == key) return &routes_[s.index];
+    if (s.key == ~std::uint64_t{0}) return nullptr;
+  }
+}
+
+const Route& Router::add_route(std::uint64_t key, Route r) const {
+  if (2 * (routes_.size() + 1) > route_slots_.size()) {
+    std::vector<RouteSlot> old = std::move(route_slots_);
+    route_slots_.assign(std::max<std::size_t>(256, 2 * old.size()), RouteSlot{});
+    const std::size_t mask = route_slots_.size() - 1;
+    for (const RouteSlot& s : old) {
+      if (s.key == ~std::uint64_t{0}) continue;
+      std::size_t i = route_slot(s.key, mask);
+      while (route_slots_[i].key != ~std::uint64_t{0}) i = (i + 1) & mask;
+      route_slots_[i] = s;
+    }
+  }
+  const std::size_t mask = route_slots_.size() - 1;
+  std::size_t i = route_slot(key, mask);
+  while (route_slots_[i].key != ~std::uint64_t{0}) i = (i + 1) & mask;
+  route_slots_[i] = {key, static_cast<std::uint32_t>(routes_.size())};
+  routes_.push_back(std::move(r));
+  return routes_.back();
+}
+
+const Route& Router::route(int src, int dst) const {
+  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
+                            static_cast<std::uint32_t>(dst);
+  if (const Route* hit = find_route(key)) return *hit;
+  Route r;
+  if (whole_graph_) {
+    // Every node nearer to dst than src is settled once src is, so next hops read final
+    // distances (a node not settled is not nearer than src, so never a next hop).
+    const Search& s = settle(dst, src);
+    if (s.settled[static_cast<std::size_t>(src)])
+      walk(src, dst, [&](int v) { return s.settled[static_cast<std::size_t>(v)] ? s.dist[static_cast<std::size_t>(v)] : kUnreached; },
+           r);
+  } else {
+    trim_tables();
+    const Target t = target_of(dst);
+    if (to_dst(src, t) != kUnreached) walk(src, dst, [&](int v) { return to_dst(v, t); }, r);
+  }
+  return add_route(key, std::move(r));
 }
 
 const Route& Router::device_route(int src_device, int dst_device) const {

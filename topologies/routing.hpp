@@ -12,9 +12,19 @@
 // torus); otherwise routes pass through switches only.
 //   latency    = sum of edge latencies along the path
 //   bottleneck = min over edges of lanes x bandwidth x efficiency
+//
+// How distances are found (the routes are the same either way): when devices do not
+// forward, every intermediate node of a path is a switch or memory node ("transit" node),
+// so the distance from a node to a destination is the least, over the destination's
+// transit neighbours b, of dist_transit(node, b) + w(b, dst), with dist_transit from one
+// Dijkstra per b over the transit nodes alone (a cluster's fabric: hundreds of nodes, not
+// the tens of thousands of devices) shared by every destination behind b. When devices
+// forward, a resumable Dijkstra from each destination over the whole graph.
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -34,7 +44,9 @@ struct Route {
 
 class Router {
  public:
-  explicit Router(const TopologyGraph& g);
+  // `whole_graph_search`: always use the per-destination Dijkstra over the whole graph (the
+  // reference the transit-table method is checked against); the routes are identical.
+  explicit Router(const TopologyGraph& g, bool whole_graph_search = false);
   // Route between graph nodes. Cached; the Router is not thread-safe.
   [[nodiscard]] const Route& route(int src_node, int dst_node) const;
   // Route between global device indices.
@@ -42,6 +54,8 @@ class Router {
   [[nodiscard]] const TopologyGraph& graph() const { return g_; }
 
  private:
+  static constexpr std::int64_t kUnreached = -1;
+
   // Dijkstra from one destination, run only as far as the sources asked about need
   // (resumable); searches are kept up to ~128 MB (at least 64), oldest dropped first.
   struct Search {
@@ -49,15 +63,56 @@ class Router {
     std::vector<char> settled;
     std::vector<std::pair<std::int64_t, int>> heap;  // min-heap on (dist, node)
   };
-  std::size_t max_searches_ = 64;
   const Search& settle(int dst, int src) const;
 
+  // Distance from every transit node of b's component to transit node b (kUnreached
+  // outside it), indexed by local_[node]. Tables are kept up to ~128 MB, oldest dropped
+  // first, by trim_tables() only, so the tables of one route stay valid while it is built.
+  const std::vector<std::int64_t>& transit_table(int b) const;
+  void trim_tables() const;
+  // The destination as seen from the transit nodes: its transit neighbours with the
+  // weight of their edge into dst (dst itself with 0 when it is a transit node).
+  struct Entry {
+    int component;
+    const std::int64_t* table;
+    std::int64_t weight;
+  };
+  struct Target {
+    int dst;
+    std::vector<Entry> entries;
+  };
+  Target target_of(int dst) const;
+  // Distance from `node` to the target over transit intermediates (kUnreached if none).
+  std::int64_t to_dst(int node, const Target& t) const;
+  [[nodiscard]] bool transit(int node) const { return transit_[static_cast<std::size_t>(node)] != 0; }
+
+  // The shortest-path walk from src to dst with ECMP choice, given distances to dst.
+  template <class Dist>
+  void walk(int src, int dst, const Dist& dist, Route& r) const;
+
   const TopologyGraph& g_;
+  bool whole_graph_ = false;
   std::vector<std::vector<std::pair<int, int>>> adj_;  // node -> (neighbour, edge), sorted
   std::vector<std::int64_t> weight_;                   // per edge
+  std::vector<char> transit_;                          // per node: may carry others' traffic
+  std::vector<int> component_, local_;                 // transit nodes: component and index in it
+  std::vector<int> component_size_;
+  std::size_t max_searches_ = 64;
   mutable std::map<int, Search> searches_;
   mutable std::vector<int> search_order_;
-  mutable std::map<std::pair<int, int>, Route> routes_;
+  std::size_t max_table_entries_ = 0;
+  mutable std::unordered_map<int, std::vector<std::int64_t>> tables_;
+  mutable std::deque<int> table_order_;
+  mutable std::size_t table_entries_ = 0;
+  // Routes by (src << 32 | dst): open addressing (linear probing) into stable storage.
+  struct RouteSlot {
+    std::uint64_t key = ~std::uint64_t{0};  // empty
+    std::uint32_t index = 0;
+  };
+  const Route* find_route(std::uint64_t key) const;
+  const Route& add_route(std::uint64_t key, Route r) const;
+  mutable std::vector<RouteSlot> route_slots_;
+  mutable std::deque<Route> routes_;
 };
 
 }  // namespace hcsim

@@ -1,36 +1,103 @@
 #include "analytical.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 #include "workloads/items.hpp"
 
 namespace hcsim {
+
+struct AnalyticalCache::Impl {
+  // (model, device) by address: the caller keeps both alive and unchanged while the cache lives.
+  using Key = std::tuple<std::uintptr_t, std::uintptr_t, int, bool, bool, std::int64_t, int, bool, bool, Recompute, DType>;
+  std::map<Key, ChunkTotals> chunks;
+};
+
+AnalyticalCache::AnalyticalCache() : impl_(std::make_unique<Impl>()) {}
+AnalyticalCache::~AnalyticalCache() = default;
+
 namespace {
 
 struct PassCost {
   double compute = 0, comm = 0, flops = 0, model_flops = 0, energy = 0;
 };
 
-PassCost sum_items(const std::vector<Item>& items, const std::vector<int>& tp_group, const CollectiveCostFn& cost) {
-  PassCost pc;
-  for (const Item& it : items) {
-    if (it.kind == Item::Kind::compute) {
-      pc.compute += it.t;
-      pc.flops += it.flops;
-      pc.model_flops += it.model_flops;
-      pc.energy += it.energy;
-    } else if (it.kind == Item::Kind::tp_comm) {
-      pc.comm += cost(tp_group, it.op, it.comm_bytes);
+// The chunk sums of one call: a few distinct (device, layers, embedding, head) shapes,
+// looked up locally first, then in the caller's cache, else computed.
+class ChunkSource {
+ public:
+  ChunkSource(const LoweringInput& in, AnalyticalCache* cache) : in_(in), cache_(cache) {}
+
+  const ChunkTotals& get(const ComputeDevice& dev, int layers, bool embedding, bool head) {
+    for (const auto& e : local_)
+      if (e.dev == &dev && e.layers == layers && e.embedding == embedding && e.head == head) return *e.totals;
+    const ChunkTotals* t = nullptr;
+    if (cache_) {
+      const StrategySpec& st = *in_.strategy;
+      const AnalyticalCache::Impl::Key key{reinterpret_cast<std::uintptr_t>(in_.model),
+                                           reinterpret_cast<std::uintptr_t>(&dev), layers, embedding, head, in_.workload->micro_batch, st.tp,
+                                           st.sequence_parallel, st.flash_attention, st.recompute,
+                                           in_.workload->precision};
+      auto& chunks = cache_->impl().chunks;
+      auto it = chunks.find(key);
+      if (it == chunks.end()) it = chunks.emplace(key, chunk_totals(in_, dev, layers, embedding, head)).first;
+      t = &it->second;
+    } else {
+      own_.push_back(std::make_unique<ChunkTotals>(chunk_totals(in_, dev, layers, embedding, head)));
+      t = own_.back().get();
     }
+    local_.push_back({&dev, layers, embedding, head, t});
+    return *t;
   }
-  return pc;
+
+ private:
+  struct Entry {
+    const ComputeDevice* dev;
+    int layers;
+    bool embedding, head;
+    const ChunkTotals* totals;
+  };
+  const LoweringInput& in_;
+  AnalyticalCache* cache_;
+  std::vector<Entry> local_;
+  std::vector<std::unique_ptr<ChunkTotals>> own_;
+};
+
+// Tensor-parallel collectives of one stage, each op costed once.
+class TpCosts {
+ public:
+  TpCosts(const GroupCostFn& cost, DeviceGroup group) : cost_(cost), group_(group) { t_.fill(-1); }
+  PassCost pass(const PassTotals& p, double bytes) {
+    PassCost pc{p.t, 0, p.flops, p.model_flops, p.energy};
+    for (std::size_t op = 0; op < p.comm.size(); ++op) {
+      if (p.comm[op] == 0) continue;
+      if (t_[op] < 0) t_[op] = cost_(group_, static_cast<CollectiveOp>(op), bytes);
+      pc.comm += p.comm[op] * t_[op];
+    }
+    return pc;
+  }
+
+ private:
+  const GroupCostFn& cost_;
+  DeviceGroup group_;
+  std::array<double, 7> t_{};
+};
+
+void add(PassCost& a, const PassCost& b) {
+  a.compute += b.compute;
+  a.comm += b.comm;
+  a.flops += b.flops;
+  a.model_flops += b.model_flops;
+  a.energy += b.energy;
 }
 
 // Gradient collectives of `grads` bytes in buckets of `bucket` bytes; returns (total, last).
-std::pair<double, double> grad_reduction(const LoweringInput& in, double grads, const std::vector<int>& dp_group,
-                                         const ComputeDevice& dev, const CollectiveCostFn& cost) {
+std::pair<double, double> grad_reduction(const LoweringInput& in, double grads, const DeviceGroup& dp_group,
+                                         const ComputeDevice& dev, const GroupCostFn& cost) {
   const StrategySpec& st = *in.strategy;
   if (st.dp <= 1 || grads <= 0) return {0, 0};
   const double bucket = st.overlap_dp ? st.dp_bucket.value() : grads;
@@ -65,6 +132,18 @@ std::pair<double, double> grad_reduction(const LoweringInput& in, double grads, 
 }  // namespace
 
 AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn& cost) {
+  std::vector<int> devices;
+  return analytical_step(
+      in,
+      [&](const DeviceGroup& g, CollectiveOp op, double bytes) {
+        devices.resize(static_cast<std::size_t>(g.count));
+        for (int k = 0; k < g.count; ++k) devices[static_cast<std::size_t>(k)] = g.first + k * g.stride;
+        return cost(devices, op, bytes);
+      },
+      nullptr);
+}
+
+AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cost, AnalyticalCache* cache) {
   const StrategySpec& st = *in.strategy;
   const int p = st.pp;
   const int v = in.schedule->interleaved() ? st.interleave : 1;
@@ -72,29 +151,27 @@ AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn
   const double act = static_cast<double>(in.workload->micro_batch * in.model->seq_len * in.model->hidden) *
                      dtype_bytes(in.workload->precision);
   const double send_bytes = st.scatter_gather || st.sequence_parallel ? act / st.tp : act;
+  auto first_device = [&](int stage) { return static_cast<int>(device_index(stage, 0, 0, st.dp, st.tp)); };
 
   AnalyticalResult r;
   r.stages.resize(static_cast<std::size_t>(p));
   std::vector<double> c(static_cast<std::size_t>(p)), bwd(c.size()), grads(c.size());
+  ChunkSource chunks(in, cache);
   for (int s = 0; s < p; ++s) {
-    std::vector<int> tp_group;
-    for (int t = 0; t < st.tp; ++t) tp_group.push_back(static_cast<int>(device_index(s, 0, t, st.dp, st.tp)));
+    TpCosts tp(cost, {first_device(s), 1, st.tp});
     PassCost f, b;
     for (int ch = 0; ch < v; ++ch) {
       const int vs = ch * p + s;
-      const ChunkItems ci = build_chunk_items(in, *in.stage_device[s], chunk_layers(in.layers_per_stage[s], v, ch),
-                                              vs == 0, vs == p * v - 1);
-      const PassCost cf = sum_items(ci.fwd, tp_group, cost), cb = sum_items(ci.bwd, tp_group, cost);
-      f.compute += cf.compute; f.comm += cf.comm; f.flops += cf.flops; f.model_flops += cf.model_flops; f.energy += cf.energy;
-      b.compute += cb.compute; b.comm += cb.comm; b.flops += cb.flops; b.model_flops += cb.model_flops; b.energy += cb.energy;
-      grads[s] += ci.grad_bytes;
+      const ChunkTotals& ct =
+          chunks.get(*in.stage_device[s], chunk_layers(in.layers_per_stage[s], v, ch), vs == 0, vs == p * v - 1);
+      add(f, tp.pass(ct.fwd, ct.comm_bytes));
+      add(b, tp.pass(ct.bwd, ct.comm_bytes));
+      grads[s] += ct.grad_bytes;
     }
     double pp = 0;
     if (p > 1) {
       const int next = s + 1 < p ? s + 1 : s - 1;
-      const std::vector<int> pair{static_cast<int>(device_index(s, 0, 0, st.dp, st.tp)),
-                                  static_cast<int>(device_index(next, 0, 0, st.dp, st.tp))};
-      pp = 2.0 * v * cost(pair, CollectiveOp::send_recv, send_bytes);
+      pp = 2.0 * v * cost({first_device(s), first_device(next) - first_device(s), 2}, CollectiveOp::send_recv, send_bytes);
     }
     auto& a = r.stages[s];
     a.compute_s = m * (f.compute + b.compute);
@@ -114,8 +191,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn
   for (int s = 0; s < p; ++s) {
     auto& a = r.stages[s];
     const ComputeDevice& dev = *in.stage_device[s];
-    std::vector<int> dp_group;
-    for (int d = 0; d < st.dp; ++d) dp_group.push_back(static_cast<int>(device_index(s, d, 0, st.dp, st.tp)));
+    const DeviceGroup dp_group{first_device(s), st.tp, st.dp};
     const auto [dp_total, dp_last] = grad_reduction(in, grads[s], dp_group, dev, cost);
     a.dp_exposed_s = st.overlap_dp ? std::max(dp_last, dp_total - bwd[s] / v) : dp_total;
     const double e = dtype_bytes(in.workload->precision);

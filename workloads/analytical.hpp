@@ -13,6 +13,7 @@
 // this file knows no topology.
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "workloads/lowering.hpp"
@@ -40,5 +41,32 @@ struct AnalyticalResult {
 };
 
 AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn& cost);
+
+// The groups the step uses are arithmetic: devices first, first + stride, ... (count of
+// them). A tensor-parallel group is (stage's first device, 1, tp), a data-parallel one
+// (first, tp, dp), a pipeline send (sender, receiver - sender, 2).
+struct DeviceGroup {
+  int first = 0, stride = 1, count = 1;
+};
+using GroupCostFn = std::function<double(const DeviceGroup& group, CollectiveOp op, double bytes)>;
+
+// Chunk cost sums (workloads/items: chunk_totals) kept across analytical_step calls, keyed
+// by everything they depend on, for callers that evaluate many layouts of one model.
+class AnalyticalCache {
+ public:
+  AnalyticalCache();
+  ~AnalyticalCache();
+  AnalyticalCache(const AnalyticalCache&) = delete;
+  AnalyticalCache& operator=(const AnalyticalCache&) = delete;
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The same step with group-shaped collective costs and, optionally, a cache of chunk
+// sums (null: none). analytical_step(in, cost) is this with the groups listed.
+AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cost, AnalyticalCache* cache);
 
 }  // namespace hcsim

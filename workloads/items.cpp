@@ -21,6 +21,8 @@ class ItemBuilder {
     layer_ops_ = transformer_layer_ops(c_, shape_);
   }
 
+  [[nodiscard]] double act_bytes() const { return act_bytes_; }
+
   ChunkItems build(int layers, bool embedding, bool head) {
     ChunkItems out;
     const double e = dtype_bytes(shape_.dtype);
@@ -114,7 +116,47 @@ class ItemBuilder {
   std::vector<LayerOp> layer_ops_;
 };
 
+PassTotals pass_totals(const std::vector<Item>& items) {
+  PassTotals p;
+  for (const Item& it : items) {
+    if (it.kind == Item::Kind::compute) {
+      p.t += it.t;
+      p.flops += it.flops;
+      p.model_flops += it.model_flops;
+      p.energy += it.energy;
+    } else if (it.kind == Item::Kind::tp_comm) {
+      ++p.comm[static_cast<std::size_t>(it.op)];
+    }
+  }
+  return p;
+}
+
+// a + k b, field by field.
+PassTotals add_scaled(const PassTotals& a, const PassTotals& b, int k) {
+  PassTotals p = a;
+  p.t += k * b.t;
+  p.flops += k * b.flops;
+  p.model_flops += k * b.model_flops;
+  p.energy += k * b.energy;
+  for (std::size_t i = 0; i < p.comm.size(); ++i) p.comm[i] += k * b.comm[i];
+  return p;
+}
+
 }  // namespace
+
+ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head) {
+  // Every layer of a chunk has the same items, so the chunk is its embedding and head
+  // (no layer) plus `layers` times one layer.
+  ItemBuilder b(in, dev);
+  const ChunkItems ends = b.build(0, embedding, head);
+  const ChunkItems one = b.build(1, false, false);
+  ChunkTotals t;
+  t.fwd = add_scaled(pass_totals(ends.fwd), pass_totals(one.fwd), layers);
+  t.bwd = add_scaled(pass_totals(ends.bwd), pass_totals(one.bwd), layers);
+  t.comm_bytes = b.act_bytes();
+  t.grad_bytes = ends.grad_bytes + layers * one.grad_bytes;
+  return t;
+}
 
 ChunkItems build_chunk_items(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head) {
   return ItemBuilder(in, dev).build(layers, embedding, head);

@@ -4,6 +4,7 @@
 // the forward and the backward pass of one micro-batch. The lowering folds them into tasks;
 // the analytical mode sums them in closed form.
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -29,6 +30,21 @@ struct ChunkItems {
 // Items of a chunk of `layers` transformer layers (plus the embedding on the first
 // virtual stage and the head on the last) on device `dev`.
 ChunkItems build_chunk_items(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head);
+
+// The sums the analytical mode needs from a chunk's items, per pass: compute time, FLOPs,
+// model FLOPs and dynamic energy of the compute items, and how many tensor-parallel
+// collectives of each op (all of `comm_bytes`). Equal to summing build_chunk_items' lists
+// (up to rounding: one layer's items are summed once and multiplied by the layer count).
+struct PassTotals {
+  double t = 0, flops = 0, model_flops = 0, energy = 0;
+  std::array<int, 7> comm{};  // count per CollectiveOp
+};
+struct ChunkTotals {
+  PassTotals fwd, bwd;
+  double comm_bytes = 0;  // payload of every tensor-parallel collective
+  double grad_bytes = 0;
+};
+ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head);
 
 // Adam over `params` parameters of one device: read and write the fp32 master weights,
 // momentum and variance (24 B) plus the 16-bit gradient and weight.

@@ -161,7 +161,7 @@ class Emitter {
       std::vector<TaskId> deps;
       if (!cc.compressed) {
         for (int d = 0; d < dp_; ++d) deps.push_back(chain[static_cast<std::size_t>(d * tp_ + t)]);
-        add_collective(dp_group(s, t), plain, bytes, cls, Phase::backward, s, m_ - 1, deps, true);
+        mirror_dp(s, t, add_collective(dp_group(s, t), plain, bytes, cls, Phase::backward, s, m_ - 1, deps, true));
         continue;
       }
       // Encode on each rank, the codec's collectives one after the other, decode.
@@ -174,6 +174,7 @@ class Emitter {
                           : ph.op == WireOp::all_to_all ? CollectiveOp::all_to_all
                                                         : plain;
         last = add_collective(dp_group(s, t), op, ph.buffer.value(), cls, Phase::backward, s, m_ - 1, deps, true);
+        mirror_dp(s, t, last);
         deps = {last};
       }
       for (int d = 0; d < dp_; ++d)
@@ -279,8 +280,9 @@ class Emitter {
     // using them, prefetched on the communication stream.
     for (int t = 0; t < tp_; ++t) {
       std::vector<TaskId> deps;
-      TaskId id = add_collective(dp_group(s, t), CollectiveOp::all_gather, grad_bytes, CommClass::zero,
-                                 op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, true);
+      const TaskId id = add_collective(dp_group(s, t), CollectiveOp::all_gather, grad_bytes, CommClass::zero,
+                                       op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, true);
+      mirror_dp(s, t, id);
       for (int d = 0; d < dp_; ++d) extra[static_cast<std::size_t>(d * tp_ + t)] = id;
     }
   }
@@ -365,9 +367,16 @@ class Emitter {
       for (int t = 0; t < tp_; ++t) {
         std::vector<TaskId> deps;
         for (int d = 0; d < dp_; ++d) deps.push_back(upd[static_cast<std::size_t>(d * tp_ + t)]);
-        add_collective(dp_group(s, t), CollectiveOp::all_gather, grads, CommClass::zero, Phase::optimizer, s, 0,
-                       deps, true);
+        mirror_dp(s, t, add_collective(dp_group(s, t), CollectiveOp::all_gather, grads, CommClass::zero,
+                                       Phase::optimizer, s, 0, deps, true));
       }
+  }
+
+  // Symmetry: the data-parallel collective of built tensor rank 0 also stands for those of
+  // the tensor ranks not built (same bytes over their own data-parallel groups).
+  void mirror_dp(int s, int t, TaskId id) {
+    if (t != 0) return;
+    for (int tm = tp_; tm < st_.tp; ++tm) g_.add_group_mirror(id, dp_group(s, tm));
   }
 
   const LoweringInput& in_;

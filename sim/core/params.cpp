@@ -118,7 +118,8 @@ Params resolve_params(const ParamTable& table, const nlohmann::json& given, cons
     diag.error(path, "expected an object, got " + shown(given));
     return Params(out);
   }
-  for (const auto& [key, value] : given.items()) {
+  for (const auto& item : given.items()) {
+    const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture those
     if (std::find(ignore.begin(), ignore.end(), key) != ignore.end()) continue;
     bool known = std::any_of(table.begin(), table.end(), [&](const ParamSpec& s) { return s.name == key; });
     if (!known) {

@@ -3,26 +3,36 @@
 // 3.32, the only part of hcsim that talks to SimGrid. Devices are hosts, switches are
 // routers, topology edges are split-duplex links (bandwidth x efficiency, latency), a
 // compute task is an Exec, a send is a host-to-host Comm, and a collective is expanded onto
-// point-to-point Comms along its algorithm's ring so that link sharing is real:
-//  - "event": per collective, the algorithm's per-edge volume as one flow per ring edge,
-//    after an analytical latency term (steps - 1) x alpha (../shared/simgrid.md §9.4);
-//  - "flow": every step of the schedule (sim/collectives) as its own flows.
+// point-to-point Comms of its algorithm (collective_plan.hpp) so that link sharing is real:
+//  - "event": per phase of the algorithm's schedule, an analytical timer then one flow per
+//    device pair with the phase's bytes (a ring: (2(n-1) - 1) x alpha, then one flow per
+//    ring edge of 2(n-1)/n S);
+//  - "flow": every transfer of the schedule (sim/collectives) as its own flow, each rank
+//    running its steps in order.
+// The algorithm is EngineOptions::algorithm where it applies, else the cost model's
+// choice per (group, op, size bucket), as NCCL's tuner chooses.
 // The task DAG stays in hcsim; an activity is created when its dependencies finish
 // (pre-building the DAG inside SimGrid 3.32 is quadratic). SimGrid allows one engine per
 // process, so simulate() runs it in a forked child and reads the results back.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "sim/engine/collective_plan.hpp"
 #include "topologies/topology.hpp"
 #include "workloads/task_graph.hpp"
 
 namespace hcsim {
 
 struct EngineOptions {
-  std::string mode = "event";  // event | flow
-  bool isolate = true;         // run SimGrid in a child process
+  std::string mode = "event";       // event | flow
+  std::string algorithm = "auto";   // collective algorithm: "auto" or a registered name
+  bool isolate = true;              // run SimGrid in a child process
+  // Optional: plans (algorithm choices, schedules) kept across simulate() calls on the same
+  // topology; made with the same algorithm and mode. The child process inherits its caches.
+  std::shared_ptr<CollectivePlanner> planner;
 };
 
 struct EngineResult {

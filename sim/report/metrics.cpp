@@ -132,7 +132,8 @@ void throughput(const Scenario& sc, double train_tokens, Metrics& m) {
       m.tiers[t].capacity_bytes += dm.tiers[t].capacity_bytes;
     }
   }
-  for (const auto& p : sc.pools) m.peak_flops_per_s += p.count * p.device->peak(sc.workload.precision).value();
+  for (const auto& p : sc.pools)
+    if (p.attach_to.empty()) m.peak_flops_per_s += p.count * p.device->peak(sc.workload.precision).value();
   if (step > 0 && m.peak_flops_per_s > 0) {
     m.mfu = m.model_flops / (step * m.peak_flops_per_s);
     m.hfu = m.hardware_flops / (step * m.peak_flops_per_s);
@@ -145,6 +146,14 @@ void throughput(const Scenario& sc, double train_tokens, Metrics& m) {
     m.samples_per_s = m.samples_per_step / step;
     m.time_to_train_s = train_tokens / m.tokens_per_s;
   }
+}
+
+// Twins, stages, throughput, energy and power, from the per-device figures.
+void finish(const Scenario& sc, const TaskGraph& g, const EngineResult& r, const MetricsOptions& opt, Metrics& m) {
+  apply_twins(m, opt.twin.empty() ? default_twins(m) : opt.twin);
+  stage_metrics(sc, m);
+  throughput(sc, opt.train_tokens, m);
+  report_detail::energy_and_power(sc, g, r, opt.power_samples, m);
 }
 
 }  // namespace
@@ -160,10 +169,33 @@ Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResu
   const auto power = report_detail::device_power_series(g, r, m);
   for (std::size_t d = 0; d < m.devices.size(); ++d)
     if (m.devices[d].simulated) m.devices[d].peak_power_w = power[d].max();
-  apply_twins(m, opt.twin.empty() ? default_twins(m) : opt.twin);
-  stage_metrics(sc, m);
-  throughput(sc, opt.train_tokens, m);
-  report_detail::energy_and_power(sc, g, r, opt.power_samples, m);
+  finish(sc, g, r, opt, m);
+  return m;
+}
+
+Metrics complete_metrics(const Scenario& sc, const Metrics& partial, const std::vector<StageShape>& shapes,
+                         const MetricsOptions& opt) {
+  Metrics m;
+  m.step_time_s = partial.step_time_s;
+  m.tasks = partial.tasks;
+  m.activities = partial.activities;
+  init_devices(sc, shapes, m);
+  HCSIM_ASSERT(partial.devices.size() == m.devices.size(), "one partial figure per device");
+  for (std::size_t d = 0; d < m.devices.size(); ++d) {
+    const DeviceMetrics& p = partial.devices[d];
+    DeviceMetrics& dm = m.devices[d];
+    dm.simulated = p.simulated;
+    dm.compute_s = p.compute_s;
+    dm.exposed_comm_s = p.exposed_comm_s;
+    dm.bubble_s = p.bubble_s;
+    dm.idle_s = p.idle_s;
+    dm.flops = p.flops;
+    dm.model_flops = p.model_flops;
+    dm.dynamic_energy_j = p.dynamic_energy_j;
+    // No timeline: the dynamic energy at its mean over the step.
+    dm.peak_power_w = dm.idle_power_w + (m.step_time_s > 0 ? dm.dynamic_energy_j / m.step_time_s : 0.0);
+  }
+  finish(sc, TaskGraph{}, EngineResult{}, opt, m);
   return m;
 }
 

@@ -1,4 +1,5 @@
-#include <cmath>
+// The JSON report (format hcsim-report/2; schema docs/report.schema.json).
+#include <algorithm>
 
 #include "hcsim/version.hpp"
 #include "report.hpp"
@@ -6,7 +7,9 @@
 namespace hcsim {
 namespace {
 
-nlohmann::json memory_json(const MemoryBreakdown& m, double capacity) {
+using nlohmann::json;
+
+json memory_json(const MemoryBreakdown& m, double capacity) {
   return {{"weights_bytes", m.weights.value()},     {"gradients_bytes", m.gradients.value()},
           {"optimizer_bytes", m.optimizer.value()}, {"activations_bytes", m.activations.value()},
           {"buffers_bytes", m.buffers.value()},     {"peak_bytes", m.total().value()},
@@ -14,59 +17,163 @@ nlohmann::json memory_json(const MemoryBreakdown& m, double capacity) {
           {"fits", m.total().value() <= capacity}};
 }
 
-nlohmann::json by_class(const std::array<double, kCommClasses>& v) {
-  nlohmann::json j = nlohmann::json::object();
+json tiers_json(const std::array<TierUsage, kMemoryTiers>& tiers) {
+  json j = json::object();
+  for (std::size_t t = 0; t < kMemoryTiers; ++t)
+    j[std::string(memory_tier_name(static_cast<MemoryTier>(t)))] = {{"used_bytes", tiers[t].used_bytes},
+                                                                     {"capacity_bytes", tiers[t].capacity_bytes}};
+  return j;
+}
+
+json by_class(const std::array<double, kCommClasses>& v) {
+  json j = json::object();
   for (std::size_t c = 1; c < kCommClasses; ++c) j[std::string(comm_class_name(static_cast<CommClass>(c)))] = v[c];
   return j;
+}
+
+json breakdown_json(double compute, const std::array<double, kCommClasses>& comm, double bubble, double idle) {
+  return {{"compute_s", compute}, {"exposed_comm_s", by_class(comm)}, {"bubble_s", bubble}, {"idle_s", idle}};
+}
+
+json run_json(const Scenario& sc, const Metrics& m) {
+  json pools = json::array();
+  for (const auto& p : sc.pools)
+    pools.push_back({{"name", p.name}, {"type", p.type}, {"preset", p.preset}, {"count", p.count},
+                     {"first_device", p.first_device}, {"attach_to", p.attach_to}});
+  const auto& st = sc.strategy;
+  return {{"format", kReportFormat},
+          {"hcsim_version", kVersion},
+          {"scenario", sc.name},
+          {"mode", sc.simulation.mode},
+          {"devices", sc.device_count()},
+          {"simulated_devices", m.simulated_devices},
+          {"pools", pools},
+          {"strategy",
+           {{"dp", st.dp}, {"tp", st.tp}, {"pp", st.pp}, {"schedule", st.schedule}, {"interleave", st.interleave},
+            {"micro_batch", sc.workload.micro_batch}, {"global_batch", sc.workload.global_batch},
+            {"micro_batches", sc.workload.micro_batches(st.dp)}}}};
+}
+
+json energy_json(const Scenario& sc, const Metrics& m) {
+  return {{"device_dynamic_j", m.device_dynamic_j},
+          {"device_static_j", m.device_static_j},
+          {"network_dynamic_j", m.network_dynamic_j},
+          {"network_static_j", m.network_static_j},
+          {"it_j", m.it_energy_j},
+          {"pue", sc.pue},
+          {"facility_j", m.facility_energy_j},
+          {"per_token_j", m.energy_per_token_j},
+          {"facility_per_token_j", m.tokens_per_step > 0 ? m.facility_energy_j / m.tokens_per_step : 0.0},
+          {"train_facility_j", m.tokens_per_step > 0 ? m.facility_energy_j / m.tokens_per_step * m.train_tokens : 0.0},
+          {"average_power_w", m.average_power_w},
+          {"peak_power_w", m.peak_power_w},
+          {"facility_average_power_w", m.average_power_w * sc.pue}};
+}
+
+json memory_summary(const Metrics& m) {
+  const DeviceMetrics* worst = nullptr;
+  for (const auto& d : m.devices)
+    if (!worst || d.headroom_bytes() < worst->headroom_bytes()) worst = &d;
+  json j = {{"fits", m.memory_fits}, {"tiers", tiers_json(m.tiers)}};
+  if (worst) {
+    j["worst_device"] = worst->device;
+    j["worst_stage"] = worst->stage;
+    j["peak_bytes"] = worst->memory.total().value();
+    j["capacity_bytes"] = worst->capacity_bytes;
+    j["headroom_bytes"] = worst->headroom_bytes();
+  }
+  return j;
+}
+
+json mean_breakdown(const Metrics& m) {
+  double c = 0, b = 0, i = 0;
+  std::array<double, kCommClasses> x{};
+  for (const auto& d : m.devices) {
+    c += d.compute_s;
+    b += d.bubble_s;
+    i += d.idle_s;
+    for (std::size_t k = 0; k < kCommClasses; ++k) x[k] += d.exposed_comm_s[k];
+  }
+  const double n = std::max<double>(1.0, static_cast<double>(m.devices.size()));
+  for (double& v : x) v /= n;
+  return breakdown_json(c / n, x, b / n, i / n);
+}
+
+json stages_json(const Scenario& sc, const Metrics& m) {
+  json out = json::array();
+  for (const auto& s : m.stages) {
+    json j = breakdown_json(s.compute_s, s.exposed_comm_s, s.bubble_s, s.idle_s);
+    j["stage"] = s.stage;
+    j["pool"] = sc.pools[static_cast<std::size_t>(s.pool)].name;
+    j["devices"] = s.devices;
+    j["layers"] = s.layers;
+    j["bubble_fraction"] = s.bubble_fraction;
+    j["memory"] = memory_json(s.memory, s.capacity_bytes);
+    j["energy_j"] = s.energy_j;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+json devices_json(const Scenario& sc, const Metrics& m) {
+  json out = json::array();
+  for (const auto& d : m.devices) {
+    json j = breakdown_json(d.compute_s, d.exposed_comm_s, d.bubble_s, d.idle_s);
+    j["device"] = d.device;
+    j["pool"] = sc.pools[static_cast<std::size_t>(d.pool)].name;
+    j["stage"] = d.stage;
+    j["simulated"] = d.simulated;
+    j["twin"] = d.twin;
+    j["flops"] = d.flops;
+    j["model_flops"] = d.model_flops;
+    j["memory"] = memory_json(d.memory, d.capacity_bytes);
+    j["memory"]["tiers"] = tiers_json(d.tiers);
+    j["energy_j"] = {{"dynamic", d.dynamic_energy_j}, {"static", d.static_energy_j}, {"total", d.energy_j()}};
+    j["idle_power_w"] = d.idle_power_w;
+    j["peak_power_w"] = d.peak_power_w;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+json links_json(const Metrics& m) {
+  json links = json::array();
+  for (const auto& l : m.links)
+    links.push_back({{"class", l.link_class}, {"links", l.links}, {"bytes", l.bytes},
+                     {"dynamic_energy_j", l.dynamic_energy_j}, {"static_energy_j", l.static_energy_j},
+                     {"utilisation", l.utilisation}, {"max_utilisation", l.max_utilisation}});
+  return links;
 }
 
 }  // namespace
 
 nlohmann::json report_json(const Scenario& sc, const RunOutput& run) {
   const Metrics& m = run.metrics;
-  nlohmann::json j;
-  j["format"] = kReportFormat;
-  j["hcsim_version"] = kVersion;
-  j["scenario"] = sc.name;
-  j["mode"] = sc.simulation.mode;
-  j["devices"] = sc.device_count();
+  json j = run_json(sc, m);
   j["step_time_s"] = m.step_time_s;
   j["bubble_fraction"] = m.bubble_fraction;
   j["stage_bubble_fraction"] = m.stage_bubble_fraction;
+  j["tokens_per_step"] = m.tokens_per_step;
+  j["samples_per_step"] = m.samples_per_step;
   j["tokens_per_s"] = m.tokens_per_s;
   j["samples_per_s"] = m.samples_per_s;
+  j["train_tokens"] = m.train_tokens;
+  j["time_to_train_s"] = m.time_to_train_s;
   j["model_flops"] = m.model_flops;
   j["hardware_flops"] = m.hardware_flops;
+  j["peak_flops_per_s"] = m.peak_flops_per_s;
   j["mfu"] = m.mfu;
   j["hfu"] = m.hfu;
+  j["breakdown"] = mean_breakdown(m);
   j["comm_bytes"] = by_class(m.comm_bytes);
   j["memory_fits"] = m.memory_fits;
-  j["energy"] = {{"device_dynamic_j", m.device_dynamic_j}, {"device_static_j", m.device_static_j},
-                 {"network_dynamic_j", m.network_dynamic_j}, {"network_static_j", m.network_static_j},
-                 {"it_j", m.it_energy_j}, {"facility_j", m.facility_energy_j}, {"pue", sc.pue},
-                 {"per_token_j", m.energy_per_token_j}, {"average_power_w", m.average_power_w}};
-  nlohmann::json links = nlohmann::json::array();
-  for (const auto& l : m.links)
-    links.push_back({{"class", l.link_class}, {"links", l.links}, {"bytes", l.bytes},
-                     {"dynamic_energy_j", l.dynamic_energy_j}, {"static_energy_j", l.static_energy_j},
-                     {"utilisation", l.utilisation}});
-  j["links"] = links;
-  nlohmann::json devs = nlohmann::json::array();
-  for (const auto& d : m.devices) {
-    devs.push_back({{"device", d.device},
-                    {"pool", sc.pools[static_cast<std::size_t>(d.pool)].name},
-                    {"stage", d.stage},
-                    {"simulated", d.simulated},
-                    {"busy_s", d.compute_s},
-                    {"compute_s", d.compute_s},
-                    {"exposed_comm_s", by_class(d.exposed_comm_s)},
-                    {"bubble_s", d.bubble_s},
-                    {"idle_s", d.idle_s},
-                    {"flops", d.flops},
-                    {"memory", memory_json(d.memory, d.capacity_bytes)},
-                    {"energy_j", {{"dynamic", d.dynamic_energy_j}, {"static", d.static_energy_j}}}});
-  }
-  j["per_device"] = devs;
+  j["memory"] = memory_summary(m);
+  j["energy"] = energy_json(sc, m);
+  j["power"] = {{"interval_s", m.power_interval_s}, {"it_w", m.power_w}};
+  j["links"] = links_json(m);
+  j["stages"] = stages_json(sc, m);
+  j["per_device"] = devices_json(sc, m);
+  if (run.uncompressed) j["compression"] = compression_json(sc, run);
   j["simulation"] = {{"tasks", m.tasks}, {"activities", m.activities}};
   return j;
 }

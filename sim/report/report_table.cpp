@@ -1,3 +1,4 @@
+// The human report: where the time, the memory and the energy went, in 100 columns.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -12,6 +13,12 @@ std::string si(double v, Dim d) { return format_quantity(v, d); }
 std::string gib(double b) { return fmt::format("{:.1f}", b / 1073741824.0); }
 std::string pct(double x) { return fmt::format("{:.1f} %", 100.0 * x); }
 
+std::string duration(double s) {
+  if (s >= 2 * 86400.0) return fmt::format("{:.1f} days", s / 86400.0);
+  if (s >= 2 * 3600.0) return fmt::format("{:.1f} h", s / 3600.0);
+  return si(s, Dim::time);
+}
+
 std::string strategy_line(const Scenario& sc) {
   const auto& st = sc.strategy;
   std::string sched = st.schedule == "interleaved-1f1b" ? fmt::format("interleaved 1F1B (v = {})", st.interleave)
@@ -25,84 +32,163 @@ std::string strategy_line(const Scenario& sc) {
   return line;
 }
 
+// Terminal columns of UTF-8 text: its code points (no wide characters are written here).
+std::size_t columns(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// Words of `text` joined into lines of at most `width` columns, continuation lines indented.
+std::string wrap(const std::string& text, std::size_t width) {
+  std::string out, line;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t next = text.find(' ', pos);
+    if (next == std::string::npos) next = text.size();
+    const std::string word = text.substr(pos, next - pos);
+    pos = next + 1;
+    if (!line.empty() && columns(line) + 1 + columns(word) > width) {
+      out += line + "\n";
+      line = "  ";
+    } else if (!line.empty()) {
+      line += ' ';
+    }
+    line += word;
+  }
+  return out + line + "\n";
+}
+
+std::string header(const Scenario& sc) {
+  std::string pools;
+  for (const auto& p : sc.pools)
+    pools += fmt::format("{}{} × {}{}", pools.empty() ? "" : p.attach_to.empty() ? " + " : " with ", p.count,
+                         p.preset.empty() ? p.type : p.preset, p.attach_to.empty() ? "" : " attached");
+  const std::string model = sc.model_preset.empty() ? sc.model.family : sc.model_preset;
+  return wrap(fmt::format("{} on {} ({})", model, pools, sc.topology.description), 100) +
+         wrap(strategy_line(sc), 100) + "\n";
+}
+
+// 222,677 for large counts, 4 significant digits below 1000.
+std::string count(double x) {
+  if (!(x >= 1000)) return fmt::format("{:.4g}", x);
+  std::string digits = fmt::format("{:.0f}", x), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// 300B, 1.5T: token counts.
+std::string tokens(double x) {
+  const char* suffix[] = {"", "K", "M", "B", "T"};
+  int k = 0;
+  while (x >= 1000 && k < 4) x /= 1000, ++k;
+  return fmt::format("{:.4g}{}", x, suffix[k]);
+}
+
+std::string time_section(const Scenario& sc, const Metrics& m) {
+  const double step = m.step_time_s;
+  const double n = std::max<double>(1.0, static_cast<double>(m.devices.size()));
+  DeviceMetrics avg;
+  for (const auto& d : m.devices) {
+    avg.compute_s += d.compute_s / n;
+    avg.bubble_s += d.bubble_s / n;
+    avg.idle_s += d.idle_s / n;
+    for (std::size_t c = 0; c < kCommClasses; ++c) avg.exposed_comm_s[c] += d.exposed_comm_s[c] / n;
+  }
+  std::string out = fmt::format("step time   {:>10}   tokens/s {}   samples/s {}   MFU {}   HFU {}\n",
+                                si(step, Dim::time), count(m.tokens_per_s), count(m.samples_per_s), pct(m.mfu),
+                                pct(m.hfu));
+  auto row = [&](const std::string& label, double t) {
+    out += fmt::format("  {:<12}{:>10}   {:>7}\n", label, si(t, Dim::time), pct(step > 0 ? t / step : 0));
+  };
+  row("compute", avg.compute_s);
+  for (std::size_t c = 1; c < kCommClasses; ++c)
+    if (avg.exposed_comm_s[c] > 0)
+      row("exposed " + std::string(comm_class_name(static_cast<CommClass>(c))), avg.exposed_comm_s[c]);
+  row("bubble", avg.bubble_s);
+  if (avg.idle_s > 0) row("idle", avg.idle_s);
+  if (sc.strategy.pp > 1) {
+    out += "  bubble per stage:";
+    for (std::size_t s = 0; s < m.stage_bubble_fraction.size(); ++s) {
+      if (s == 8 && m.stage_bubble_fraction.size() > 10) {
+        out += fmt::format(" … {:.3f}", m.stage_bubble_fraction.back());
+        break;
+      }
+      out += fmt::format(" {:.3f}", m.stage_bubble_fraction[s]);
+    }
+    out += "\n";
+  }
+  const double train_j = m.tokens_per_step > 0 ? m.facility_energy_j / m.tokens_per_step * m.train_tokens : 0.0;
+  out += fmt::format("time to train {} tokens: {} · {:.4g} MWh facility energy\n", tokens(m.train_tokens),
+                     duration(m.time_to_train_s), train_j / 3.6e9);
+  return out;
+}
+
+std::string memory_section(const Metrics& m) {
+  const DeviceMetrics* worst = nullptr;
+  for (const auto& d : m.devices)
+    if (!worst || d.headroom_bytes() < worst->headroom_bytes()) worst = &d;
+  if (!worst) return "";
+  const auto& mem = worst->memory;
+  std::string out = fmt::format("memory/device {} of {} GiB HBM, {} (stage {}, device {})\n", gib(mem.total().value()),
+                                gib(worst->capacity_bytes), m.memory_fits ? "fits" : "DOES NOT FIT", worst->stage,
+                                worst->device);
+  out += fmt::format("  weights {} · grads {} · optimizer {} · activations {} · buffers {} GiB\n",
+                     gib(mem.weights.value()), gib(mem.gradients.value()), gib(mem.optimizer.value()),
+                     gib(mem.activations.value()), gib(mem.buffers.value()));
+  const auto& host = m.tiers[static_cast<std::size_t>(MemoryTier::host_dram)];
+  const auto& cxl = m.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)];
+  if (host.capacity_bytes > 0 || host.used_bytes > 0 || cxl.capacity_bytes > 0 || cxl.used_bytes > 0)
+    out += fmt::format("  host DRAM {} of {} GiB · CXL pool {} of {} GiB (cluster)\n", gib(host.used_bytes),
+                       gib(host.capacity_bytes), gib(cxl.used_bytes), gib(cxl.capacity_bytes));
+  return out;
+}
+
+std::string energy_section(const Scenario& sc, const Metrics& m) {
+  std::string out = fmt::format("energy/step {} IT · {:.3g} J/token · facility (PUE {:.2f}) {}\n",
+                                si(m.it_energy_j, Dim::energy), m.energy_per_token_j, sc.pue,
+                                si(m.facility_energy_j, Dim::energy));
+  out += fmt::format("  devices {} dynamic · {} idle   network {} dynamic · {} static\n",
+                     si(m.device_dynamic_j, Dim::energy), si(m.device_static_j, Dim::energy),
+                     si(m.network_dynamic_j, Dim::energy), si(m.network_static_j, Dim::energy));
+  out += fmt::format("power       average {} · peak {} (IT) · facility {}\n", si(m.average_power_w, Dim::power),
+                     si(m.peak_power_w, Dim::power), si(m.average_power_w * sc.pue, Dim::power));
+  for (const auto& l : m.links)
+    out += fmt::format("  {:<12} {:>5} links  {:>10} moved  utilisation {} (busiest {})  {}\n", l.link_class, l.links,
+                       si(l.bytes, Dim::data), pct(l.utilisation), pct(l.max_utilisation),
+                       si(l.dynamic_energy_j + l.static_energy_j, Dim::energy));
+  return out;
+}
+
+std::string stage_section(const Scenario& sc, const Metrics& m) {
+  if (sc.strategy.pp <= 1 && sc.pools.size() <= 1) return "";
+  std::string out = "\nstage  pool          layers    compute       comm     bubble   memory GiB   headroom GiB\n";
+  for (const auto& s : m.stages) {
+    double comm = 0;
+    for (double x : s.exposed_comm_s) comm += x;
+    out += fmt::format("{:>5}  {:<12} {:>7} {:>10} {:>10} {:>10} {:>12} {:>14}\n", s.stage,
+                       sc.pools[static_cast<std::size_t>(s.pool)].name, s.layers, si(s.compute_s, Dim::time),
+                       si(comm, Dim::time), si(s.bubble_s, Dim::time), gib(s.memory.total().value()),
+                       gib(s.capacity_bytes - s.memory.total().value()));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string report_table(const Scenario& sc, const RunOutput& run) {
   const Metrics& m = run.metrics;
-  std::string out;
-  std::string pools;
-  for (const auto& p : sc.pools)
-    pools += fmt::format("{}{} × {}", pools.empty() ? "" : " + ", p.count, p.preset.empty() ? p.type : p.preset);
-  const std::string model = sc.model_preset.empty() ? sc.model.family : sc.model_preset;
-  out += fmt::format("{} on {} ({})\n", model, pools, sc.topology.description);
-  out += strategy_line(sc) + "\n\n";
-
-  DeviceMetrics avg;
-  int n = 0;
-  for (const auto& d : m.devices) {
-    if (!d.simulated) continue;
-    ++n;
-    avg.compute_s += d.compute_s;
-    avg.bubble_s += d.bubble_s;
-    avg.idle_s += d.idle_s;
-    for (std::size_t c = 0; c < kCommClasses; ++c) avg.exposed_comm_s[c] += d.exposed_comm_s[c];
-  }
-  const double step = m.step_time_s;
-  auto row = [&](const std::string& label, double t) {
-    out += fmt::format("  {:<12}{:>10}   {:>7}\n", label, si(t, Dim::time), pct(step > 0 ? t / step : 0));
-  };
-  out += fmt::format("step time   {:>10}   tokens/s {:.4g}   MFU {}   HFU {}\n", si(step, Dim::time), m.tokens_per_s,
-                     pct(m.mfu), pct(m.hfu));
-  if (n > 0) {
-    row("compute", avg.compute_s / n);
-    for (std::size_t c = 1; c < kCommClasses; ++c)
-      if (avg.exposed_comm_s[c] > 0)
-        row("exposed " + std::string(comm_class_name(static_cast<CommClass>(c))), avg.exposed_comm_s[c] / n);
-    row("bubble", avg.bubble_s / n);
-    if (avg.idle_s > 0) row("idle", avg.idle_s / n);
-  }
-  if (sc.strategy.pp > 1) {
-    out += "  bubble per stage:";
-    for (double b : m.stage_bubble_fraction) out += fmt::format(" {:.3f}", b);
-    out += "\n";
-  }
-  const DeviceMetrics* worst = nullptr;
-  for (const auto& d : m.devices)
-    if (!worst || d.memory.total().value() / d.capacity_bytes > worst->memory.total().value() / worst->capacity_bytes)
-      worst = &d;
-  if (worst) {
-    const auto& mem = worst->memory;
-    out += fmt::format("memory/device {} of {} GiB, {}   weights {} · grads {} · optimizer {} · activations {} · "
-                       "buffers {} (stage {})\n",
-                       gib(mem.total().value()), gib(worst->capacity_bytes), m.memory_fits ? "fits" : "DOES NOT FIT",
-                       gib(mem.weights.value()), gib(mem.gradients.value()), gib(mem.optimizer.value()),
-                       gib(mem.activations.value()), gib(mem.buffers.value()), worst->stage);
-  }
-  out += fmt::format("energy/step {}   devices {} · idle {} · network {} · {:.3g} J/token · facility (PUE {:.2f}) {}\n",
-                     si(m.it_energy_j, Dim::energy), si(m.device_dynamic_j, Dim::energy),
-                     si(m.device_static_j, Dim::energy), si(m.network_dynamic_j + m.network_static_j, Dim::energy),
-                     m.energy_per_token_j, sc.pue, si(m.facility_energy_j, Dim::energy));
-  if (sc.strategy.pp > 1 || sc.pools.size() > 1) {
-    out += "\nstage  pool          layers   compute      comm     bubble   memory GiB\n";
-    for (int s = 0; s < sc.strategy.pp; ++s) {
-      double c = 0, cm = 0, b = 0, mem = 0;
-      int k = 0;
-      for (const auto& d : m.devices)
-        if (d.stage == s && d.simulated) {
-          ++k;
-          c += d.compute_s;
-          cm += d.exposed_comm_total();
-          b += d.bubble_s;
-          mem = std::max(mem, d.memory.total().value());
-        }
-      if (k == 0) continue;
-      out += fmt::format("{:>5}  {:<12} {:>7} {:>9} {:>9} {:>10} {:>12}\n", s, sc.pools[sc.stage_pool[s]].name,
-                         sc.layers_per_stage[s], si(c / k, Dim::time), si(cm / k, Dim::time), si(b / k, Dim::time),
-                         gib(mem));
-    }
-  }
-  out += fmt::format("\nsimulated in {:.3g} s ({} mode, {} tasks, {} engine activities)\n", run.wall_s,
-                     sc.simulation.mode, m.tasks, m.activities);
+  std::string out = header(sc) + time_section(sc, m) + memory_section(m) + energy_section(sc, m) +
+                    stage_section(sc, m) + compression_table(sc, run);
+  std::string sym;
+  if (m.simulated_devices < static_cast<int>(m.devices.size()))
+    sym = fmt::format(", {} of {} devices simulated, the others replicas", m.simulated_devices, m.devices.size());
+  out += "\n" + wrap(fmt::format("simulated in {:.3g} s ({} mode, {} tasks, {} engine activities{})", run.wall_s,
+                                 sc.simulation.mode, m.tasks, m.activities, sym),
+                     100);
   return out;
 }
 

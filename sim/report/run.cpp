@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/collectives/cost.hpp"
+#include "sim/engine/collective_plan.hpp"
 #include "sim/core/quantity.hpp"
 #include "workloads/analytical.hpp"
 
@@ -68,19 +69,21 @@ double estimate_tasks(const Scenario& sc) {
 namespace {
 
 // The analytical fidelity: closed-form step from the same cost items, collectives from the
-// topology-aware cost model; no task graph, no engine. Network energy is not estimated.
+// topology-aware cost model; no task graph, no engine. Link bytes are not estimated, so
+// network energy is the links' static part only.
 Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const std::vector<StageShape>& shapes) {
   const CollectiveCostModel model(sc.topology);
   const std::string algo = sc.simulation.collective_algorithm;
   const AnalyticalResult a = analytical_step(in, [&](const std::vector<int>& devs, CollectiveOp op, double bytes) {
     if (devs.size() <= 1 || bytes <= 0) return 0.0;
-    return model.estimate(devs, op, Bytes(bytes), op == CollectiveOp::send_recv ? "auto" : algo).time.value();
+    // The engine's choice: the named algorithm where it applies, else the cheapest.
+    const std::string use = resolve_collective_algorithm(model, devs, op, Bytes(bytes), algo);
+    return model.estimate(devs, op, Bytes(bytes), use).time.value();
   });
   Metrics m;
   m.step_time_s = a.step_time_s;
   const int per_stage = sc.strategy.dp * sc.strategy.tp;
   const double step = a.step_time_s;
-  double bubble = 0;
   for (int d = 0; d < sc.device_count(); ++d) {
     DeviceMetrics dm;
     dm.device = static_cast<std::uint32_t>(d);
@@ -98,35 +101,10 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
     dm.flops = st.flops;
     dm.model_flops = st.model_flops;
     dm.dynamic_energy_j = st.dynamic_energy_j;
-    const auto& pool = sc.pools[static_cast<std::size_t>(dm.pool)];
-    dm.memory = stage_memory(sc.model, sc.strategy, sc.workload, shapes[static_cast<std::size_t>(dm.stage)]);
-    dm.capacity_bytes = pool.device->memory_capacity().value();
-    dm.static_energy_j = pool.device->idle_power().value() * step;
-    m.memory_fits = m.memory_fits && dm.memory.total().value() <= dm.capacity_bytes;
-    m.model_flops += dm.model_flops;
-    m.hardware_flops += dm.flops;
-    m.device_dynamic_j += dm.dynamic_energy_j;
-    m.device_static_j += dm.static_energy_j;
-    bubble += dm.bubble_s;
     m.devices.push_back(dm);
   }
-  m.bubble_fraction = step > 0 ? bubble / sc.device_count() / step : 0;
-  for (const auto& st : a.stages) m.stage_bubble_fraction.push_back(step > 0 ? st.bubble_s / step : 0);
-  double peak = 0;
-  for (const auto& p : sc.pools)
-    if (p.attach_to.empty()) peak += p.count * p.device->peak(sc.workload.precision).value();
-  const double tokens = static_cast<double>(sc.workload.global_batch * sc.model.seq_len);
-  if (step > 0) {
-    m.mfu = m.model_flops / (step * peak);
-    m.hfu = m.hardware_flops / (step * peak);
-    m.tokens_per_s = tokens / step;
-    m.samples_per_s = static_cast<double>(sc.workload.global_batch) / step;
-  }
-  m.it_energy_j = m.device_dynamic_j + m.device_static_j;
-  m.facility_energy_j = m.it_energy_j * sc.pue;
-  m.energy_per_token_j = tokens > 0 ? m.it_energy_j / tokens : 0;
-  m.average_power_w = step > 0 ? m.it_energy_j / step : 0;
-  return m;
+  // Memory, energy, throughput and the totals from the per-device figures.
+  return complete_metrics(sc, m, shapes);
 }
 
 // Mean over the devices that ran any codec task of their encode + decode time.

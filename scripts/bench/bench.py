@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Simulator speed benchmarks of hcsim (docs/performance.md). Not part of ctest.
+
+Each case runs one process under /usr/bin/time -v and reports the task count, wall time,
+CPU time (user + system, the process and its forked engine child), peak RSS (the largest
+process; the engine child maps the parent's task graph, so it counts it too) and tasks/s.
+The machine is shared: wall time includes waiting for a core, so the CPU time is given too.
+
+Cases (run.sh --list):
+  gpt3       GPT-3 175B, 1,024 A100, TP8 PP8 DP16 interleaved, event mode (target <= 2 s, 1 GiB)
+  llama405   Llama-3 405B, 16,384 H100, TP8 PP16 DP128, event mode (target <= 10 s, 4 GiB)
+  scaling    Llama-3 70B from 64 to 16,384 H100, event mode; exponent of time vs tasks (<= 1.1)
+  flow       the GPT-3 case in flow mode without symmetry, on a fraction of its micro-batches,
+             extrapolated linearly in the micro-batch count (target <= 5 min for the whole step)
+  search     every valid layout of the 530B GPT within 5,128 A100, fast analytical path
+             (target >= 50,000 layouts/s on one core)
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+GIB = 1024.0 ** 3
+
+# Llama-3 70B (TP 8) from 64 to 16,384 devices: PP and DP grow in turn, micro-batches per
+# replica m grow with PP (m >= 2 PP keeps the 1F1B bubble near a third), global batch = m DP.
+SCALING = [  # devices, pp, dp, global batch
+    (64, 2, 4, 32), (128, 4, 4, 64), (256, 4, 8, 128), (512, 8, 8, 256), (1024, 8, 16, 512),
+    (2048, 16, 16, 1024), (4096, 16, 32, 2048), (8192, 16, 64, 4096), (16384, 16, 128, 8192),
+]
+SCALING_BASE = "scenarios/bench/llama3-70b-h100-scaling.json"
+FLOW_FRACTIONS = [128, 256]  # global batches run in flow mode (the full step has 1,536)
+
+
+def timed(cmd, timeout):
+    """Runs cmd under /usr/bin/time -v; returns (stdout, metrics dict)."""
+    t0 = time.monotonic()
+    p = subprocess.run(["/usr/bin/time", "-v"] + cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    wall = time.monotonic() - t0
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
+
+    def field(name):
+        m = re.search(re.escape(name) + r":\s*([0-9.:]+)", p.stderr)
+        return m.group(1) if m else "0"
+
+    cpu = float(field("User time (seconds)")) + float(field("System time (seconds)"))
+    return p.stdout, {"wall_s": wall, "cpu_s": cpu, "rss_bytes": float(field("Maximum resident set size (kbytes)")) * 1024}
+
+
+def run_hcsim(build, scenario, sets=(), timeout=3600):
+    cmd = [os.path.join(build, "hcsim"), "run", scenario]
+    for s in sets:
+        cmd += ["--set", s]
+    out, m = timed(cmd, timeout)
+    sim = re.search(r"simulated in ([0-9.]+) s \((\w+) mode, (\d+) tasks, (\d+) engine activities", out)
+    step = re.search(r"step time\s+([0-9.]+ \S+)", out)
+    if not sim:
+        raise RuntimeError("no 'simulated in' line in hcsim's output:\n" + out[-2000:])
+    m.update(tasks=int(sim.group(3)), activities=int(sim.group(4)), step=step.group(1) if step else "?")
+    return m
+
+
+def row(name, m, target=""):
+    tasks = m.get("tasks", 0)
+    return (f"{name:<28} {tasks:>10,} {m['wall_s']:>9.2f} {m['cpu_s']:>9.2f} {m['rss_bytes'] / GIB:>8.3f} "
+            f"{tasks / m['wall_s']:>11,.0f} {tasks / max(m['cpu_s'], 1e-9):>11,.0f}  {target}")
+
+
+HEADER = (f"{'case':<28} {'tasks':>10} {'wall s':>9} {'CPU s':>9} {'RSS GiB':>8} {'tasks/s':>11} "
+          f"{'tasks/CPUs':>11}  target")
+
+
+def verdict(ok):
+    return "met" if ok else "MISSED"
+
+
+def case_gpt3(build, res):
+    m = run_hcsim(build, "scenarios/gpt3-175b-a100-1024.json")
+    ok = m["wall_s"] <= 2 and m["rss_bytes"] <= GIB
+    res["gpt3"] = m
+    print(row("gpt3-175b 1024 A100 event", m, f"<= 2 s, 1 GiB: {verdict(ok)} (CPU {m['cpu_s']:.2f} s)"), flush=True)
+
+
+def case_llama405(build, res):
+    m = run_hcsim(build, "scenarios/bench/llama3-405b-h100-16384.json")
+    ok = m["wall_s"] <= 10 and m["rss_bytes"] <= 4 * GIB
+    res["llama405"] = m
+    print(row("llama3-405b 16384 H100 event", m, f"<= 10 s, 4 GiB: {verdict(ok)} (CPU {m['cpu_s']:.2f} s)"), flush=True)
+
+
+def fit_exponent(xs, ys):
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    sxx = sum((a - mx) ** 2 for a in lx)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sxx if sxx > 0 else float("nan")
+
+
+def case_scaling(build, res):
+    pts = []
+    for devices, pp, dp, gb in SCALING:
+        m = run_hcsim(build, SCALING_BASE, [f"/cluster/pools/0/count={devices}", f"/strategy/pp={pp}",
+                                            f"/strategy/dp={dp}", f"/workload/global_batch={gb}"])
+        m.update(devices=devices, pp=pp, dp=dp, global_batch=gb)
+        pts.append(m)
+        print(row(f"scaling {devices} (pp {pp} dp {dp})", m), flush=True)
+    tasks = [p["tasks"] for p in pts]
+    fit = {
+        "wall_vs_tasks": fit_exponent(tasks, [p["wall_s"] for p in pts]),
+        "cpu_vs_tasks": fit_exponent(tasks, [p["cpu_s"] for p in pts]),
+        "cpu_vs_activities": fit_exponent([p["activities"] for p in pts], [p["cpu_s"] for p in pts]),
+        "cpu_vs_devices": fit_exponent([p["devices"] for p in pts], [p["cpu_s"] for p in pts]),
+    }
+    res["scaling"] = {"points": pts, "exponents": fit}
+    print(f"  growth exponents (least squares on log-log): wall vs tasks {fit['wall_vs_tasks']:.2f}, CPU vs tasks "
+          f"{fit['cpu_vs_tasks']:.2f}, CPU vs engine activities {fit['cpu_vs_activities']:.2f}, CPU vs devices "
+          f"{fit['cpu_vs_devices']:.2f}; target <= 1.1 vs tasks: {verdict(fit['wall_vs_tasks'] <= 1.1)}", flush=True)
+
+
+def case_flow(build, res):
+    pts = []
+    for gb in FLOW_FRACTIONS:
+        m = run_hcsim(build, "scenarios/gpt3-175b-a100-1024.json",
+                      ["/simulation/symmetry=false", "/simulation/mode=flow", f"/workload/global_batch={gb}"], 7200)
+        m["global_batch"] = gb
+        pts.append(m)
+        print(row(f"flow, no symmetry, batch {gb}", m), flush=True)
+    # t = a + b * batch through the two points, at the full batch of 1,536.
+    (x0, p0), (x1, p1) = [(p["global_batch"], p) for p in pts[:2]]
+    est = {k: p0[k] + (p1[k] - p0[k]) / (x1 - x0) * (1536 - x0) for k in ("wall_s", "cpu_s", "tasks")}
+    est["rss_bytes"] = p0["rss_bytes"] + (p1["rss_bytes"] - p0["rss_bytes"]) / (x1 - x0) * (1536 - x0)
+    res["flow"] = {"points": pts, "extrapolated_1536": est}
+    print(row("flow, batch 1536 (extrap.)", est, f"<= 300 s: {verdict(est['wall_s'] <= 300)} "
+              f"(CPU {est['cpu_s']:.0f} s; linear in the batch from {x0} and {x1})"), flush=True)
+
+
+def case_search(build, res):
+    out, m = timed([os.path.join(build, "bench", "hcsim_bench_search"), "scenarios/bench/megatron-530b-a100-2520.json",
+                    "5128"], 3600)
+    r = dict(kv.split("=") for kv in re.search(r"RESULT (.*)", out).group(1).split())
+    r = {k: float(v) for k, v in r.items()}
+    r.update(process_wall_s=m["wall_s"], process_cpu_s=m["cpu_s"], rss_bytes=m["rss_bytes"])
+    res["search"] = r
+    per_cpu = r["configs"] / r["search_cpu_s"]
+    per_wall = r["configs"] / r["search_wall_s"]
+    print("  " + out.strip().replace("\n", "\n  ").split("\n  RESULT")[0])
+    print(f"{'search 530B, <= 5128 A100':<28} {int(r['configs']):>10,} {r['search_wall_s']:>9.2f} "
+          f"{r['search_cpu_s']:>9.2f} {m['rss_bytes'] / GIB:>8.3f} {per_wall:>11,.0f} {per_cpu:>11,.0f}  "
+          f">= 50,000 layouts/s: {verdict(per_wall >= 50000)} by wall, {verdict(per_cpu >= 50000)} by CPU", flush=True)
+
+
+CASES = {"gpt3": case_gpt3, "llama405": case_llama405, "scaling": case_scaling, "flow": case_flow,
+         "search": case_search}
+
+
+def machine():
+    cpu = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    mem = 0
+    try:
+        with open("/proc/meminfo") as f:
+            mem = int(next(l.split()[1] for l in f if l.startswith("MemTotal"))) / 1024 ** 2
+    except (OSError, StopIteration):
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem, 1), "kernel": platform.release(),
+            "load_average_start": os.getloadavg()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", required=True, help="build directory holding hcsim and bench/")
+    ap.add_argument("--only", action="append", choices=sorted(CASES), help="run only these cases (repeatable)")
+    ap.add_argument("--skip", action="append", default=[], choices=sorted(CASES), help="skip these cases")
+    ap.add_argument("--json", help="write the measurements to this file")
+    a = ap.parse_args()
+    names = [n for n in (a.only or list(CASES)) if n not in a.skip]
+    res = {"machine": machine()}
+    mc = res["machine"]
+    print(f"machine: {mc['cores']} cores ({mc['cpu']}), {mc['memory_gib']} GiB; load average at start "
+          f"{mc['load_average_start'][0]:.1f} (a loaded, shared machine makes wall time exceed CPU time)")
+    print(HEADER, flush=True)
+    for n in names:
+        CASES[n](a.build, res)
+    res["machine"]["load_average_end"] = os.getloadavg()
+    print(f"load average at end {res['machine']['load_average_end'][0]:.1f}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+            f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds hcsim with AddressSanitizer and UndefinedBehaviorSanitizer (build-asan,
+# -DHCSIM_SANITIZE=ON), runs the whole test suite under them, then -- when clang is
+# installed -- the short fuzz run over scenario parsing (scripts/fuzz.sh, a clang build of
+# the parsing libraries only, ctest test `fuzz_parse_scenario`).
+#
+# Usage: scripts/sanitize.sh [--build-dir DIR] [--fuzz-seconds N] [--no-fuzz] [ctest args...]
+# Prints the time of each phase. Exit status: that of the first failing phase.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build-asan
+fuzz_seconds=60
+fuzz=1
+ctest_args=()
+while (($#)); do
+  case $1 in
+    --build-dir) build=$2; shift 2 ;;
+    --fuzz-seconds) fuzz_seconds=$2; shift 2 ;;
+    --no-fuzz) fuzz=0; shift ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) ctest_args+=("$1"); shift ;;
+  esac
+done
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# halt_on_error/abort_on_error: a report is a failure, never a line lost in a log.
+# detect_leaks stays on: the engine's SimGrid child leaves through _exit(), which skips
+# LeakSanitizer, so SimGrid's own process-lifetime allocations are not reported.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:halt_on_error=1:detect_leaks=1:strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
+
+phase() {  # phase NAME COMMAND...: runs and times one phase
+  local name=$1 t0=$SECONDS
+  shift
+  echo "sanitize.sh: $name ..."
+  if "$@"; then
+    echo "sanitize.sh: $name done in $((SECONDS - t0)) s"
+  else
+    local rc=$?
+    echo "sanitize.sh: $name FAILED (exit $rc) after $((SECONDS - t0)) s" >&2
+    exit "$rc"
+  fi
+}
+
+start=$SECONDS
+phase "configure $build" cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHCSIM_SANITIZE=ON
+phase "build" cmake --build "$build" -j "$jobs"
+phase "tests under ASan+UBSan" ctest --test-dir "$build" --output-on-failure -j "$jobs" "${ctest_args[@]}"
+if ((fuzz)); then
+  if command -v clang++ >/dev/null; then
+    phase "fuzz build (clang)" bash "$root/scripts/fuzz.sh" "$fuzz_seconds" --build-dir "$root/build-fuzz" \
+      --jobs "$jobs" --build-only
+    phase "fuzz run ($fuzz_seconds s)" ctest --test-dir "$root/build-fuzz" --output-on-failure -L fuzz
+  else
+    echo "sanitize.sh: clang++ not installed; fuzz run skipped"
+  fi
+fi
+echo "sanitize.sh: all phases passed in $((SECONDS - start)) s"

@@ -1,0 +1,231 @@
+#include "sim/engine/collective_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/core/error.hpp"
+
+namespace hcsim {
+namespace {
+
+using Pair = std::pair<int, int>;
+
+std::vector<int> as_int(const std::vector<std::uint32_t>& v) { return {v.begin(), v.end()}; }
+
+// Sorted distinct (src, dst) rank pairs of a step's non-empty transfers.
+std::vector<Pair> step_pairs(const Step& st) {
+  std::vector<Pair> out;
+  for (const Transfer& t : st.transfers)
+    if (t.count > 0 && t.src != t.dst) out.emplace_back(t.src, t.dst);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Per-pair totals of `steps` (count x repeat), as one step of merged transfers.
+Step merged_step(const std::vector<const Step*>& steps) {
+  std::map<Pair, std::int64_t> sum;
+  for (const Step* s : steps)
+    for (const Transfer& t : s->transfers)
+      if (t.count > 0 && t.src != t.dst) sum[{t.src, t.dst}] += t.count * s->repeat;
+  Step out;
+  for (const auto& [pr, count] : sum) out.transfers.push_back({pr.first, pr.second, 0, 0, count, false});
+  return out;
+}
+
+std::shared_ptr<const FlowSchedule> flow_schedule(const Schedule& sc) {
+  auto f = std::make_shared<FlowSchedule>();
+  f->ranks = sc.ranks;
+  std::uint32_t step = 0;
+  for (const Step& st : sc.steps) {
+    HCSIM_ASSERT(st.repeat == 1, "flow mode replays uncompressed schedules");
+    bool any = false;
+    for (const Transfer& t : st.transfers) {
+      if (t.count <= 0 || t.src == t.dst) continue;
+      f->transfers.push_back({static_cast<std::uint32_t>(t.src), static_cast<std::uint32_t>(t.dst), step,
+                              static_cast<double>(t.count)});
+      any = true;
+    }
+    if (any) ++step;
+  }
+  f->steps = step;
+  const auto n = static_cast<std::size_t>(sc.ranks);
+  f->send_begin.assign(n + 1, 0);
+  for (const auto& x : f->transfers) ++f->send_begin[x.src + 1];
+  for (std::size_t r = 1; r <= n; ++r) f->send_begin[r] += f->send_begin[r - 1];
+  f->send_index.resize(f->transfers.size());
+  std::vector<std::uint32_t> next(f->send_begin.begin(), f->send_begin.end() - 1);
+  f->involvement.assign(n * step, 0);
+  for (std::uint32_t i = 0; i < f->transfers.size(); ++i) {
+    const auto& x = f->transfers[i];
+    f->send_index[next[x.src]++] = i;  // transfers are in step order, so each rank's sends are too
+    for (std::uint32_t r : {x.src, x.dst}) {
+      auto& c = f->involvement[static_cast<std::size_t>(r) * step + x.step];
+      HCSIM_ASSERT(c < 0xFFFF, "too many transfers of one rank in one step");
+      ++c;
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
+int collective_size_bucket(double bytes) {
+  return bytes < 2 ? 0 : static_cast<int>(std::floor(std::log2(bytes)));
+}
+
+std::string resolve_collective_algorithm(const CollectiveCostModel& model, const std::vector<int>& devices,
+                                         CollectiveOp op, Bytes per_rank, std::string_view requested) {
+  if (requested != "auto") {
+    const CollectiveAlgorithm* a = find_collective_algorithm(requested);
+    if (!a) {
+      std::vector<std::string> names{"auto"};
+      for (const auto& n : collective_algorithm_names()) names.push_back(n);
+      throw InputError("", "unknown collective algorithm \"" + std::string(requested) + "\"; " + valid_list(names));
+    }
+    std::vector<int> ranks;
+    if (a->supports(op, model.shape_of(devices, ranks))) {
+      if (!a->analytic_only) return a->name;
+      try {  // in-network reduction needs reducing switches on every path; the model says
+        (void)model.estimate(devices, op, per_rank, a->name);
+        return a->name;
+      } catch (const InputError&) {
+      }
+    }
+  }
+  return model.estimate(devices, op, per_rank, "auto").algorithm;
+}
+
+CollectivePlanner::CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode)
+    : g_(g), algorithm_(std::move(algorithm)), flow_(flow_mode), model_(g) {}
+
+std::string CollectivePlanner::choose(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes) {
+  const int bucket = collective_size_bucket(bytes);
+  auto key = std::make_tuple(group, static_cast<int>(op), bucket);
+  if (auto it = choice_.find(key); it != choice_.end()) return it->second;
+  const std::string name =
+      resolve_collective_algorithm(model_, as_int(group), op, Bytes(std::ldexp(1.0, bucket)), algorithm_);
+  return choice_.emplace(std::move(key), name).first->second;
+}
+
+const CollectiveExpansion& CollectivePlanner::plan(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes,
+                                              std::string_view algorithm) {
+  std::string name(algorithm);
+  const bool trivial = group.size() < 2 || bytes <= 0;
+  if (name.empty() && !trivial) name = choose(group, op, bytes);
+  auto key = std::make_tuple(group, static_cast<int>(op), bytes, name);
+  if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
+  auto p = std::make_unique<CollectiveExpansion>();
+  if (!trivial) *p = build(as_int(group), op, bytes, name);
+  return *plans_.emplace(std::move(key), std::move(p)).first->second;
+}
+
+CollectiveExpansion CollectivePlanner::build(const std::vector<int>& devices, CollectiveOp op, double bytes,
+                                        const std::string& algorithm) {
+  CollectiveExpansion p;
+  p.algorithm = algorithm;
+  p.bytes = bytes;
+  p.estimate = model_.estimate(devices, op, Bytes(bytes), algorithm);
+  const CollectiveAlgorithm* a = find_collective_algorithm(algorithm);
+  HCSIM_ASSERT(a != nullptr, "planned an unknown collective algorithm " + algorithm);
+  std::vector<int> ranks;
+  const GroupShape shape = model_.shape_of(devices, ranks);
+  p.rank_devices.assign(ranks.begin(), ranks.end());
+  if (a->analytic_only) {
+    p.reduction_root = reduction_root(ranks, bytes);
+    p.phases.push_back({p.estimate.time, {}});
+    return p;
+  }
+  const int n = static_cast<int>(ranks.size());
+  std::int64_t elements = std::llround(bytes);
+  if (op == CollectiveOp::all_to_all) elements = (elements + n - 1) / n * n;
+  const Schedule sc = a->schedule({op, shape, elements, p.estimate.chunks, !flow_});
+  std::vector<const Step*> all;
+  for (const Step& st : sc.steps) all.push_back(&st);
+  for (const Transfer& t : merged_step(all).transfers)
+    p.pair_bytes.push_back({p.rank_devices[static_cast<std::size_t>(t.src)],
+                            p.rank_devices[static_cast<std::size_t>(t.dst)], static_cast<double>(t.count)});
+  if (flow_) p.flow = flow_schedule(sc);
+  else coarse_phases(p, sc, ranks);
+  return p;
+}
+
+void CollectivePlanner::coarse_phases(CollectiveExpansion& p, const Schedule& sc, const std::vector<int>& ranks) const {
+  std::vector<Pair> pairs;
+  std::vector<const Step*> cur;
+  auto flush = [&] {
+    if (cur.empty()) return;
+    Schedule phase{sc.op, sc.ranks, sc.elements, {}, sc.root};
+    for (const Step* s : cur) phase.steps.push_back(*s);
+    Schedule merged{sc.op, sc.ranks, sc.elements, {merged_step(cur)}, sc.root};
+    const Seconds t_phase = model_.schedule_time(phase, ranks).time;
+    const Seconds t_merged = model_.schedule_time(merged, ranks).time;
+    CoarsePhase c{max(Seconds{}, t_phase - t_merged), {}};
+    for (const Transfer& t : merged.steps[0].transfers)
+      c.flows.push_back({p.rank_devices[static_cast<std::size_t>(t.src)],
+                         p.rank_devices[static_cast<std::size_t>(t.dst)], static_cast<double>(t.count)});
+    p.phases.push_back(std::move(c));
+    cur.clear();
+  };
+  for (const Step& st : sc.steps) {
+    std::vector<Pair> q = step_pairs(st);
+    if (q.empty()) continue;
+    const bool joins = !cur.empty() && (std::includes(pairs.begin(), pairs.end(), q.begin(), q.end()) ||
+                                        std::includes(q.begin(), q.end(), pairs.begin(), pairs.end()));
+    if (!joins) {
+      flush();
+      pairs.clear();
+    }
+    std::vector<Pair> u;
+    std::set_union(pairs.begin(), pairs.end(), q.begin(), q.end(), std::back_inserter(u));
+    pairs = std::move(u);
+    cur.push_back(&st);
+  }
+  flush();
+}
+
+// The reducing switch the cost model's in-network estimate uses: every path from a group
+// device to it crosses reducing switches only, and 2 x latency + S / bottleneck is least.
+int CollectivePlanner::reduction_root(const std::vector<int>& devices, double bytes) const {
+  int best = -1;
+  double best_t = std::numeric_limits<double>::infinity();
+  for (std::size_t root = 0; root < g_.nodes().size(); ++root) {
+    if (!g_.nodes()[root].in_switch_reduction) continue;
+    Seconds lat{};
+    BytesPerSecond bw(std::numeric_limits<double>::infinity());
+    bool ok = true;
+    for (int d : devices) {
+      const Route& r = router().route(g_.device_node(d), static_cast<int>(root));
+      ok = r.reachable;
+      for (std::size_t i = 1; ok && i + 1 < r.nodes.size(); ++i)
+        ok = g_.nodes()[static_cast<std::size_t>(r.nodes[i])].in_switch_reduction;
+      if (!ok) break;
+      lat = max(lat, r.latency);
+      bw = min(bw, r.bottleneck);
+    }
+    if (!ok) continue;
+    const double t = 2 * lat.value() + bytes / bw.value();
+    if (t < best_t) {
+      best_t = t;
+      best = static_cast<int>(root);
+    }
+  }
+  HCSIM_ASSERT(best >= 0, "in-network reduction without a reducing switch");
+  return best;
+}
+
+void CollectivePlanner::add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes) const {
+  if (p.reduction_root >= 0) {
+    // Each device's contribution goes up to the root once and the result comes down once.
+    for (std::uint32_t d : p.rank_devices)
+      for (int e : router().route(g_.device_node(static_cast<int>(d)), p.reduction_root).edges)
+        edge_bytes[static_cast<std::size_t>(e)] += 2 * p.bytes;
+    return;
+  }
+  for (const PlannedFlow& f : p.pair_bytes)
+    for (int e : router().device_route(static_cast<int>(f.src), static_cast<int>(f.dst)).edges)
+      edge_bytes[static_cast<std::size_t>(e)] += f.bytes;
+}
+
+}  // namespace hcsim

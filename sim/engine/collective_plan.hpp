@@ -1,0 +1,131 @@
+#pragma once
+// How the engine expands one collective onto the network: which algorithm runs it, and
+// the point-to-point flows (and analytical timers) that replay it. Pure code, no SimGrid:
+// the engine (collective_replay.cpp) turns a plan into activities, and `hcsim collective`
+// reads the same plans to print the algorithm and the bytes each link carries.
+//
+// Choice. "auto" asks the collective cost model (sim/collectives/cost.hpp) for the
+// algorithm of least predicted time on this group and topology, as NCCL's tuner does
+// (NVIDIA/nccl src/graph/tuning.cc); the choice is made once per (group, op, size bucket),
+// a bucket being [2^k, 2^(k+1)) bytes, evaluated at 2^k. A named algorithm is used for the
+// collectives it supports on that group; the others fall back to "auto" (a workload mixes
+// all-reduce, all-gather, reduce-scatter and sends, and no algorithm serves them all).
+//
+// Flow mode. The algorithm's schedule, uncompressed, as one flow per transfer, ordered per
+// rank: rank r starts its sends of step k once every transfer of an earlier step that r
+// sends or receives has arrived. A rank therefore runs its steps in order, as one NCCL
+// channel does, and no global barrier exists: on an idle network each step of a
+// symmetric schedule still takes its latency plus its bandwidth term, and collectives that
+// share links slow each other flow by flow.
+//
+// Event mode. The schedule (compressed where the algorithm allows, Step::repeat) is cut
+// into phases: consecutive steps join a phase while the set of (sender, receiver) pairs of
+// one contains the other's (a ring's reduce-scatter and all-gather, the fill, steady state
+// and drain of a pipelined tree or chain); a new set of pairs (the next torus dimension,
+// the inter-node ring of the hierarchical algorithm, each halving-doubling step) starts a
+// new phase. A phase runs as
+//     a timer of  T_phase - T_merged,  then one flow per pair carrying the phase's bytes,
+// where T_phase is the cost model's time of the phase's steps and T_merged that of the
+// merged flows alone on an idle network (path latency + most-loaded link). T_phase >=
+// T_merged always (a sum of per-step maxima bounds the maximum of the sums), so on an
+// idle network the phase takes exactly the cost model's time, and under contention its
+// flows slow down as the bytes really on the links say. For a ring this is one phase: a
+// timer of (2(n-1) - 1) alpha, then one flow per ring edge of 2(n-1)/n S.
+// In-network reduction (no rank-level schedule) is a timer of the cost model's time in both
+// modes; its bytes (S up and S down each device's path to the reducing switch) are counted
+// on the links but do not contend.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "sim/collectives/cost.hpp"
+
+namespace hcsim {
+
+// `bytes` from device `src` to device `dst` (global device indices).
+struct PlannedFlow {
+  std::uint32_t src = 0, dst = 0;
+  double bytes = 0;
+};
+
+struct CoarsePhase {
+  Seconds timer{};                 // T_phase - T_merged
+  std::vector<PlannedFlow> flows;  // one per pair, the phase's bytes
+};
+
+// Flow mode: the uncompressed schedule's transfers with their per-rank order.
+struct FlowSchedule {
+  struct Xfer {
+    std::uint32_t src = 0, dst = 0;  // ranks
+    std::uint32_t step = 0;          // steps without transfers removed
+    double bytes = 0;
+  };
+  int ranks = 0;
+  std::uint32_t steps = 0;
+  std::vector<Xfer> transfers;                // by step
+  std::vector<std::uint32_t> send_begin;      // CSR over sender rank: send_index[send_begin[r] ..)
+  std::vector<std::uint32_t> send_index;      //   indices into transfers, by step
+  std::vector<std::uint16_t> involvement;     // [r * steps + s]: transfers of step s that r sends or receives
+};
+
+struct CollectiveExpansion {
+  std::string algorithm;
+  double bytes = 0;                         // per-rank buffer (nccl-tests convention)
+  CollectiveEstimate estimate;              // the cost model on an idle network
+  std::vector<std::uint32_t> rank_devices;  // device of each rank of the schedule
+  std::vector<CoarsePhase> phases;          // event mode, and in-network reduction in both modes
+  std::shared_ptr<const FlowSchedule> flow; // flow mode (null for in-network reduction)
+  std::vector<PlannedFlow> pair_bytes;      // every byte the collective sends, summed per device pair
+  int reduction_root = -1;                  // in-network reduction: the reducing switch (graph node)
+};
+
+class CollectivePlanner {
+ public:
+  // `algorithm`: "auto" or a registered name; `flow_mode`: plans for the flow mode.
+  CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode);
+
+  // The algorithm that runs this collective (see the header comment).
+  [[nodiscard]] std::string choose(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes);
+  // The plan for `algorithm` (empty: choose()). Cached per (group, op, bytes, algorithm);
+  // the reference stays valid for the planner's lifetime. Groups of one rank or empty
+  // buffers get an empty plan.
+  const CollectiveExpansion& plan(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes,
+                             std::string_view algorithm = {});
+
+  // Bytes the plan puts on each topology edge (both directions summed), added to `edge_bytes`.
+  void add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes) const;
+
+  [[nodiscard]] const CollectiveCostModel& model() const { return model_; }
+  [[nodiscard]] const Router& router() const { return model_.router(); }
+  [[nodiscard]] bool flow_mode() const { return flow_; }
+  [[nodiscard]] const std::string& algorithm() const { return algorithm_; }
+
+ private:
+  CollectiveExpansion build(const std::vector<int>& devices, CollectiveOp op, double bytes, const std::string& algorithm);
+  void coarse_phases(CollectiveExpansion& p, const Schedule& sc, const std::vector<int>& ranks) const;
+  int reduction_root(const std::vector<int>& devices, double bytes) const;
+
+  const TopologyGraph& g_;
+  std::string algorithm_;
+  bool flow_;
+  CollectiveCostModel model_;
+  std::map<std::tuple<std::vector<std::uint32_t>, int, int>, std::string> choice_;
+  std::map<std::tuple<std::vector<std::uint32_t>, int, double, std::string>, std::unique_ptr<CollectiveExpansion>> plans_;
+};
+
+// Size bucket of the algorithm choice: k with 2^k <= bytes < 2^(k+1) (0 below 2 bytes).
+int collective_size_bucket(double bytes);
+
+// The algorithm `requested` ("auto" or a name) resolves to for one collective: the named one
+// where it supports the operation on this group (and, for in_network, where the switches
+// can reduce), else the cost model's choice. Throws InputError for an unknown name.
+std::string resolve_collective_algorithm(const CollectiveCostModel& model, const std::vector<int>& devices,
+                                         CollectiveOp op, Bytes per_rank, std::string_view requested);
+
+}  // namespace hcsim

@@ -1,0 +1,152 @@
+#include "sim/engine/collective_replay.hpp"
+
+#include "sim/core/error.hpp"
+
+namespace hcsim::engine {
+
+const CollectiveExpansion& CollectiveReplay::plan_of(const Task& t) {
+  auto key = std::make_tuple(t.group, static_cast<int>(t.op), t.bytes);
+  if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
+  const CollectiveExpansion& p = planner_.plan(g_.groups()[t.group], t.op, t.bytes);
+  plans_.emplace(key, &p);
+  return p;
+}
+
+void CollectiveReplay::plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
+  std::set<const CollectiveExpansion*> seen;
+  for (const Task& t : g_.tasks()) {
+    if (t.kind != TaskKind::collective) continue;
+    const CollectiveExpansion& p = plan_of(t);
+    if (!seen.insert(&p).second) continue;
+    for (const PlannedFlow& f : p.pair_bytes) pairs.insert({f.src, f.dst});
+  }
+}
+
+void CollectiveReplay::start(TaskId t) {
+  const CollectiveExpansion& p = plan_of(g_[t]);
+  if (p.rank_devices.empty()) {  // one rank or nothing to send
+    host_.launch_timer(Seconds{}, t, -1, 0);
+    return;
+  }
+  colls_.push_back({});
+  const int c = static_cast<int>(colls_.size()) - 1;
+  Instance& co = colls_.back();
+  co.task = t;
+  co.plan = &p;
+  if (p.reduction_root >= 0) planner_.add_edge_bytes(p, host_.edge_bytes());
+  if (!p.flow) {
+    run_phase(c);
+    return;
+  }
+  const FlowSchedule& f = *p.flow;
+  co.remaining = f.transfers.size();
+  if (co.remaining == 0) {
+    finish(c);
+    return;
+  }
+  const auto n = static_cast<std::size_t>(f.ranks);
+  co.done.assign(n * f.steps, 0);
+  co.first_open.assign(n, 0);
+  co.next_send.assign(f.send_begin.begin(), f.send_begin.end() - 1);
+  for (std::uint32_t r = 0; r < n; ++r) advance(c, r);
+}
+
+// Event mode: the phase's timer (when it has one), then its flows.
+void CollectiveReplay::run_phase(int c) {
+  Instance& co = colls_[static_cast<std::size_t>(c)];
+  if (co.phase == co.plan->phases.size()) {
+    finish(c);
+    return;
+  }
+  const CoarsePhase& ph = co.plan->phases[co.phase];
+  if (ph.timer.value() > 0) {
+    co.in_timer = true;
+    co.pending = 1;
+    host_.launch_timer(ph.timer, co.task, c, 0);
+    return;
+  }
+  launch_flows(c);
+}
+
+void CollectiveReplay::launch_flows(int c) {
+  Instance& co = colls_[static_cast<std::size_t>(c)];
+  const CoarsePhase& ph = co.plan->phases[co.phase];
+  co.in_timer = false;
+  if (ph.flows.empty()) {
+    ++co.phase;
+    run_phase(c);
+    return;
+  }
+  co.pending = static_cast<std::uint32_t>(ph.flows.size());
+  for (const PlannedFlow& f : ph.flows) host_.launch_comm(f.src, f.dst, f.bytes, co.task, c, 0);
+}
+
+// Flow mode: launches every send of `rank` whose step has no open earlier step of that rank.
+void CollectiveReplay::advance(int c, std::uint32_t rank) {
+  Instance& co = colls_[static_cast<std::size_t>(c)];
+  const FlowSchedule& f = *co.plan->flow;
+  const std::size_t row = static_cast<std::size_t>(rank) * f.steps;
+  std::uint32_t& open = co.first_open[rank];
+  while (open < f.steps && co.done[row + open] == f.involvement[row + open]) ++open;
+  std::uint32_t& next = co.next_send[rank];
+  while (next < f.send_begin[rank + 1]) {
+    const std::uint32_t i = f.send_index[next];
+    const FlowSchedule::Xfer& x = f.transfers[i];
+    if (x.step > open) break;
+    ++next;
+    host_.launch_comm(co.plan->rank_devices[x.src], co.plan->rank_devices[x.dst], x.bytes, co.task, c, i);
+  }
+}
+
+void CollectiveReplay::transfer_done(int c, std::uint32_t item) {
+  Instance& co = colls_[static_cast<std::size_t>(c)];
+  const FlowSchedule& f = *co.plan->flow;
+  const FlowSchedule::Xfer& x = f.transfers[item];
+  ++co.done[static_cast<std::size_t>(x.src) * f.steps + x.step];
+  ++co.done[static_cast<std::size_t>(x.dst) * f.steps + x.step];
+  if (--co.remaining == 0) {
+    finish(c);
+    return;
+  }
+  advance(c, x.src);
+  advance(c, x.dst);
+}
+
+void CollectiveReplay::on_activity(int c, std::uint32_t item) {
+  Instance& co = colls_[static_cast<std::size_t>(c)];
+  if (co.plan->flow) {
+    transfer_done(c, item);
+    return;
+  }
+  if (--co.pending > 0) return;
+  if (co.in_timer) {
+    launch_flows(c);
+    return;
+  }
+  ++co.phase;
+  run_phase(c);
+}
+
+void CollectiveReplay::finish(int c) {
+  Instance& co = colls_[static_cast<std::size_t>(c)];
+  const TaskId t = co.task;
+  co.done = {};
+  co.first_open = {};
+  co.next_send = {};
+  host_.finish(t);
+}
+
+void CollectiveReplay::account_mirror(const TaskGraph::Mirror& m) {
+  const Task& t = g_[m.task];
+  const auto& group = g_.groups()[m.group];
+  const std::string& algorithm = plan_of(t).algorithm;
+  const CollectiveExpansion* p = nullptr;
+  try {  // the mirrored collective's algorithm; a symmetric group always supports it
+    p = &planner_.plan(group, t.op, t.bytes, algorithm);
+  } catch (const InputError&) {
+    p = &planner_.plan(group, t.op, t.bytes);
+  }
+  planner_.add_edge_bytes(*p, host_.edge_bytes());
+}
+
+}  // namespace hcsim::engine

@@ -1,0 +1,71 @@
+#pragma once
+// Inside the engine only: the replay of collective tasks from their plans
+// (collective_plan.hpp). It decides which flows and timers run when; the task replay
+// (replay.cpp) turns them into SimGrid activities and reports back when each one ends.
+//   event mode: per phase, a timer then the phase's merged flows, phases in order;
+//   flow mode:  every transfer of the schedule as a flow, rank r's step-k sends starting
+//               once all transfers of earlier steps that r sends or receives are done.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "sim/engine/collective_plan.hpp"
+#include "workloads/task_graph.hpp"
+
+namespace hcsim::engine {
+
+// What the task replay lends the collective replay. `coll` and `item` come back in
+// CollectiveReplay::on_activity when the activity ends; coll < 0 finishes task `t` instead.
+class ActivityHost {
+ public:
+  virtual ~ActivityHost() = default;
+  virtual void launch_comm(std::uint32_t src, std::uint32_t dst, double bytes, TaskId t, int coll,
+                           std::uint32_t item) = 0;
+  virtual void launch_timer(Seconds duration, TaskId t, int coll, std::uint32_t item) = 0;
+  virtual void finish(TaskId t) = 0;
+  virtual std::vector<double>& edge_bytes() = 0;
+};
+
+class CollectiveReplay {
+ public:
+  CollectiveReplay(const TaskGraph& g, CollectivePlanner& planner, ActivityHost& host)
+      : g_(g), planner_(planner), host_(host) {}
+
+  // Plans every collective of the graph and adds the device pairs their flows use.
+  void plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs);
+  void start(TaskId t);                            // a collective whose dependencies are done
+  void on_activity(int coll, std::uint32_t item);  // one of its activities ended
+  void account_mirror(const TaskGraph::Mirror& m); // bytes of a mirrored collective, not simulated
+
+ private:
+  struct Instance {
+    TaskId task = 0;
+    const CollectiveExpansion* plan = nullptr;
+    std::uint32_t pending = 0;  // activities in flight (event mode)
+    std::size_t phase = 0;      // event mode: current phase
+    bool in_timer = false;      // event mode: the phase's timer is running
+    std::size_t remaining = 0;  // flow mode: transfers not yet arrived
+    std::vector<std::uint16_t> done;                  // flow mode: [r * steps + s] arrived
+    std::vector<std::uint32_t> first_open, next_send; // flow mode: per rank
+  };
+
+  const CollectiveExpansion& plan_of(const Task& t);
+  void run_phase(int c);
+  void launch_flows(int c);
+  void advance(int c, std::uint32_t rank);
+  void transfer_done(int c, std::uint32_t item);
+  void finish(int c);
+
+  const TaskGraph& g_;
+  CollectivePlanner& planner_;
+  ActivityHost& host_;
+  std::deque<Instance> colls_;  // stable references while tasks finish and start others
+  std::map<std::tuple<std::uint32_t, int, double>, const CollectiveExpansion*> plans_;  // (group, op, bytes)
+};
+
+}  // namespace hcsim::engine

@@ -1,0 +1,131 @@
+// Energy of the step and power over it.
+//   E_IT = Σ_devices (E_dynamic + P_idle·T) + Σ_links (bytes·e_byte + P_static·lanes·T)
+//   E_facility = PUE · E_IT (The Green Grid, "PUE: a comprehensive examination of the metric", 2012)
+// Power over time: each device draws its idle power, plus a compute task's dynamic energy
+// spread evenly over the task; the network draws its static power all step, and its dynamic
+// energy is spread over the communication tasks in proportion to their payload. The
+// samples are exact means of that curve over equal intervals, so they integrate to E_IT.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "models/energy/energy_table.hpp"
+#include "sim/report/metrics_parts.hpp"
+
+namespace hcsim::report_detail {
+namespace {
+
+void link_energy(const Scenario& sc, const EngineResult& r, Metrics& m) {
+  const double step = m.step_time_s;
+  std::map<std::string, LinkClassMetrics> cls;
+  for (std::size_t e = 0; e < sc.topology.edges().size(); ++e) {
+    const TopoEdge& ed = sc.topology.edges()[e];
+    auto& lc = cls[ed.link_class];
+    lc.link_class = ed.link_class;
+    lc.links += 1;
+    const double bytes = e < r.edge_bytes.size() ? r.edge_bytes[e] : 0.0;
+    lc.bytes += bytes;
+    lc.dynamic_energy_j += (Bytes(bytes) * ed.link.energy_per_byte).value();
+    lc.static_energy_j += (ed.link.static_power * static_cast<double>(ed.lanes) * Seconds(step)).value();
+    const double capacity = 2.0 * (ed.bandwidth() * Seconds(step)).value();  // both directions
+    lc.utilisation += capacity;  // divided below
+    if (capacity > 0) lc.max_utilisation = std::max(lc.max_utilisation, bytes / capacity);
+  }
+  for (auto& [k, lc] : cls) {
+    lc.utilisation = lc.utilisation > 0 ? lc.bytes / lc.utilisation : 0;
+    m.network_dynamic_j += lc.dynamic_energy_j;
+    m.network_static_j += lc.static_energy_j;
+    m.links.push_back(lc);
+  }
+}
+
+struct Timeline {
+  std::vector<Delta> deltas;
+  std::vector<Delta> impulses;  // t, joules (tasks of zero duration)
+};
+
+void spread(Timeline& tl, double a, double b, double joules) {
+  if (joules == 0) return;
+  if (b > a) {
+    tl.deltas.push_back({a, joules / (b - a)});
+    tl.deltas.push_back({b, -joules / (b - a)});
+  } else {
+    tl.impulses.push_back({a, joules});
+  }
+}
+
+// Dynamic energy of devices (each simulated device stands for its replicas) and network.
+Timeline dynamic_timeline(const TaskGraph& g, const EngineResult& r, const Metrics& m) {
+  std::vector<double> weight(m.devices.size(), 0.0);
+  for (const auto& dm : m.devices)
+    if (dm.twin >= 0) weight[static_cast<std::size_t>(dm.twin)] += 1.0;
+  std::map<TaskId, double> mirrored;  // payload of mirrors, by the task they mirror
+  for (const auto& mr : g.mirrors())
+    mirrored[mr.task] += g[mr.task].bytes *
+                         (mr.group == TaskGraph::kNoGroup ? 1.0 : static_cast<double>(g.groups()[mr.group].size()));
+  auto payload = [&](TaskId id) {
+    const Task& t = g[id];
+    double p = t.kind == TaskKind::send ? t.bytes : t.bytes * static_cast<double>(g.groups()[t.group].size());
+    if (auto it = mirrored.find(id); it != mirrored.end()) p += it->second;
+    return p;
+  };
+  double total_payload = 0;
+  for (TaskId id = 0; id < g.size(); ++id)
+    if (g[id].kind != TaskKind::compute) total_payload += payload(id);
+  Timeline tl;
+  for (TaskId id = 0; id < g.size(); ++id) {
+    const Task& t = g[id];
+    if (t.kind == TaskKind::compute) spread(tl, r.start[id], r.end[id], t.energy_j * weight[t.device]);
+    else if (total_payload > 0) spread(tl, r.start[id], r.end[id], m.network_dynamic_j * payload(id) / total_payload);
+  }
+  return tl;
+}
+
+// Mean of the curve over `n` equal intervals of [0, step].
+std::vector<double> sample(const Series& s, const std::vector<Delta>& impulses, double step, int n) {
+  std::vector<double> e(static_cast<std::size_t>(n), 0.0);
+  const double w = step / n;
+  auto bin = [&](double t) {
+    return std::min<std::size_t>(e.size() - 1, static_cast<std::size_t>(std::max(0.0, t / w)));
+  };
+  for (std::size_t i = 0; i < s.t.size(); ++i) {
+    double a = s.t[i];
+    const double b = i + 1 < s.t.size() ? s.t[i + 1] : step;
+    for (std::size_t k = bin(a); a < b; ++k) {
+      const double end = k + 1 >= e.size() ? b : std::min(b, static_cast<double>(k + 1) * w);
+      e[k] += s.v[i] * (end - a);
+      a = end;
+    }
+  }
+  for (const Delta& im : impulses) e[bin(im.t)] += im.dv;
+  for (double& x : e) x /= w;
+  return e;
+}
+
+}  // namespace
+
+void energy_and_power(const Scenario& sc, const TaskGraph& g, const EngineResult& r, int samples, Metrics& m) {
+  const double step = m.step_time_s;
+  double idle_w = 0;
+  for (const auto& dm : m.devices) {
+    m.device_dynamic_j += dm.dynamic_energy_j;
+    m.device_static_j += dm.static_energy_j;
+    idle_w += dm.idle_power_w;
+  }
+  link_energy(sc, r, m);
+  m.it_energy_j = m.device_dynamic_j + m.device_static_j + m.network_dynamic_j + m.network_static_j;
+  m.facility_energy_j = facility_energy(Joules(m.it_energy_j), sc.pue).value();
+  m.energy_per_token_j = m.tokens_per_step > 0 ? m.it_energy_j / m.tokens_per_step : 0;
+  if (step <= 0) return;
+  m.average_power_w = m.it_energy_j / step;
+  // Without a timeline (analytical mode) the dynamic energy is drawn evenly over the step.
+  const double untimed = g.size() == 0 ? (m.device_dynamic_j + m.network_dynamic_j) / step : 0.0;
+  Timeline tl = dynamic_timeline(g, r, m);
+  const Series s = step_series(std::move(tl.deltas), idle_w + m.network_static_j / step + untimed);
+  m.peak_power_w = s.max();
+  if (samples <= 0) return;
+  m.power_interval_s = step / samples;
+  m.power_w = sample(s, tl.impulses, step, samples);
+}
+
+}  // namespace hcsim::report_detail

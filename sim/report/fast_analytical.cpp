@@ -1,0 +1,276 @@
+#include "sim/report/fast_analytical.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "sim/collectives/cost.hpp"
+#include "workloads/analytical.hpp"
+
+namespace hcsim {
+namespace {
+
+// Collective times keyed by (group, op, bytes), open addressing with linear probing.
+class CostTable {
+ public:
+  struct Key {
+    std::uint64_t group = 0;  // first | stride | count | op, packed
+    std::uint64_t bytes = 0;  // the double's bits
+    bool operator==(const Key&) const = default;
+  };
+  static Key key(const DeviceGroup& g, CollectiveOp op, double bytes) {
+    const auto u = [](int x) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)) & 0xFFFFFu; };
+    return {u(g.first) | u(g.stride) << 20 | u(g.count) << 40 | static_cast<std::uint64_t>(op) << 60,
+            std::bit_cast<std::uint64_t>(bytes)};
+  }
+  const double* find(const Key& k) const {
+    if (slots_.empty()) return nullptr;
+    for (std::size_t i = slot(k);; i = (i + 1) & (slots_.size() - 1)) {
+      const Slot& s = slots_[i];
+      if (!s.used) return nullptr;
+      if (s.key == k) return &s.value;
+    }
+  }
+  void insert(const Key& k, double v) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    std::size_t i = slot(k);
+    while (slots_[i].used) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = {k, v, true};
+    ++size_;
+  }
+  [[nodiscard]] std::size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    Key key;
+    double value = 0;
+    bool used = false;
+  };
+  std::size_t slot(const Key& k) const {
+    std::uint64_t h = k.group * 0x9E3779B97F4A7C15ULL ^ (k.bytes + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL;
+    h ^= h >> 29;
+    return static_cast<std::size_t>(h) & (slots_.size() - 1);
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<std::size_t>(1024, 2 * old.size()), Slot{});
+    size_ = 0;
+    for (const Slot& s : old)
+      if (s.used) insert(s.key, s.value);
+  }
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace
+
+std::string_view layout_issue_text(LayoutIssue i) {
+  switch (i) {
+    case LayoutIssue::none: return "valid";
+    case LayoutIssue::degrees: return "tp, pp, dp and micro_batch must be at least 1";
+    case LayoutIssue::too_many_devices: return "tp*pp*dp is more than the cluster's devices";
+    case LayoutIssue::heads: return "attention heads not divisible by tp";
+    case LayoutIssue::kv_heads: return "key/value heads cannot be split over tp";
+    case LayoutIssue::ffn: return "MLP size not divisible by tp";
+    case LayoutIssue::schedule: return "unknown pipeline schedule, or interleaved with pp < 2";
+    case LayoutIssue::interleave: return "interleave > 1 needs the interleaved schedule";
+    case LayoutIssue::batch: return "global batch not divisible by micro_batch*dp";
+    case LayoutIssue::interleaved_batch: return "interleaved schedule needs micro-batches a multiple of pp";
+    case LayoutIssue::too_many_micro_batches: return "more than 65535 micro-batches per replica";
+    case LayoutIssue::layers: return "fewer layers than pp*interleave model chunks";
+    case LayoutIssue::uneven_layers: return "layers not divisible by pp*interleave (and no layers_per_stage for this pp)";
+    case LayoutIssue::zero: return "ZeRO stage outside 0..3";
+  }
+  return "";
+}
+
+struct FastAnalytical::Impl {
+  explicit Impl(const Scenario& b) : base(b), model(b.topology), cache() {
+    int layout_pools = 0;
+    for (const auto& p : b.pools)
+      if (p.attach_to.empty()) {
+        ++layout_pools;
+        device = p.device.get();
+      }
+    if (layout_pools != 1)
+      throw InputError("/cluster/pools", "a layout search needs a base scenario with exactly one pool of devices "
+                                         "(attached PIM pools aside)", b.file);
+    if (b.device_count() >= (1 << 19))
+      throw InputError("/cluster/pools", "a layout search takes at most 524287 devices", b.file);
+    strategy = b.strategy;
+    in.model = &b.model;
+    in.strategy = &strategy;
+    in.workload = &workload;
+    workload = b.workload;
+    peak = device->peak(b.workload.precision).value();
+    capacity = device->memory_capacity().value();
+    idle_w = device->idle_power().value();
+  }
+
+  const PipelineSchedule* schedule(std::string_view name) {
+    for (const auto& [n, s] : schedules)
+      if (n == name) return s.get();
+    const auto* e = pipeline_schedules().find(name);
+    if (!e) return nullptr;
+    schedules.emplace_back(std::string(name), e->make(Params()));
+    return schedules.back().second.get();
+  }
+
+  double collective(const DeviceGroup& g, CollectiveOp op, double bytes) {
+    if (g.count <= 1 || bytes <= 0) return 0.0;
+    const CostTable::Key k = CostTable::key(g, op, bytes);
+    if (const double* t = costs.find(k)) return *t;
+    group.resize(static_cast<std::size_t>(g.count));
+    for (int i = 0; i < g.count; ++i) group[static_cast<std::size_t>(i)] = g.first + i * g.stride;
+    const double t =
+        model.estimate(group, op, Bytes(bytes), op == CollectiveOp::send_recv ? "auto" : base.simulation.collective_algorithm)
+            .time.value();
+    costs.insert(k, t);
+    return t;
+  }
+
+  LayoutIssue configure(const FastLayout& l);
+  void memory(FastResult& r);
+  void metrics(const AnalyticalResult& a, FastResult& r) const;
+
+  const Scenario& base;
+  CollectiveCostModel model;
+  AnalyticalCache cache;
+  CostTable costs;
+  std::vector<int> group;
+  std::vector<std::pair<std::string, std::unique_ptr<PipelineSchedule>>> schedules;
+  StrategySpec strategy;
+  WorkloadSpec workload;
+  LoweringInput in;
+  const ComputeDevice* device = nullptr;
+  double peak = 0, capacity = 0, idle_w = 0;
+  GroupCostFn cost_fn = [this](const DeviceGroup& g, CollectiveOp op, double bytes) { return collective(g, op, bytes); };
+};
+
+// The scenario parser's layout rules (scenario_parse.cpp, layout_rules and the layer
+// split), in its order; fills the strategy, workload and lowering input.
+LayoutIssue FastAnalytical::Impl::configure(const FastLayout& l) {
+  const TransformerConfig& c = base.model;
+  if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.micro_batch < 1 || l.interleave < 1) return LayoutIssue::degrees;
+  if (static_cast<std::int64_t>(l.tp) * l.pp * l.dp > base.device_count()) return LayoutIssue::too_many_devices;
+  if (c.heads > 0 && c.heads % l.tp != 0) return LayoutIssue::heads;
+  if (c.heads > 0 && c.kv_heads > 0 && c.kv_heads % l.tp != 0 && l.tp % c.kv_heads != 0) return LayoutIssue::kv_heads;
+  if (c.ffn_hidden > 0 && c.ffn_hidden % l.tp != 0) return LayoutIssue::ffn;
+  if (l.zero < 0 || l.zero > 3) return LayoutIssue::zero;
+  in.schedule = schedule(l.schedule);
+  if (!in.schedule) return LayoutIssue::schedule;
+  const bool interleaved = in.schedule->interleaved();
+  if (l.interleave > 1 && !interleaved) return LayoutIssue::interleave;
+  if (interleaved && l.pp < 2) return LayoutIssue::schedule;
+  const int v = interleaved ? l.interleave : 1;
+  const std::int64_t gb = base.workload.global_batch;
+  if (gb % (l.micro_batch * l.dp) != 0) return LayoutIssue::batch;
+  const std::int64_t m = gb / (l.micro_batch * l.dp);
+  if (interleaved && m % l.pp != 0) return LayoutIssue::interleaved_batch;
+  if (m > 65535) return LayoutIssue::too_many_micro_batches;
+  if (c.layers > 0 && c.layers < static_cast<std::int64_t>(l.pp) * v) return LayoutIssue::layers;
+  const auto& given = base.strategy.layers_per_stage;
+  if (!given.empty()) {
+    if (static_cast<int>(given.size()) != l.pp || std::any_of(given.begin(), given.end(), [&](int x) { return x < v; }))
+      return LayoutIssue::uneven_layers;
+    in.layers_per_stage.assign(given.begin(), given.end());
+  } else {
+    if (c.layers % (static_cast<std::int64_t>(l.pp) * v) != 0) return LayoutIssue::uneven_layers;
+    in.layers_per_stage.assign(static_cast<std::size_t>(l.pp), static_cast<int>(c.layers / l.pp));
+  }
+  strategy.tp = l.tp;
+  strategy.pp = l.pp;
+  strategy.dp = l.dp;
+  if (strategy.schedule != l.schedule) strategy.schedule.assign(l.schedule);
+  strategy.interleave = l.interleave;
+  strategy.recompute = l.recompute;
+  strategy.zero = l.zero;
+  strategy.sequence_parallel = l.sequence_parallel;
+  workload.micro_batch = l.micro_batch;
+  in.stage_device.assign(static_cast<std::size_t>(l.pp), device);
+  return LayoutIssue::none;
+}
+
+// Per-device memory of the stage that needs most. Stages of the same (layers, embedding,
+// head) differ only in the micro-batches they keep, and need more with more, so each
+// such class is evaluated once, at its largest in-flight count.
+void FastAnalytical::Impl::memory(FastResult& r) {
+  const int p = strategy.pp;
+  const int v = in.schedule->interleaved() ? strategy.interleave : 1;
+  const int m = static_cast<int>(workload.micro_batches(strategy.dp));
+  const bool uniform = std::all_of(in.layers_per_stage.begin(), in.layers_per_stage.end(),
+                                   [&](int x) { return x == in.layers_per_stage[0]; });
+  StageShape interior{-1, 0, false, false, -1};
+  auto check = [&](const StageShape& sh) {
+    const double need = stage_memory(base.model, strategy, workload, sh).total().value();
+    if (need > r.peak_memory_bytes || r.peak_memory_bytes == 0) {
+      r.peak_memory_bytes = need;
+      r.peak_memory_stage = sh.stage;
+    }
+  };
+  for (int s = 0; s < p; ++s) {
+    const StageShape sh{s, static_cast<double>(in.layers_per_stage[static_cast<std::size_t>(s)]), s == 0, s == p - 1,
+                        in.schedule->in_flight(s, p, m, v)};
+    if (uniform && s > 0 && s < p - 1) {
+      if (sh.in_flight > interior.in_flight) interior = sh;
+    } else {
+      check(sh);
+    }
+  }
+  if (interior.stage >= 0) check(interior);
+  r.fits = r.peak_memory_bytes <= capacity;
+}
+
+// run.cpp's analytical metrics, summed per stage (dp * tp identical devices each).
+void FastAnalytical::Impl::metrics(const AnalyticalResult& a, FastResult& r) const {
+  const double per_stage = static_cast<double>(strategy.dp) * strategy.tp;
+  const double step = a.step_time_s;
+  double model_flops = 0, flops = 0, dynamic = 0;
+  for (const auto& st : a.stages) {
+    model_flops += per_stage * st.model_flops;
+    flops += per_stage * st.flops;
+    dynamic += per_stage * st.dynamic_energy_j;
+  }
+  r.step_time_s = step;
+  const double devices = per_stage * strategy.pp;
+  const double tokens = static_cast<double>(workload.global_batch * base.model.seq_len);
+  if (step > 0) {
+    r.mfu = model_flops / (step * devices * peak);
+    r.hfu = flops / (step * devices * peak);
+    r.tokens_per_s = tokens / step;
+    r.samples_per_s = static_cast<double>(workload.global_batch) / step;
+  }
+  r.it_energy_j = dynamic + devices * idle_w * step;
+  r.energy_per_token_j = tokens > 0 ? r.it_energy_j / tokens : 0;
+  r.average_power_w = step > 0 ? r.it_energy_j / step : 0;
+}
+
+Scenario resized_cluster(const Scenario& base, int devices) {
+  if (base.pools.size() != 1)
+    throw InputError("/cluster/pools", "resizing a cluster needs a base scenario with exactly one pool", base.file);
+  Scenario s = base;
+  s.pools[0].count = devices;
+  Diagnostics diag;
+  s.topology = build_topology(base.resolved.at("cluster").at("topology"), devices, "/cluster/topology", diag);
+  if (!diag.ok()) throw InputError(diag.issues(), base.file);
+  return s;
+}
+
+FastAnalytical::FastAnalytical(const Scenario& base) : impl_(std::make_unique<Impl>(base)) {}
+FastAnalytical::~FastAnalytical() = default;
+
+FastResult FastAnalytical::evaluate(const FastLayout& l) {
+  FastResult r;
+  r.issue = impl_->configure(l);
+  if (r.issue != LayoutIssue::none) return r;
+  r.devices = l.tp * l.pp * l.dp;
+  impl_->memory(r);
+  impl_->metrics(analytical_step(impl_->in, impl_->cost_fn, &impl_->cache), r);
+  return r;
+}
+
+std::size_t FastAnalytical::cached_collectives() const { return impl_->costs.size(); }
+
+}  // namespace hcsim

@@ -1,0 +1,83 @@
+#pragma once
+// Fast analytical screening of many parallel layouts of one base scenario, for layout
+// searches: the base is parsed, its topology built and its collective cost model made
+// once; each layout then sets the strategy fields directly (tp, pp, dp, micro-batch,
+// schedule, recomputation, ZeRO, sequence parallelism, layers per stage), checks the
+// scenario parser's layout rules and the memory model, and calls analytical_step
+// (workloads/analytical.hpp) with
+//  - collective costs cached by (group first device, stride, size, op, bytes): exact, since
+//    the same devices always cost the same;
+//  - chunk cost sums cached by their inputs (AnalyticalCache);
+//  - memory evaluated once per distinct stage shape: stages that differ only in the
+//    micro-batches they keep in flight are represented by the one keeping the most (the
+//    memory model grows with it).
+// The step time and the metrics equal run_scenario() in "analytical" mode on the scenario
+// of that layout (tests/run/fast_analytical_test.cpp) up to summation order.
+//
+// A layout of n = tp * pp * dp devices runs on the first n devices of the base cluster
+// (a job on part of a machine). `hcsim search` instead builds a cluster of exactly n
+// devices; on an nvswitch-cluster the two give the same collective costs (the first n
+// devices see the same nodes, leaves and spines); elsewhere make one FastAnalytical per
+// device count from a base of that count.
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "scenarios/scenario.hpp"
+
+namespace hcsim {
+
+struct FastLayout {
+  int tp = 1, pp = 1, dp = 1;
+  std::int64_t micro_batch = 1;
+  std::string_view schedule = "1f1b";  // "gpipe", "1f1b", "interleaved-1f1b"
+  int interleave = 1;                  // v; > 1 only with the interleaved schedule
+  Recompute recompute = Recompute::none;
+  int zero = 0;
+  bool sequence_parallel = false;
+};
+
+// The scenario parser's rule a layout breaks (the parser's messages say more).
+enum class LayoutIssue : std::uint8_t {
+  none, degrees, too_many_devices, heads, kv_heads, ffn, schedule, interleave, batch, interleaved_batch,
+  too_many_micro_batches, layers, uneven_layers, zero
+};
+std::string_view layout_issue_text(LayoutIssue i);
+
+struct FastResult {
+  LayoutIssue issue = LayoutIssue::none;  // none: a valid layout, the rest is filled
+  bool fits = false;                      // every stage within its device's memory
+  double peak_memory_bytes = 0;           // per device, of the stage that needs most
+  int peak_memory_stage = 0;
+  double step_time_s = 0, tokens_per_s = 0, samples_per_s = 0, mfu = 0, hfu = 0;
+  double it_energy_j = 0, energy_per_token_j = 0, average_power_w = 0;
+  int devices = 0;
+  [[nodiscard]] bool valid() const { return issue == LayoutIssue::none; }
+};
+
+// `base` with its device pool resized to `devices` and the topology rebuilt for them (the
+// layout and the resolved JSON are left as they were): the cluster of a search's device
+// budget, when no layout of the base's model fills that budget exactly. Throws
+// InputError when the topology cannot hold `devices` or the base has more than one pool.
+Scenario resized_cluster(const Scenario& base, int devices);
+
+class FastAnalytical {
+ public:
+  // `base` has one device pool and must outlive this object; its topology, model,
+  // workload, pool device, codecs and other strategy settings are those of every layout.
+  explicit FastAnalytical(const Scenario& base);
+  ~FastAnalytical();
+  FastAnalytical(const FastAnalytical&) = delete;
+  FastAnalytical& operator=(const FastAnalytical&) = delete;
+
+  // Not thread-safe (caches); step time computed for every valid layout, fitting or not.
+  FastResult evaluate(const FastLayout& layout);
+  [[nodiscard]] std::size_t cached_collectives() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hcsim

@@ -1,0 +1,50 @@
+#pragma once
+// The parts compute_metrics is assembled from (internal to sim/report): the per-device
+// time breakdown, the energy and power accounting, and the step-function series of power
+// and memory over the step that the power samples and the trace's counter tracks share.
+
+#include <utility>
+#include <vector>
+
+#include "sim/report/metrics.hpp"
+
+namespace hcsim::report_detail {
+
+// Fills, per device: simulated, flops, model_flops, dynamic_energy_j and the time
+// breakdown of every simulated device; and m.comm_bytes (mirrors of symmetry included).
+// `pipelined`: waiting with nothing in flight before the last pass is pipeline bubble
+// (pp > 1), otherwise idle.
+void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, Metrics& m);
+
+// A piecewise-constant function of time: v[i] holds on [t[i], t[i+1]) and the last value
+// until the end of the step.
+struct Series {
+  std::vector<double> t, v;
+  [[nodiscard]] double max() const;
+};
+
+struct Delta {
+  double t;
+  double dv;
+};
+
+// Deltas applied in time order (stable for equal times, merged into one point) from `base`
+// at time 0.
+Series step_series(std::vector<Delta> deltas, double base);
+
+// Power of one simulated device: idle power plus, while a compute task runs, its dynamic
+// energy spread evenly over its duration. Index = device; empty for devices not simulated.
+std::vector<Series> device_power_series(const TaskGraph& g, const EngineResult& r, const Metrics& m);
+
+// Memory of one simulated device: weights, gradients, optimizer state and buffers held all
+// step; activations of a micro-batch (the stage's activation peak / micro-batches in
+// flight) allocated over its forward tasks (at their start) and freed over its backward
+// tasks (at their end), in proportion to the tasks' model FLOPs.
+std::vector<Series> device_memory_series(const TaskGraph& g, const EngineResult& r, const Metrics& m,
+                                         const std::vector<StageShape>& shapes);
+
+// Device energy totals, network energy per link class, IT/facility energy, per-token
+// energy, average/peak power and the sampled IT power curve.
+void energy_and_power(const Scenario& sc, const TaskGraph& g, const EngineResult& r, int samples, Metrics& m);
+
+}  // namespace hcsim::report_detail

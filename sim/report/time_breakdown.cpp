@@ -1,0 +1,96 @@
+// Per-device time breakdown: a sweep over the device's task start/end events partitions
+// [0, step] into compute, exposed communication by kind, pipeline bubble and idle.
+#include <algorithm>
+
+#include "sim/report/metrics_parts.hpp"
+
+namespace hcsim::report_detail {
+namespace {
+
+// When several kinds of communication wait at once, the time is charged to the first of
+// this list: the one on the critical path of the forward/backward pass comes first.
+constexpr std::array<CommClass, 7> kPriority{CommClass::tp, CommClass::sp, CommClass::cp, CommClass::pp,
+                                             CommClass::zero, CommClass::dp, CommClass::offload};
+
+struct Event {
+  double t;
+  int delta;  // +1 start, -1 end
+  int cls;    // -1 compute, else CommClass
+  bool operator<(const Event& o) const { return t != o.t ? t < o.t : delta < o.delta; }
+};
+
+void sweep(DeviceMetrics& dm, std::vector<Event>& ev, double pass_end, double step) {
+  std::sort(ev.begin(), ev.end());
+  int compute = 0;
+  std::array<int, kCommClasses> comm{};
+  double t = 0;
+  auto charge = [&](double a, double b) {
+    if (b <= a) return;
+    if (compute > 0) { dm.compute_s += b - a; return; }
+    for (CommClass c : kPriority)
+      if (comm[static_cast<std::size_t>(c)] > 0) { dm.exposed_comm_s[static_cast<std::size_t>(c)] += b - a; return; }
+    // Waiting with nothing in flight: pipeline bubble until the pipeline's last pass, idle after.
+    const double mid = std::min(std::max(pass_end, a), b);
+    dm.bubble_s += mid - a;
+    dm.idle_s += b - mid;
+  };
+  for (const Event& e : ev) {
+    charge(t, e.t);
+    t = std::max(t, e.t);
+    if (e.cls < 0) compute += e.delta;
+    else comm[static_cast<std::size_t>(e.cls)] += e.delta;
+  }
+  charge(t, step);
+}
+
+void add_interval(std::vector<Event>& ev, double a, double b, int cls) {
+  ev.push_back({a, +1, cls});
+  ev.push_back({b, -1, cls});
+}
+
+}  // namespace
+
+void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, Metrics& m) {
+  const std::size_t n = m.devices.size();
+  std::vector<std::vector<Event>> ev(n);
+  std::vector<double> pass_end(n, 0.0);
+  for (auto& dm : m.devices) dm.simulated = false;
+  for (TaskId id = 0; id < g.size(); ++id) {
+    const Task& t = g[id];
+    const double a = r.start[id], b = r.end[id];
+    const int cls = static_cast<int>(t.comm);
+    switch (t.kind) {
+      case TaskKind::compute: {
+        auto& dm = m.devices[t.device];
+        dm.simulated = true;
+        add_interval(ev[t.device], a, b, -1);
+        dm.flops += t.flops;
+        dm.model_flops += t.model_flops;
+        dm.dynamic_energy_j += t.energy_j;
+        if (t.phase != Phase::optimizer) pass_end[t.device] = std::max(pass_end[t.device], b);
+        break;
+      }
+      case TaskKind::send:
+        m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes;
+        add_interval(ev[t.device], a, b, cls);
+        if (t.peer != t.device) add_interval(ev[t.peer], a, b, cls);
+        break;
+      case TaskKind::collective:
+        m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * static_cast<double>(g.groups()[t.group].size());
+        for (std::uint32_t d : g.groups()[t.group]) add_interval(ev[d], a, b, cls);
+        break;
+    }
+  }
+  for (const auto& mr : g.mirrors()) {
+    const Task& t = g[mr.task];
+    const double k = mr.group == TaskGraph::kNoGroup ? 1.0 : static_cast<double>(g.groups()[mr.group].size());
+    m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * k;
+  }
+  // The pipeline's span ends with the last forward/backward pass of any device: a stage
+  // waiting before it is in the bubble (the closed forms count the drain), after it idle.
+  const double span = pipelined && !pass_end.empty() ? *std::max_element(pass_end.begin(), pass_end.end()) : 0.0;
+  for (std::size_t d = 0; d < n; ++d)
+    if (m.devices[d].simulated) sweep(m.devices[d], ev[d], span, m.step_time_s);
+}
+
+}  // namespace hcsim::report_detail

@@ -1,0 +1,249 @@
+// Every collective algorithm replayed by the engine (sim/engine/collective_plan.hpp), in
+// event and flow mode, against closed forms and against the collective cost model.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "sim/engine/engine.hpp"
+#include "topologies/routing.hpp"
+
+namespace hcsim {
+namespace {
+
+TopologyGraph build(const nlohmann::json& desc, int devices) {
+  register_builtin_links();
+  register_builtin_topologies();
+  Diagnostics d;
+  TopologyGraph g = build_topology(desc, devices, "/t", d);
+  EXPECT_TRUE(d.ok()) << (d.ok() ? "" : d.issues()[0].message);
+  return g;
+}
+
+// One NVSwitch node: every GPU-to-GPU route is GPU -> switch -> GPU, alpha = 2 x latency,
+// B = bandwidth x 0.8.
+TopologyGraph node(int gpus, const char* lat = "1 us", bool reduction = false) {
+  return build({{"type", "nvswitch-cluster"},
+                {"gpus_per_node", gpus},
+                {"nvswitch_reduction", reduction},
+                {"nvlink", {{"type", "electrical"}, {"bandwidth", "300 GB/s"}, {"latency", lat}, {"efficiency", 0.8}}}},
+               gpus);
+}
+
+// 4 nodes x 4 GPUs; the 16 HDR NICs on one leaf of 64 ports, so no route crosses a spine.
+TopologyGraph nodes4x4() { return build({{"type", "nvswitch-cluster"}, {"gpus_per_node", 4}, {"switch_radix", 64}}, 16); }
+
+std::vector<std::uint32_t> first(int n) {
+  std::vector<std::uint32_t> v;
+  for (int i = 0; i < n; ++i) v.push_back(static_cast<std::uint32_t>(i));
+  return v;
+}
+
+TaskGraph collectives(const std::vector<std::uint32_t>& devs, CollectiveOp op, double bytes, int copies = 1,
+                      std::uint32_t devices = 0) {
+  TaskGraph g;
+  g.devices = devices ? devices : static_cast<std::uint32_t>(devs.size());
+  const auto grp = g.add_group(devs);
+  for (int c = 0; c < copies; ++c) {
+    Task t;
+    t.kind = TaskKind::collective;
+    t.op = op;
+    t.group = grp;
+    t.bytes = bytes;
+    g.add(t, {});
+  }
+  return g;
+}
+
+double run(const TopologyGraph& topo, const TaskGraph& g, const char* mode, const char* algorithm) {
+  EngineOptions opt;
+  opt.mode = mode;
+  opt.algorithm = algorithm;
+  return simulate(topo, g, opt).makespan;
+}
+
+struct Case {
+  const char* algorithm;
+  CollectiveOp op;
+  int topology;  // 0: one node of 8 GPUs, 1: 4 nodes x 4 GPUs, 2: 4x4x4 torus
+  double bytes;
+};
+
+class EveryAlgorithm : public ::testing::TestWithParam<std::tuple<Case, const char*>> {};
+
+TEST_P(EveryAlgorithm, TakesTheCostModelsTimeOnAnIdleNetwork) {
+  // The engine replays the very schedule the cost model (sim/collectives/cost.hpp, checked
+  // against closed forms in tests/collectives/cost_test.cpp) evaluates step by step. On an
+  // idle network where every route of a step has the same latency, the event mode's timer +
+  // merged flows and the flow mode's per-rank replay both take exactly the model's time
+  // (flows of S bytes on a path of latency L and bottleneck B take L + S/B in CM02).
+  const auto [c, mode] = GetParam();
+  const TopologyGraph topo =
+      c.topology == 0 ? node(8)
+      : c.topology == 1
+          ? nodes4x4()
+          : build({{"type", "torus"}, {"dims", {4, 4, 4}}, {"link", {{"type", "electrical"}, {"bandwidth", "50 GB/s"},
+                                                                       {"latency", "1 us"}}}},
+                  64);
+  const int n = c.op == CollectiveOp::send_recv ? 2 : topo.device_count();
+  CollectivePlanner planner(topo, c.algorithm, std::string(mode) == "flow");
+  const auto& plan = planner.plan(first(n), c.op, c.bytes);
+  ASSERT_EQ(plan.algorithm, c.algorithm);
+  const double model = plan.estimate.time.value();
+  const double engine = run(topo, collectives(first(n), c.op, c.bytes, 1, static_cast<std::uint32_t>(topo.device_count())), mode, c.algorithm);
+  EXPECT_NEAR(engine / model, 1.0, 1e-3) << c.algorithm << " " << collective_op_name(c.op) << " " << mode;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Algorithms, EveryAlgorithm,
+    ::testing::Combine(::testing::Values(Case{"ring", CollectiveOp::all_reduce, 0, 64e6},
+                                         Case{"ring", CollectiveOp::all_gather, 0, 64e6},
+                                         Case{"ring", CollectiveOp::reduce_scatter, 0, 64e6},
+                                         Case{"double_binary_tree", CollectiveOp::all_reduce, 0, 64e6},
+                                         Case{"double_binary_tree", CollectiveOp::broadcast, 0, 64e6},
+                                         Case{"halving_doubling", CollectiveOp::all_reduce, 0, 64e6},
+                                         Case{"halving_doubling", CollectiveOp::all_gather, 0, 64e6},
+                                         Case{"chain", CollectiveOp::reduce, 0, 64e6},
+                                         Case{"pairwise", CollectiveOp::all_to_all, 0, 64e6},
+                                         Case{"direct", CollectiveOp::send_recv, 0, 64e6},
+                                         Case{"hierarchical", CollectiveOp::all_reduce, 1, 64e6},
+                                         Case{"multi_ring", CollectiveOp::all_reduce, 1, 64e6},
+                                         Case{"torus", CollectiveOp::all_reduce, 2, 64e6}),
+                       ::testing::Values("event", "flow")),
+    [](const auto& info) {
+      const Case& c = std::get<0>(info.param);
+      return std::string(c.algorithm) + "_" + std::string(collective_op_name(c.op)) + "_" + std::get<1>(info.param);
+    });
+
+TEST(CollectiveAlgorithms, HalvingDoublingMatchesRabenseifnersClosedForm) {
+  // Recursive halving then doubling on n = 2^k ranks: 2 log2(n) steps of alpha, and
+  // (n-1)/n S each way: t = 2 log2(n) alpha + 2 (n-1)/n S/B (Thakur, Rabenseifner & Gropp,
+  // IJHPCA 2005, §4.4). alpha = 2 x 1 us (GPU -> NVSwitch -> GPU), B = 300 GB/s x 0.8.
+  const TopologyGraph topo = node(8);
+  const double S = 64e6, alpha = 2e-6, B = 240e9;
+  const double want = 2 * 3 * alpha + 2.0 * 7 / 8 * S / B;
+  for (const char* mode : {"event", "flow"})
+    EXPECT_NEAR(run(topo, collectives(first(8), CollectiveOp::all_reduce, S), mode, "halving_doubling") / want, 1.0,
+                1e-3)
+        << mode;
+}
+
+TEST(CollectiveAlgorithms, TreeLatencyGrowsWithLog2N) {
+  // An 8-byte all-reduce on the double binary tree is latency-bound: reduce up D levels,
+  // broadcast down D levels, D = log2(n) for n = 2^k: t = 2 log2(n) alpha, where the ring
+  // would need 2(n-1) alpha (cost_test.cpp; Sanders, Speck & Traeff 2009). Bandwidth adds
+  // at most 8 bytes per link per step (each tree carries 4 bytes; a rank is interior, with
+  // two children, in one tree only) at 240 GB/s.
+  const double alpha = 2e-6, B = 240e9;
+  for (const char* mode : {"event", "flow"}) {
+    for (int n : {4, 8, 16, 32, 64}) {
+      const TopologyGraph topo = node(n);
+      const double t = run(topo, collectives(first(n), CollectiveOp::all_reduce, 8), mode, "double_binary_tree");
+      const double steps = 2 * std::log2(n);
+      EXPECT_GE(t, steps * alpha * (1 - 1e-12)) << mode << " n=" << n;
+      EXPECT_LE(t, steps * (alpha + 8 / B)) << mode << " n=" << n;
+    }
+  }
+}
+
+TEST(CollectiveAlgorithms, TwoCollectivesSharingLinksTakeTwiceAsLong) {
+  // Without latency, a collective's time is its bandwidth term; two identical ones at once
+  // share every link they use (max-min fair sharing halves each flow's rate), so together
+  // they take twice as long -- in flow mode for the step-by-step schedules, and in event
+  // mode for the torus's per-dimension phases of merged flows.
+  const TopologyGraph nvs = node(8, "0 us");
+  const TopologyGraph torus = build(
+      {{"type", "torus"}, {"dims", {4, 4, 4}}, {"link", {{"type", "electrical"}, {"bandwidth", "50 GB/s"}, {"latency", "0 us"}}}},
+      64);
+  struct Run {
+    const TopologyGraph* topo;
+    const char* algorithm;
+    const char* mode;
+  };
+  for (const Run& r : {Run{&nvs, "halving_doubling", "flow"}, Run{&nvs, "double_binary_tree", "flow"},
+                       Run{&torus, "torus", "flow"}, Run{&torus, "torus", "event"}}) {
+    const int n = r.topo->device_count();
+    const double one = run(*r.topo, collectives(first(n), CollectiveOp::all_reduce, 64e6, 1), r.mode, r.algorithm);
+    const double two = run(*r.topo, collectives(first(n), CollectiveOp::all_reduce, 64e6, 2), r.mode, r.algorithm);
+    EXPECT_NEAR(two / one, 2.0, 1e-3) << r.algorithm << " " << r.mode;
+  }
+}
+
+TEST(CollectiveAlgorithms, TorusMatchesDimensionOrderedRingsClosedForm) {
+  // t = sum_k 2(d_k - 1)(alpha + S / (B prod_{i<=k} d_i)), one 50 GB/s link of 1 us per hop
+  // (Ying et al. 2018; the same closed form as the cost model's test).
+  const TopologyGraph topo = build(
+      {{"type", "torus"}, {"dims", {4, 4, 4}}, {"link", {{"type", "electrical"}, {"bandwidth", "50 GB/s"}, {"latency", "1 us"}}}},
+      64);
+  const double S = 64.0 * 1048576, a = 1e-6, b = 50e9;
+  const double want = 2 * 3 * (a + S / (b * 4)) + 2 * 3 * (a + S / (b * 16)) + 2 * 3 * (a + S / (b * 64));
+  for (const char* mode : {"event", "flow"})
+    EXPECT_NEAR(run(topo, collectives(first(64), CollectiveOp::all_reduce, S), mode, "auto") / want, 1.0, 1e-3)
+        << mode;
+}
+
+TEST(CollectiveAlgorithms, AutoChoosesPerSizeBucketAsTheCostModel) {
+  // On one NVSwitch node the cost model picks the tree for latency-bound sizes and the ring
+  // for large ones (cost_test.cpp); the engine follows, once per power-of-two size bucket.
+  const TopologyGraph topo = node(8);
+  CollectivePlanner planner(topo, "auto", false);
+  EXPECT_EQ(planner.choose(first(8), CollectiveOp::all_reduce, 8), "double_binary_tree");
+  EXPECT_EQ(planner.choose(first(8), CollectiveOp::all_reduce, 1073741824.0), "ring");
+  EXPECT_EQ(collective_size_bucket(15), 3);
+  EXPECT_EQ(collective_size_bucket(16), 4);
+  const double tree = planner.model().estimate({0, 1, 2, 3, 4, 5, 6, 7}, CollectiveOp::all_reduce, Bytes(8),
+                                               "double_binary_tree").time.value();
+  EXPECT_NEAR(run(topo, collectives(first(8), CollectiveOp::all_reduce, 8), "event", "auto") / tree, 1.0, 1e-3);
+}
+
+TEST(CollectiveAlgorithms, NamedAlgorithmFallsBackToAutoWhereItDoesNotApply) {
+  // "torus" cannot run an all-gather on an NVSwitch node; the engine runs the cost model's
+  // choice, the ring: (n-1)/n S/B + (n-1) alpha (cost_test.cpp, formulas.md §6).
+  const TopologyGraph topo = node(8);
+  const double S = 64e6, want = 7.0 / 8 * S / 240e9 + 7 * 2e-6;
+  EXPECT_NEAR(run(topo, collectives(first(8), CollectiveOp::all_gather, S), "event", "torus") / want, 1.0, 1e-3);
+  EXPECT_THROW((void)resolve_collective_algorithm(CollectiveCostModel(topo), {0, 1}, CollectiveOp::all_reduce,
+                                                  Bytes(8), "butterfly"),
+               InputError);
+}
+
+TEST(CollectiveAlgorithms, InNetworkReductionIsATimerWithItsBytesOnTheLinks) {
+  // NVLink SHARP: up to the switch once and down once, t = 2 alpha_edge + S/B (cost_test.cpp);
+  // every GPU's edge carries S up and S down.
+  const TopologyGraph topo = node(8, "1 us", true);
+  const double S = 1073741824.0;
+  for (const char* mode : {"event", "flow"}) {
+    EngineOptions opt;
+    opt.mode = mode;
+    opt.algorithm = "in_network";
+    const EngineResult r = simulate(topo, collectives(first(8), CollectiveOp::all_reduce, S), opt);
+    EXPECT_NEAR(r.makespan / (2e-6 + S / 240e9), 1.0, 1e-9) << mode;
+    double total = 0;
+    for (double b : r.edge_bytes) total += b;
+    EXPECT_DOUBLE_EQ(total, 8 * 2 * S) << mode;
+  }
+}
+
+TEST(CollectiveAlgorithms, MirroredCollectiveChargesTheSameBytes) {
+  // Symmetry: a collective over node 0 standing also for the same one over node 1 puts the
+  // same bytes on node 1's links without being simulated.
+  const TopologyGraph topo = nodes4x4();
+  for (const char* mode : {"event", "flow"}) {
+    TaskGraph g = collectives(first(4), CollectiveOp::all_reduce, 64e6, 1, 16);
+    g.add_group_mirror(0, g.add_group({4, 5, 6, 7}));
+    EngineOptions opt;
+    opt.mode = mode;
+    const EngineResult r = simulate(topo, g, opt);
+    const EngineResult single = simulate(topo, collectives(first(4), CollectiveOp::all_reduce, 64e6, 1, 16), opt);
+    double total = 0, one = 0;
+    for (std::size_t e = 0; e < r.edge_bytes.size(); ++e) {
+      total += r.edge_bytes[e];
+      one += single.edge_bytes[e];
+    }
+    EXPECT_GT(one, 0);
+    EXPECT_DOUBLE_EQ(total, 2 * one) << mode;
+    EXPECT_DOUBLE_EQ(r.makespan, single.makespan) << mode;
+  }
+}
+
+}  // namespace
+}  // namespace hcsim

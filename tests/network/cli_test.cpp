@@ -1,0 +1,92 @@
+// `hcsim topo` and `hcsim collective` run as a user runs them (the binary as a child
+// process), on the scenarios of scenarios/network/ and the quickstart.
+#include <cmath>
+#include <numeric>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "../cli/hcsim_child.hpp"
+
+namespace hcsim::test {
+namespace {
+
+const std::string kSource = HCSIM_SOURCE_DIR;
+const std::string kQuickstart = kSource + "/scenarios/quickstart.json";
+
+std::string network(const std::string& name) { return kSource + "/scenarios/network/" + name + ".json"; }
+
+TEST(TopoCommand, TorusAnalysisMatchesItsShape) {
+  const ChildResult r = run_hcsim({"topo", network("electrical-torus-1024"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["devices"], 1024);
+  EXPECT_EQ(j["links"], 3 * 1024);  // one +1 link per device and dimension, every dimension > 2
+  // Diameter of a torus: sum of floor(d_k / 2) = 4 + 4 + 8 (Dally & Towles 2004, §3).
+  EXPECT_EQ(j["diameter"], 16);
+  // Bisection: 2 N / d_max = 128 links cut, 50 GB/s each per direction.
+  EXPECT_DOUBLE_EQ(j["bisection_bandwidth"].get<double>(), 128 * 50e9);
+  std::int64_t pairs = 0;
+  for (const auto& h : j["hop_histogram"]) pairs += h["pairs"].get<std::int64_t>();
+  EXPECT_EQ(pairs, 1024 * 1023);
+  EXPECT_EQ(j["hop_histogram"][0]["hops"], 1);
+  EXPECT_EQ(j["hop_histogram"][0]["pairs"], 1024 * 6);  // six neighbours each
+}
+
+TEST(TopoCommand, FatTreeTableCountsLinksByClass) {
+  const ChildResult r = run_hcsim({"topo", network("nvlink-fat-tree-1024")});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  // 1,024 NVLink edges (GPU to NVSwitch); 1,024 NIC edges plus 52 leaves x 20 spines of
+  // 40-port switches split 20 down / 20 up.
+  EXPECT_NE(r.out.find("  nvlink            1024    1024"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  infiniband        2064    2064"), std::string::npos) << r.out;
+  // GPU -> NIC -> leaf -> spine -> leaf -> NIC... : 4 edges between nodes on different leaves.
+  EXPECT_NE(r.out.find("diameter 4 hops"), std::string::npos) << r.out;
+}
+
+TEST(CollectiveCommand, NodeSweepReportsNcclTestsBandwidths) {
+  const ChildResult r = run_hcsim({"collective", kQuickstart, "--group", "node", "--min", "8 B", "--max", "1 GiB",
+                                   "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ranks"], 8);
+  ASSERT_EQ(j["rows"].size(), 28u);  // 2^3 .. 2^30
+  for (const auto& row : j["rows"]) {
+    const double size = row["size"], time = row["time"];
+    // nccl-tests: algbw = S / t, busbw = algbw x 2(n-1)/n for all-reduce (formulas.md §6).
+    EXPECT_DOUBLE_EQ(row["algbw"].get<double>(), size / time);
+    EXPECT_DOUBLE_EQ(row["busbw"].get<double>(), size / time * 2 * 7 / 8);
+    // On an idle node the engine takes the cost model's time (tests/engine).
+    EXPECT_NEAR(time / row["model_time"].get<double>(), 1.0, 1e-3) << size;
+  }
+  // Latency-bound sizes go to the tree, large ones to the ring (as NCCL's tuner).
+  EXPECT_EQ(j["rows"][0]["algorithm"], "double_binary_tree");
+  EXPECT_EQ(j["rows"][27]["algorithm"], "ring");
+  // 1 GiB: busbw reaches NVLink3's 300 GB/s x 0.78 but for 14 x 0.5 us of latency (8.6e-4).
+  EXPECT_NEAR(j["rows"][27]["busbw"].get<double>(), 234e9, 1e-3 * 234e9);
+}
+
+TEST(CollectiveCommand, SixtyFourDeviceSweepIsFast) {
+  // 8 B .. 8 GiB on 8 nodes x 8 GPUs: 31 sizes, one engine run.
+  const ChildResult r = run_hcsim({"collective", kQuickstart, "--set", "/cluster/pools/0/count=64", "--set",
+                                   "/strategy/dp=8"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.out.find("on 64 ranks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("   8589934592 "), std::string::npos) << r.out;
+  EXPECT_LT(r.seconds, 3.0);  // 0.12 s on the development machine
+}
+
+TEST(CollectiveCommand, BadOptionsAreInputErrors) {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--group", "1"}, {"--group", "nodes"}, {"--min", "eight"}, {"--op", "scan"},
+        {"--algorithm", "torus"}, {"--algorithm", "butterfly"}, {"--min", "1 MiB", "--max", "1 KiB"}}) {
+    std::vector<std::string> args{"collective", kQuickstart};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const ChildResult r = run_hcsim(args);
+    EXPECT_EQ(r.exit_code, 2) << extra[0] << " " << extra[1] << "\n" << describe(r);
+    EXPECT_EQ(lines_of(r.err).size(), 1u) << describe(r);
+  }
+}
+
+}  // namespace
+}  // namespace hcsim::test

@@ -1,0 +1,39 @@
+// nccl-tests' bus bandwidth of a large ring all-reduce, simulated by the engine, "should
+// reflect the hardware bottleneck" (doc/PERFORMANCE.md; formulas.md §6): the link's
+// bandwidth times its efficiency.
+#include <gtest/gtest.h>
+
+#include "sim/engine/engine.hpp"
+
+namespace hcsim {
+namespace {
+
+TEST(RingBusBandwidth, LargeAllReduceReachesLinkBandwidthTimesEfficiency) {
+  register_builtin_links();
+  register_builtin_topologies();
+  Diagnostics d;
+  // One DGX A100-like node: nvlink3 preset, 300 GB/s per direction, efficiency 0.78.
+  const TopologyGraph topo = build_topology({{"type", "nvswitch-cluster"}}, 8, "/t", d);
+  ASSERT_TRUE(d.ok());
+  const double B = 300e9 * 0.78, S = 8.0 * 1073741824.0;
+  TaskGraph g;
+  g.devices = 8;
+  Task t;
+  t.kind = TaskKind::collective;
+  t.group = g.add_group({0, 1, 2, 3, 4, 5, 6, 7});
+  t.bytes = S;
+  g.add(t, {});
+  for (const char* mode : {"event", "flow"}) {
+    EngineOptions opt;
+    opt.mode = mode;
+    opt.algorithm = "ring";
+    const double time = simulate(topo, g, opt).makespan;
+    const double busbw = S / time * 2.0 * 7 / 8;  // algbw x 2(n-1)/n
+    // The latency terms, 14 steps x 0.5 us against 64 ms of transfer, take 1.1e-4 of it.
+    EXPECT_LT(busbw, B) << mode;
+    EXPECT_NEAR(busbw, B, 1.2e-4 * B) << mode;
+  }
+}
+
+}  // namespace
+}  // namespace hcsim

@@ -1,0 +1,150 @@
+// Energy: components add up to the total, a small case derived by hand from the device
+// and link parameters, and electrical vs photonic links in the ratio of their energy per
+// bit (plus the lasers' static power).
+#include <gtest/gtest.h>
+
+#include "report_fixture.hpp"
+#include "workloads/formulas.hpp"
+
+namespace hcsim {
+namespace {
+
+using testing::quickstart;
+using testing::run_doc;
+using testing::small_doc;
+
+// Reassociating sums of a few thousand positive terms: ~1e-13 relative.
+constexpr double kSumRounding = 1e-12;
+
+void expect_components_add_up(const Scenario& sc, const Metrics& m) {
+  EXPECT_EQ(m.it_energy_j, m.device_dynamic_j + m.device_static_j + m.network_dynamic_j + m.network_static_j);
+  double dyn = 0, stat = 0, total = 0;
+  for (const auto& d : m.devices) {
+    dyn += d.dynamic_energy_j;
+    stat += d.static_energy_j;
+    total += d.energy_j();
+  }
+  EXPECT_EQ(dyn, m.device_dynamic_j);
+  EXPECT_EQ(stat, m.device_static_j);
+  EXPECT_NEAR(total, m.device_dynamic_j + m.device_static_j, kSumRounding * total);
+  double ldyn = 0, lstat = 0;
+  for (const auto& l : m.links) {
+    ldyn += l.dynamic_energy_j;
+    lstat += l.static_energy_j;
+  }
+  EXPECT_EQ(ldyn, m.network_dynamic_j);
+  EXPECT_EQ(lstat, m.network_static_j);
+  double stages = 0;
+  for (const auto& s : m.stages) stages += s.energy_j;
+  EXPECT_NEAR(stages, m.device_dynamic_j + m.device_static_j, kSumRounding * stages);
+  EXPECT_DOUBLE_EQ(m.facility_energy_j, sc.pue * m.it_energy_j);
+  EXPECT_DOUBLE_EQ(m.energy_per_token_j * m.tokens_per_step, m.it_energy_j);
+  EXPECT_DOUBLE_EQ(m.average_power_w * m.step_time_s, m.it_energy_j);
+}
+
+void expect_power_curve(const Metrics& m) {
+  ASSERT_EQ(m.power_w.size(), 100u);
+  double floor = m.network_static_j / m.step_time_s, integral = 0;
+  for (const auto& d : m.devices) floor += d.idle_power_w;
+  for (double p : m.power_w) {
+    integral += p * m.power_interval_s;
+    EXPECT_GE(p, floor * (1 - kSumRounding));
+    EXPECT_LE(p, m.peak_power_w * (1 + kSumRounding));
+  }
+  // The samples are means over their intervals: they integrate to the step's energy.
+  EXPECT_NEAR(integral, m.it_energy_j, 1e-9 * m.it_energy_j);
+  EXPECT_GE(m.peak_power_w, m.average_power_w);
+}
+
+TEST(Energy, ComponentsAddUpQuickstart) {
+  const auto q = quickstart();
+  expect_components_add_up(q->sc, q->out.metrics);
+  expect_power_curve(q->out.metrics);
+}
+
+nlohmann::json photonic_link() {
+  // 8 wavelengths x 37.5 GB/s = 300 GB/s per direction (NVLink3's); 1 pJ/bit; 50 mW laser
+  // per wavelength and direction.
+  return {{"type", "photonic"},      {"lane_rate", "37.5 GB/s"},        {"wavelengths", 8},
+          {"fixed_latency", "0.25 us"}, {"energy_per_byte", "1 pJ/bit"}, {"laser_power_per_lane", "50 mW"}};
+}
+
+nlohmann::json electrical_link() {
+  return {{"type", "electrical"}, {"bandwidth", "300 GB/s"}, {"latency", "0.2549 us"},
+          {"energy_per_byte", "5.5 pJ/bit"}};
+}
+
+TEST(Energy, ComponentsAddUpSmallCase) {
+  const auto r = run_doc(small_doc(2, 2, 2, photonic_link()));
+  expect_components_add_up(r->sc, r->out.metrics);
+  expect_power_curve(r->out.metrics);
+}
+
+TEST(Energy, DerivedByHand) {
+  // Two report-test devices (1 pJ/FLOP, 0 J/B, 50 W idle) in data parallel on one
+  // NVSwitch node whose two links are photonic (1 pJ/bit, 8 lanes x 50 mW per direction);
+  // PUE 1.5. A GPT with l = 4, h = 1024, V = 1024, s = 512, batch 8, no recompute.
+  nlohmann::json doc = small_doc(2, 1, 1, photonic_link());
+  doc["cluster"]["pue"] = 1.5;
+  const auto r = run_doc(doc);
+  const Metrics& m = r->out.metrics;
+  const double T = m.step_time_s;
+  // Devices: idle 2 x 50 W x T; dynamic = 1e-12 J x FLOPs executed, which are the model's
+  // 72 B l s h^2 (1 + s/(6h) + V/(12 h l)) (Korthikanti et al. eq. 8; 0.5 % as in
+  // tests/workloads/flops_test.cpp, the closed form leaves out the element-wise ops).
+  EXPECT_DOUBLE_EQ(m.device_static_j, 2 * 50.0 * T);
+  EXPECT_NEAR(m.device_dynamic_j, 1e-12 * m.hardware_flops, kSumRounding * m.device_dynamic_j);
+  const double flops = formulas::model_flops(8, 512, 4, 1024, 1024);
+  EXPECT_NEAR(m.device_dynamic_j / (1e-12 * flops), 1.0, 0.005);
+  // Network: the gradient all-reduce of S = 2 P bytes over n = 2 ranks puts 2(n-1)/n S = S
+  // on each of the 2 ring edges (0 -> 1, 1 -> 0), each crossing 2 links (GPU - NVSwitch -
+  // GPU): 4 S bytes at 1 pJ/bit = 8e-12 J/B. P = l (12 h^2 + 13 h) + V h + s h.
+  const double h = 1024, l = 4, V = 1024, s = 512;
+  const double S = 2.0 * (l * (12 * h * h + 13 * h) + V * h + s * h);
+  EXPECT_NEAR(m.network_dynamic_j, 4 * S * 8e-12, 1e-9 * m.network_dynamic_j);
+  // Lasers: 50 mW x 8 wavelengths x 2 directions per link, 2 links, all step.
+  EXPECT_NEAR(m.network_static_j, 0.05 * 8 * 2 * 2 * T, 1e-12 * m.network_static_j);
+  const double it = 2 * 50.0 * T + 1e-12 * m.hardware_flops + 4 * S * 8e-12 + 0.05 * 8 * 2 * 2 * T;
+  EXPECT_NEAR(m.it_energy_j, it, 1e-9 * it);
+  EXPECT_NEAR(m.facility_energy_j, 1.5 * it, 1.5e-9 * it);
+  EXPECT_NEAR(m.energy_per_token_j, it / (8 * 512), 1e-9 * it / (8 * 512));
+}
+
+TEST(Energy, MemoryTrafficAddsBytesTimesEnergyPerByte) {
+  // dynamic = FLOPs x e_flop + bytes x e_byte (the device model's energy of each task):
+  // raising e_byte from 0 to 10 pJ/B adds 1e-11 J x the compute tasks' memory traffic.
+  nlohmann::json doc = small_doc(2, 1, 1, testing::nvlink3());
+  const auto base = run_doc(doc);
+  doc["cluster"]["pools"][0]["overrides"] = {{"energy_per_byte", 1e-11}};
+  const auto more = run_doc(doc);
+  double bytes = 0;
+  for (const Task& t : more->out.graph.tasks())
+    if (t.kind == TaskKind::compute) bytes += t.bytes;
+  ASSERT_GT(bytes, 0);
+  const double extra = more->out.metrics.device_dynamic_j - base->out.metrics.device_dynamic_j;
+  EXPECT_NEAR(extra, 1e-11 * bytes, 1e-9 * extra);
+}
+
+TEST(Energy, PhotonicVersusElectricalLinks) {
+  // Same bandwidth, same bytes moved: network dynamic energy scales by the energy per bit,
+  // 1 / 5.5; the photonic link adds its lasers' static power, the electrical one has none.
+  const auto el = run_doc(small_doc(2, 2, 2, electrical_link()));
+  const auto ph = run_doc(small_doc(2, 2, 2, photonic_link()));
+  const Metrics& a = el->out.metrics;
+  const Metrics& b = ph->out.metrics;
+  double bytes_a = 0, bytes_b = 0;
+  for (const auto& l : a.links) bytes_a += l.bytes;
+  for (const auto& l : b.links) bytes_b += l.bytes;
+  ASSERT_GT(bytes_a, 0);
+  EXPECT_DOUBLE_EQ(bytes_a, bytes_b);
+  EXPECT_NEAR(b.network_dynamic_j / a.network_dynamic_j, 1.0 / 5.5, 1e-12);
+  EXPECT_EQ(a.network_static_j, 0);
+  // 8 links (one per GPU) x 50 mW x 8 wavelengths x 2 directions.
+  EXPECT_NEAR(b.network_static_j, 8 * 0.05 * 8 * 2 * b.step_time_s, 1e-12 * b.network_static_j);
+  const double net_a = a.network_dynamic_j + a.network_static_j;
+  const double net_b = b.network_dynamic_j + b.network_static_j;
+  EXPECT_NEAR(net_b, net_a / 5.5 + 8 * 0.05 * 8 * 2 * b.step_time_s, 1e-9 * net_b);
+}
+
+}  // namespace
+}  // namespace hcsim

@@ -1,0 +1,238 @@
+// Metrics agree with each other and with closed forms: the time breakdown partitions the
+// step per rank, the bubble follows Narayanan et al.'s (p-1)/(m+p-1), throughput and MFU
+// follow from the step time, and replicas (symmetry) carry their twin's figures.
+#include <cfloat>
+
+#include <gtest/gtest.h>
+
+#include "report_fixture.hpp"
+#include "workloads/formulas.hpp"
+
+namespace hcsim {
+namespace {
+
+using testing::quickstart;
+using testing::run_doc;
+using testing::small_doc;
+
+// The sweep adds up to a few thousand pieces per bucket; each addition rounds by at most
+// 2^-53 of the partial sum, so the four buckets sum to the step to ~1e-13 relative.
+constexpr double kSumRounding = 1e-12;
+
+void expect_partition(const Metrics& m) {
+  const double step = m.step_time_s;
+  ASSERT_GT(step, 0);
+  for (const auto& d : m.devices) {
+    EXPECT_GE(d.compute_s, 0);
+    EXPECT_GE(d.bubble_s, 0);
+    EXPECT_GE(d.idle_s, 0);
+    for (double x : d.exposed_comm_s) EXPECT_GE(x, 0);
+    EXPECT_NEAR(d.compute_s + d.exposed_comm_total() + d.bubble_s + d.idle_s, step, kSumRounding * step)
+        << "device " << d.device;
+  }
+  for (const auto& s : m.stages) {
+    double comm = 0;
+    for (double x : s.exposed_comm_s) comm += x;
+    EXPECT_NEAR(s.compute_s + comm + s.bubble_s + s.idle_s, step, kSumRounding * step) << "stage " << s.stage;
+  }
+}
+
+TEST(TimeBreakdown, AddsUpToStepTimePerRankQuickstart) { expect_partition(quickstart()->out.metrics); }
+
+TEST(TimeBreakdown, AddsUpToStepTimePerRankEveryRankSimulated) {
+  const auto r = run_doc(small_doc(2, 2, 2, testing::nvlink3()));
+  const Metrics& m = r->out.metrics;
+  EXPECT_EQ(m.simulated_devices, 8);
+  expect_partition(m);
+  // Tensor and pipeline parallelism expose communication; compute dominates.
+  EXPECT_GT(m.devices[0].exposed_comm_s[static_cast<std::size_t>(CommClass::tp)], 0);
+  EXPECT_GT(m.devices[0].compute_s, 0.5 * m.step_time_s);
+}
+
+TEST(TimeBreakdown, JsonPerDeviceRowsAddUpToStepTime) {
+  const auto& rep = quickstart()->report;
+  const double step = rep["step_time_s"].get<double>();
+  for (const auto& d : rep["per_device"]) {
+    double sum = d["compute_s"].get<double>() + d["bubble_s"].get<double>() + d["idle_s"].get<double>();
+    for (const auto& [k, v] : d["exposed_comm_s"].items()) sum += v.get<double>();
+    EXPECT_NEAR(sum, step, kSumRounding * step);
+  }
+}
+
+TEST(TimeBreakdown, BubbleMatchesClosedFormOnUniformStages) {
+  // Free network, negligible head (vocab 8), equal layers per stage: the setting of the
+  // closed form (p-1)/(m+p-1) for 1F1B (Narayanan et al. SC21 §2.2.1). 1 % as in
+  // tests/engine/pipeline_test.cpp (embedding and optimizer tasks are not quite free).
+  nlohmann::json doc = small_doc(1, 1, 4, {{"type", "electrical"}, {"bandwidth", "1 EB/s"}, {"latency", 0}});
+  doc["workload"]["model"]["overrides"]["vocab"] = 8;
+  doc["workload"]["model"]["overrides"]["layers"] = 8;
+  const auto r = run_doc(doc);
+  const double expect = formulas::bubble_fraction(4, 8, 1);
+  EXPECT_NEAR(r->out.metrics.bubble_fraction, expect, 0.01 * expect);
+  // Stage 0 waits for the drain of the last backward passes, the last stage for the fill.
+  for (double f : r->out.metrics.stage_bubble_fraction) EXPECT_NEAR(f, expect, 0.02);
+}
+
+TEST(TimeBreakdown, NoPipelineNoBubble) {
+  const auto r = run_doc(small_doc(2, 1, 1, testing::nvlink3()));
+  for (const auto& d : r->out.metrics.devices) EXPECT_EQ(d.bubble_s, 0);
+  EXPECT_EQ(r->out.metrics.bubble_fraction, 0);
+}
+
+TEST(Throughput, FollowsFromStepTime) {
+  const auto q = quickstart();
+  const Metrics& m = q->out.metrics;
+  // quickstart: global batch 64 sequences of 2048 tokens.
+  EXPECT_DOUBLE_EQ(m.tokens_per_step, 64.0 * 2048.0);
+  EXPECT_DOUBLE_EQ(m.tokens_per_s * m.step_time_s, 64.0 * 2048.0);
+  EXPECT_DOUBLE_EQ(m.samples_per_s * m.step_time_s, 64.0);
+  // Default N = 300e9 tokens (GPT-3, Brown et al. 2020).
+  EXPECT_DOUBLE_EQ(m.train_tokens, 300e9);
+  EXPECT_DOUBLE_EQ(m.time_to_train_s, 300e9 / m.tokens_per_s);
+  // Peak: 16 x A100 dense BF16 312 TFLOPS (A100 datasheet, hardware.md §1).
+  EXPECT_DOUBLE_EQ(m.peak_flops_per_s, 16 * 312e12);
+  EXPECT_DOUBLE_EQ(m.mfu, m.model_flops / (m.step_time_s * 16 * 312e12));
+  EXPECT_GE(m.hfu, m.mfu);
+}
+
+TEST(Throughput, ModelFlopsOfAllRanksMatchKorthikanti) {
+  // Replicas are counted through their twins: the cluster's model FLOPs are the step's,
+  // 72 B l s h^2 (1 + s/(6h) + V/(12 h l)) (Korthikanti et al. 2022 eq. 8), within the
+  // 0.5 % of tests/workloads/flops_test.cpp. quickstart: GPT-3 1.3B, B = 64.
+  const Metrics& m = quickstart()->out.metrics;
+  EXPECT_LT(m.simulated_devices, static_cast<int>(m.devices.size()));
+  const double expect = formulas::model_flops(64, 2048, 24, 2048, 51200);
+  EXPECT_NEAR(m.model_flops / expect, 1.0, 0.005);
+}
+
+TEST(Throughput, AttachedPimStacksAreNotPeakDevices) {
+  // 8 A100s carrying HBM-PIM stacks: the stacks are part of each GPU's memory, not devices
+  // of the layout; the peak is the GPUs' 8 x 312 TFLOPS (A100 datasheet, hardware.md §1).
+  register_builtins();
+  const Scenario sc = load_scenario(std::string(HCSIM_SOURCE_DIR) + "/scenarios/gpu-with-hbm-pim.json");
+  const Metrics m = run_scenario(sc).metrics;
+  EXPECT_EQ(m.devices.size(), 8u);
+  EXPECT_DOUBLE_EQ(m.peak_flops_per_s, 8 * 312e12);
+  EXPECT_LE(m.mfu, 1.0);
+}
+
+TEST(CompleteMetrics, EverythingElseFromPerDeviceFigures) {
+  // The analytical path gives only per-device time, work and dynamic energy; the rest must
+  // follow as it does from a timeline, except what needs one (link bytes, power shape).
+  const auto r = run_doc(small_doc(2, 2, 2, testing::nvlink3()));
+  const Metrics& full = r->out.metrics;
+  Metrics partial;
+  partial.step_time_s = full.step_time_s;
+  partial.devices = full.devices;
+  const Metrics m = complete_metrics(r->sc, partial, r->out.shapes);
+  expect_partition(m);
+  EXPECT_EQ(m.stage_bubble_fraction, full.stage_bubble_fraction);
+  EXPECT_DOUBLE_EQ(m.bubble_fraction, full.bubble_fraction);
+  EXPECT_DOUBLE_EQ(m.mfu, full.mfu);
+  EXPECT_DOUBLE_EQ(m.time_to_train_s, full.time_to_train_s);
+  EXPECT_DOUBLE_EQ(m.device_dynamic_j, full.device_dynamic_j);
+  EXPECT_DOUBLE_EQ(m.device_static_j, full.device_static_j);
+  EXPECT_EQ(m.network_dynamic_j, 0);
+  EXPECT_EQ(m.stages.size(), 2u);
+  // Flat power: every sample is the mean.
+  ASSERT_FALSE(m.power_w.empty());
+  for (double p : m.power_w) EXPECT_NEAR(p, m.average_power_w, 1e-9 * m.average_power_w);
+  EXPECT_NEAR(m.peak_power_w, m.average_power_w, 1e-9 * m.average_power_w);
+}
+
+TEST(CommVolume, DataParallelAllReduceCarriesTheGradients) {
+  // dp = 2, no tp/pp: one gradient all-reduce of S = 2 bytes x P per rank (bf16), with
+  // P = l (12 h^2 + 13 h) + V h + s h (Narayanan et al. eq. 2, tied embeddings).
+  const auto r = run_doc(small_doc(2, 1, 1, testing::nvlink3()));
+  const double h = 1024, l = 4, V = 1024, s = 512;
+  const double S = 2.0 * (l * (12 * h * h + 13 * h) + V * h + s * h);
+  const Metrics& m = r->out.metrics;
+  EXPECT_NEAR(m.comm_bytes[static_cast<std::size_t>(CommClass::dp)], 2 * S, 1e-9 * S);
+  for (CommClass c : {CommClass::tp, CommClass::pp, CommClass::zero})
+    EXPECT_EQ(m.comm_bytes[static_cast<std::size_t>(c)], 0);
+  // Link utilisation = bytes / (links x 2 directions x bandwidth x step); NVLink3 300 GB/s
+  // per direction (A100 datasheet, hardware.md §3).
+  ASSERT_EQ(m.links.size(), 1u);
+  EXPECT_DOUBLE_EQ(m.links[0].utilisation, m.links[0].bytes / (2 * 2 * 300e9 * m.step_time_s));
+}
+
+TEST(Memory, TiersAndHeadroom) {
+  const Metrics& m = quickstart()->out.metrics;
+  for (const auto& d : m.devices) {
+    const auto& hbm = d.tiers[static_cast<std::size_t>(MemoryTier::hbm)];
+    EXPECT_EQ(hbm.used_bytes, d.memory.total().value());
+    EXPECT_EQ(hbm.capacity_bytes, 80e9);  // A100 80 GB (datasheet, hardware.md §1)
+    EXPECT_EQ(d.headroom_bytes(), 80e9 - d.memory.total().value());
+    EXPECT_EQ(d.tiers[static_cast<std::size_t>(MemoryTier::host_dram)].used_bytes, 0);
+    EXPECT_EQ(d.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)].used_bytes, 0);
+  }
+  EXPECT_EQ(m.tiers[static_cast<std::size_t>(MemoryTier::hbm)].capacity_bytes, 16 * 80e9);
+  // Stage 0 keeps p = 2 micro-batches in flight under 1F1B, stage 1 one: it needs more.
+  EXPECT_GT(m.stages[0].memory.activations, m.stages[1].memory.activations);
+}
+
+TEST(Symmetry, ApplyTwinsCopiesPerDeviceFigures) {
+  Metrics m;
+  m.devices.resize(4);
+  for (std::uint32_t d = 0; d < 4; ++d) {
+    m.devices[d].device = d;
+    m.devices[d].stage = static_cast<int>(d / 2);
+    m.devices[d].simulated = d % 2 == 0;
+    m.devices[d].idle_power_w = 50;
+  }
+  m.devices[0].compute_s = 1.5;
+  m.devices[0].bubble_s = 0.5;
+  m.devices[0].dynamic_energy_j = 7;
+  m.devices[0].peak_power_w = 300;
+  m.devices[2].compute_s = 2.0;
+  m.devices[2].exposed_comm_s[static_cast<std::size_t>(CommClass::pp)] = 0.25;
+  const auto twin = default_twins(m);
+  EXPECT_EQ(twin, (std::vector<int>{0, 0, 2, 2}));
+  apply_twins(m, twin);
+  EXPECT_EQ(m.devices[1].twin, 0);
+  EXPECT_EQ(m.devices[1].compute_s, 1.5);
+  EXPECT_EQ(m.devices[1].bubble_s, 0.5);
+  EXPECT_EQ(m.devices[1].dynamic_energy_j, 7);
+  EXPECT_EQ(m.devices[1].peak_power_w, 300);
+  EXPECT_EQ(m.devices[3].exposed_comm_s[static_cast<std::size_t>(CommClass::pp)], 0.25);
+  EXPECT_EQ(m.devices[2].twin, 2);
+  // A custom mapping: device 3 takes device 0's figures.
+  apply_twins(m, {0, 0, 2, 0});
+  EXPECT_EQ(m.devices[3].compute_s, 1.5);
+}
+
+// One NVSwitch node: every rank sees the same links, so simulating one rank per stage
+// and copying it must give the totals of simulating all of them.
+void expect_symmetric_totals(int dp, int tp, int pp) {
+  nlohmann::json doc = small_doc(dp, tp, pp, testing::nvlink3());
+  const auto full = run_doc(doc);
+  doc["simulation"]["symmetry"] = true;
+  const auto sym = run_doc(doc);
+  const Metrics& a = full->out.metrics;
+  const Metrics& b = sym->out.metrics;
+  EXPECT_LT(b.simulated_devices, a.simulated_devices);
+  for (const auto& d : b.devices) {
+    ASSERT_GE(d.twin, 0);
+    EXPECT_EQ(b.devices[static_cast<std::size_t>(d.twin)].stage, d.stage);
+  }
+  expect_partition(b);
+  EXPECT_NEAR(b.step_time_s, a.step_time_s, 1e-9 * a.step_time_s);
+  EXPECT_NEAR(b.model_flops, a.model_flops, 1e-9 * a.model_flops);
+  EXPECT_NEAR(b.mfu, a.mfu, 1e-9);
+  for (std::size_t c = 0; c < kCommClasses; ++c)
+    EXPECT_NEAR(b.comm_bytes[c], a.comm_bytes[c], 1e-9 * a.comm_bytes[c])
+        << comm_class_name(static_cast<CommClass>(c));
+  EXPECT_NEAR(b.network_dynamic_j, a.network_dynamic_j, 1e-9 * a.network_dynamic_j);
+  EXPECT_NEAR(b.it_energy_j, a.it_energy_j, 1e-9 * a.it_energy_j);
+  EXPECT_NEAR(b.bubble_fraction, a.bubble_fraction, 1e-9);
+}
+
+TEST(Symmetry, ReplicasGiveTheTotalsOfAFullSimulationDpPp) { expect_symmetric_totals(2, 1, 2); }
+
+TEST(Symmetry, ReplicasGiveTheTotalsOfAFullSimulationDpTpPp) {
+  // Also needs the data-parallel collectives of the tensor-parallel ranks not built.
+  expect_symmetric_totals(2, 2, 2);
+}
+
+}  // namespace
+}  // namespace hcsim

@@ -1,0 +1,120 @@
+// The fast analytical path (sim/report/fast_analytical) against run_scenario in
+// "analytical" mode on the scenario of each layout: same validity, same step time, MFU,
+// throughput, energy and peak memory to 1e-9 relative (the two differ only in summation
+// order), including layouts on part of the base cluster.
+#include "sim/report/fast_analytical.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/report/run.hpp"
+
+namespace hcsim {
+namespace {
+
+nlohmann::json doc(int devices, const FastLayout& l) {
+  return {{"cluster",
+           {{"pools", {{{"preset", "nvidia-a100-80gb-sxm"}, {"count", devices}}}},
+            {"topology", {{"type", "nvswitch-cluster"}, {"gpus_per_node", 8}}}}},
+          {"workload", {{"model", {{"preset", "megatron-1.7b"}}}, {"global_batch", 64}, {"micro_batch", l.micro_batch}}},
+          {"strategy",
+           {{"dp", l.dp}, {"tp", l.tp}, {"pp", l.pp}, {"schedule", std::string(l.schedule)}, {"interleave", l.interleave},
+            {"recompute", std::string(recompute_name(l.recompute))}, {"zero", l.zero},
+            {"sequence_parallel", l.sequence_parallel}}},
+          {"simulation", {{"mode", "analytical"}}}};
+}
+
+void expect_rel(double fast, double reference, const char* what) {
+  EXPECT_NEAR(fast, reference, 1e-9 * std::abs(reference)) << what;
+}
+
+class FastAnalyticalTest : public ::testing::Test {
+ protected:
+  // Base: 64 A100 (8 nodes, fat-tree); its own layout is any valid one.
+  Scenario base = parse_scenario(doc(64, {8, 1, 8, 1}), "base.json");
+  FastAnalytical fast{base};
+};
+
+TEST_F(FastAnalyticalTest, MatchesRunScenarioOnEveryLayout) {
+  const std::vector<FastLayout> layouts = {
+      {8, 1, 8, 2, "1f1b", 1, Recompute::none, 0, false},
+      {4, 4, 4, 1, "interleaved-1f1b", 2, Recompute::selective, 1, true},
+      {2, 8, 4, 1, "gpipe", 1, Recompute::full, 0, false},
+      {1, 2, 32, 1, "1f1b", 1, Recompute::none, 2, false},
+      {4, 2, 8, 1, "interleaved-1f1b", 3, Recompute::selective, 3, true},
+      {2, 3, 8, 1, "1f1b", 1, Recompute::none, 1, true},     // 48 of the 64 devices
+      {8, 2, 2, 1, "1f1b", 1, Recompute::selective, 0, true},  // 32 of the 64 devices
+  };
+  for (const FastLayout& l : layouts) {
+    SCOPED_TRACE(testing::Message() << "tp " << l.tp << " pp " << l.pp << " dp " << l.dp << " " << l.schedule);
+    const int n = l.tp * l.pp * l.dp;
+    const RunOutput ref = run_scenario(parse_scenario(doc(n, l), "layout.json"));
+    const FastResult r = fast.evaluate(l);
+    ASSERT_TRUE(r.valid()) << layout_issue_text(r.issue);
+    EXPECT_TRUE(r.fits);
+    EXPECT_EQ(r.devices, n);
+    expect_rel(r.step_time_s, ref.metrics.step_time_s, "step time");
+    expect_rel(r.mfu, ref.metrics.mfu, "MFU");
+    expect_rel(r.hfu, ref.metrics.hfu, "HFU");
+    expect_rel(r.tokens_per_s, ref.metrics.tokens_per_s, "tokens/s");
+    expect_rel(r.energy_per_token_j, ref.metrics.energy_per_token_j, "J/token");
+    expect_rel(r.average_power_w, ref.metrics.average_power_w, "power");
+    double peak = 0;
+    for (const auto& d : ref.metrics.devices) peak = std::max(peak, d.memory.total().value());
+    expect_rel(r.peak_memory_bytes, peak, "peak memory");
+    // Asked again: the cached collectives give the same figures.
+    EXPECT_EQ(fast.evaluate(l).step_time_s, r.step_time_s);
+  }
+  EXPECT_GT(fast.cached_collectives(), 0u);
+}
+
+TEST_F(FastAnalyticalTest, ResizedClusterHoldsLargerLayouts) {
+  // The base's 64 devices grown to a budget of 128: a layout of all 128 equals the
+  // scenario written for 128 devices.
+  const Scenario grown = resized_cluster(base, 128);
+  EXPECT_EQ(grown.device_count(), 128);
+  FastAnalytical f(grown);
+  const FastLayout l{8, 2, 8, 1, "1f1b", 1, Recompute::selective, 1, true};
+  const FastResult r = f.evaluate(l);
+  ASSERT_TRUE(r.valid());
+  expect_rel(r.step_time_s, run_scenario(parse_scenario(doc(128, l), "l.json")).metrics.step_time_s, "step time");
+  EXPECT_EQ(fast.evaluate(l).issue, LayoutIssue::too_many_devices);
+  EXPECT_THROW(resized_cluster(base, 68), InputError);  // 68 GPUs do not fill nodes of 8
+}
+
+TEST_F(FastAnalyticalTest, RejectsWhatTheParserRejects) {
+  const std::vector<std::pair<FastLayout, LayoutIssue>> bad = {
+      {{16, 1, 4, 1}, LayoutIssue::heads},                                  // 24 heads
+      {{8, 1, 16, 1}, LayoutIssue::too_many_devices},                       // 128 > 64
+      {{2, 1, 32, 4}, LayoutIssue::batch},                                  // 64 % (4 * 32)
+      {{2, 5, 4, 1}, LayoutIssue::uneven_layers},                           // 24 layers over 5 stages
+      {{2, 4, 8, 4, "interleaved-1f1b", 2}, LayoutIssue::interleaved_batch},  // 2 micro-batches, pp 4
+      {{2, 4, 8, 1, "1f1b", 2}, LayoutIssue::interleave},
+      {{2, 4, 8, 1, "zigzag"}, LayoutIssue::schedule},
+  };
+  for (const auto& [l, issue] : bad) {
+    EXPECT_EQ(fast.evaluate(l).issue, issue) << layout_issue_text(issue);
+    if (issue == LayoutIssue::too_many_devices) continue;  // the parser sees a bigger cluster instead
+    EXPECT_THROW(parse_scenario(doc(l.tp * l.pp * l.dp, l), "bad.json"), InputError) << layout_issue_text(issue);
+  }
+}
+
+TEST_F(FastAnalyticalTest, MemoryBeyondTheDeviceIsReported) {
+  // GPT-3 175B on 64 A100 without ZeRO: 2 + 2 + 12 bytes per parameter over tp * pp = 8
+  // devices is ~350 GB per device (ZeRO paper accounting), far beyond 80 GB.
+  auto big_doc = [](const FastLayout& l, bool check) {
+    auto d = doc(64, l);
+    d["workload"]["model"]["preset"] = "gpt3-175b";
+    d["simulation"]["check_memory"] = check;
+    return d;
+  };
+  const Scenario big = parse_scenario(big_doc({8, 8, 1, 1}, false), "big.json");
+  FastAnalytical f(big);
+  const FastResult r = f.evaluate({8, 1, 8, 1});
+  ASSERT_TRUE(r.valid());
+  EXPECT_FALSE(r.fits);
+  EXPECT_GT(r.peak_memory_bytes, 16.0 * 175e9 / 8 * 0.9);
+  EXPECT_THROW(run_scenario(parse_scenario(big_doc({8, 1, 8, 1}, true), "big.json")), InputError);
+}
+
+}  // namespace
+}  // namespace hcsim
