@@ -84,7 +84,14 @@ std::unique_ptr<Product> build_ref(const Params& ref, const std::string& path, c
   if (!local.ok()) return nullptr;
   type_out = type;
   resolved_out = p.json();
-  return entry->make(p);
+  try {
+    return entry->make(p);
+  } catch (const InputError& err) {
+    // A cross-parameter rule checked by the model: its paths are relative to the overrides.
+    for (const auto& i : err.issues())
+      diag.error(json_child(path, "overrides") + (i.path.empty() ? "" : "/" + i.path), i.message);
+    return nullptr;
+  }
 }
 
 // Devices in the whole cluster: bounds the work of validation (the topology graph) and keeps

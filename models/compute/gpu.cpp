@@ -5,6 +5,8 @@
 #include <limits>
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace hcsim {
 
 namespace {
@@ -73,6 +75,10 @@ const ParamTable& gpu_params() {
        .min = 0, .help = "HBM access energy; default HBM2 ~3.9 pJ/bit (O'Connor et al., MICRO 2017)"},
       {.name = "frequency_scale", .kind = ParamKind::number, .def = 1.0, .min = 0, .max = 1, .min_exclusive = true,
        .help = "DVFS operating point f/f_nominal: compute rates x f, energy per flop x f^2, max power idle + (tdp-idle) f^3"},
+      {.name = "power_cap", .kind = ParamKind::quantity, .dim = Dim::power, .def = nullptr, .min = 0,
+       .min_exclusive = true,
+       .help = "power limit: lowers the DVFS point to f = ((cap - idle) / (tdp - idle))^(1/3) when that is below "
+               "frequency_scale (nvidia-smi -pl style)"},
   };
   return table;
 }
@@ -99,6 +105,16 @@ GpuSpec gpu_spec_from(const Params& p) {
   s.idle_power = p.get<Watts>("idle_power");
   s.tdp = p.get<Watts>("tdp");
   s.frequency_scale = p.number("frequency_scale");
+  if (p.has("power_cap")) {
+    // A power cap picks the fastest DVFS point whose saturated power fits under it:
+    // idle + (tdp - idle) f^3 <= cap (the same cubic law as max_power()).
+    const Watts cap = p.get<Watts>("power_cap");
+    if (cap <= s.idle_power)
+      throw InputError("power_cap", fmt::format("a power cap of {} W is not above the idle power of {} W",
+                                                cap.value(), s.idle_power.value()));
+    if (cap < s.tdp)
+      s.frequency_scale = std::min(s.frequency_scale, std::cbrt((cap - s.idle_power) / (s.tdp - s.idle_power)));
+  }
   const Watts budget = max(s.tdp - s.idle_power, Watts(0));
   auto energy = [&](const char* name, std::optional<FlopsPerSecond> peak) {
     if (p.has(name)) return p.get<JoulesPerFlop>(name);

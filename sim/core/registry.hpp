@@ -70,7 +70,13 @@ class Registry {
     Params p = resolve_params(e->params, given, path, local, ignore);
     for (const auto& i : local.issues()) diag.error(i.path, i.message);
     if (!local.ok()) return nullptr;
-    return e->make(p);
+    try {
+      return e->make(p);
+    } catch (const InputError& err) {
+      // A cross-parameter rule checked by the model: its issue paths are relative to `path`.
+      for (const auto& i : err.issues()) diag.error(i.path.empty() ? path : json_child(path, i.path), i.message);
+      return nullptr;
+    }
   }
 
  private:
