@@ -196,6 +196,7 @@ struct Parser {
     sc.workload.micro_batch = w.integer("micro_batch");
     parse_dtype(w.string("precision"), sc.workload.precision);
     sc.workload.optimizer = w.string("optimizer");
+    sc.workload.train_tokens = w.number("train_tokens");
     if (w.has("step")) sc.strategy.step = w.integer("step");
     if (w.has("average_steps")) sc.strategy.average_steps = w.integer("average_steps");
   }

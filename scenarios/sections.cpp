@@ -66,6 +66,8 @@ const ParamTable& workload() {
        .help = "optimizer (mixed-precision Adam: 12 bytes of state per parameter)"},
       {.name = "step", .kind = ParamKind::integer, .def = nullptr, .min = 0, .max = 1e15,
        .help = "training step to cost, for codecs with warm-up phases (default: steady state)"},
+      {.name = "train_tokens", .kind = ParamKind::number, .def = 300e9, .min = 1, .max = 1e18,
+       .help = "tokens of the whole training run, for the time- and energy-to-train figures (GPT-3: 300e9)"},
       {.name = "average_steps", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1e9,
        .help = "also report the mean over training steps 0..K-1 (codec warm-up, local steps)"},
   };

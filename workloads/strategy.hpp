@@ -43,6 +43,7 @@ struct WorkloadSpec {
   std::int64_t micro_batch = 1;   // sequences per micro-batch
   DType precision = DType::bf16;
   std::string optimizer = "adam";
+  double train_tokens = 300e9;    // whole training run, for time-to-train
   [[nodiscard]] std::int64_t micro_batches(int dp) const { return global_batch / (micro_batch * dp); }
 };
 

@@ -104,7 +104,7 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
     m.devices.push_back(dm);
   }
   // Memory, energy, throughput and the totals from the per-device figures.
-  return complete_metrics(sc, m, shapes);
+  return complete_metrics(sc, m, shapes, {.train_tokens = sc.workload.train_tokens});
 }
 
 // Mean over the devices that ran any codec task of their encode + decode time.
@@ -182,7 +182,7 @@ RunOutput run_scenario(const Scenario& sc) {
   opt.mode = sc.simulation.mode == "flow" ? "flow" : "event";
   opt.algorithm = sc.simulation.collective_algorithm;
   out.engine = simulate(sc.topology, out.graph, opt);
-  out.metrics = compute_metrics(sc, out.graph, out.engine, out.shapes);
+  out.metrics = compute_metrics(sc, out.graph, out.engine, out.shapes, {.train_tokens = sc.workload.train_tokens});
   out.codec_time_s = codec_time(out.graph, out.engine);
   if (sc.strategy.dp_codec || sc.strategy.pp_codec) {
     // The baseline the compression report compares with: the same scenario without codecs.
