@@ -1,8 +1,8 @@
 // Reading scenario files and applying command-line overrides.
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -60,10 +60,14 @@ nlohmann::json read_json_file(const std::string& file) {
   if (std::filesystem::is_directory(file, ec)) throw InputError("", "is a directory, not a scenario file", file);
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError("", "cannot open the file", file);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  if (text.size() > 64u * 1024u * 1024u) throw InputError("", "file larger than 64 MiB", file);
+  // Read in chunks and stop past the limit: a device such as /dev/zero never ends.
+  constexpr std::size_t kMaxBytes = 64u * 1024u * 1024u;
+  std::string text;
+  std::array<char, 1 << 16> chunk{};
+  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxBytes) throw InputError("", "file larger than 64 MiB", file);
+  }
   try {
     // Depth is bounded by the parser's own recursion on pathological nesting; reject it
     // early with a clear message instead.

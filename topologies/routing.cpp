@@ -256,9 +256,11 @@ const Route& Router::route(int src, int dst) const {
     // Every node nearer to dst than src is settled once src is, so next hops read final
     // distances (a node not settled is not nearer than src, so never a next hop).
     const Search& s = settle(dst, src);
-    if (s.settled[static_cast<std::size_t>(src)])
-      walk(src, dst, [&](int v) { return s.settled[static_cast<std::size_t>(v)] ? s.dist[static_cast<std::size_t>(v)] : kUnreached; },
-           r);
+    const auto dist = [&](int v) {
+      const auto i = static_cast<std::size_t>(v);
+      return s.settled[i] ? s.dist[i] : kUnreached;
+    };
+    if (s.settled[static_cast<std::size_t>(src)]) walk(src, dst, dist, r);
   } else {
     trim_tables();
     const Target t = target_of(dst);

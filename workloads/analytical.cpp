@@ -39,8 +39,15 @@ class ChunkSource {
     if (cache_) {
       const StrategySpec& st = *in_.strategy;
       const AnalyticalCache::Impl::Key key{reinterpret_cast<std::uintptr_t>(in_.model),
-                                           reinterpret_cast<std::uintptr_t>(&dev), layers, embedding, head, in_.workload->micro_batch, st.tp,
-                                           st.sequence_parallel, st.flash_attention, st.recompute,
+                                           reinterpret_cast<std::uintptr_t>(&dev),
+                                           layers,
+                                           embedding,
+                                           head,
+                                           in_.workload->micro_batch,
+                                           st.tp,
+                                           st.sequence_parallel,
+                                           st.flash_attention,
+                                           st.recompute,
                                            in_.workload->precision};
       auto& chunks = cache_->impl().chunks;
       auto it = chunks.find(key);

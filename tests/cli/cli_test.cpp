@@ -61,6 +61,14 @@ TEST(CliValidate, DirectoryIsOneLine) {
   EXPECT_TRUE(has_line(r.err, dir.path() + ":", "is a directory")) << describe(r);
 }
 
+TEST(CliValidate, EndlessInputStopsAtTheSizeLimit) {
+  // /dev/zero never ends: reading must stop at the 64 MiB limit, not exhaust memory.
+  const ChildResult r = run_hcsim({"validate", "/dev/zero"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  ASSERT_EQ(lines_of(r.err).size(), 1u) << describe(r);
+  EXPECT_TRUE(has_line(r.err, "/dev/zero:", "file larger than 64 MiB")) << describe(r);
+}
+
 TEST(CliValidate, SyntaxErrorIsOneLineWithLineAndColumn) {
   TempDir dir;
   const std::string f = dir.file("broken.json");

@@ -27,7 +27,8 @@ nlohmann::json expected() { return nlohmann::json::parse(read_file(kSuite + "/ex
 
 std::vector<std::string> case_files() {
   std::vector<std::string> out;
-  for (const auto& [file, c] : expected().at("cases").items()) out.push_back(file);
+  const nlohmann::json doc = expected();  // keep it alive: items() refers into it
+  for (const auto& [file, c] : doc.at("cases").items()) out.push_back(file);
   return out;
 }
 
