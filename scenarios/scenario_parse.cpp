@@ -11,6 +11,7 @@
 #include "models/link/link.hpp"
 #include "scenario.hpp"
 #include "sections.hpp"
+#include "topologies/transfer_time.hpp"
 #include "workloads/lowering.hpp"
 
 namespace hcsim {
@@ -206,12 +207,14 @@ struct Parser {
     st.dp = static_cast<int>(s.integer("dp"));
     st.tp = static_cast<int>(s.integer("tp"));
     st.pp = static_cast<int>(s.integer("pp"));
+    st.cp = static_cast<int>(s.integer("cp"));
     st.schedule = s.string("schedule");
     st.interleave = static_cast<int>(s.integer("interleave"));
     st.sequence_parallel = s.boolean("sequence_parallel");
     const std::string r = s.string("recompute");
     st.recompute = r == "full" ? Recompute::full : r == "selective" ? Recompute::selective : Recompute::none;
     st.zero = static_cast<int>(s.integer("zero"));
+    st.offload = s.string("offload") == "pool" ? Offload::pool : Offload::none;
     st.flash_attention = s.boolean("flash_attention");
     st.scatter_gather = s.boolean("scatter_gather");
     st.overlap_dp = s.boolean("overlap_dp");
@@ -255,10 +258,14 @@ struct Parser {
     const auto& st = sc.strategy;
     const auto& c = sc.model;
     const std::int64_t devices = sc.device_count();
-    const std::int64_t layout = static_cast<std::int64_t>(st.dp) * st.tp * st.pp;
+    const std::int64_t layout = static_cast<std::int64_t>(st.dp) * st.tp * st.cp * st.pp;
     if (layout != devices)
-      diag.error("/strategy", fmt::format("dp*tp*pp = {}*{}*{} = {} must equal the cluster's {} devices", st.dp,
-                                          st.tp, st.pp, layout, devices));
+      diag.error(st.cp > 1 ? "/strategy/cp" : "/strategy",
+                 st.cp > 1 ? fmt::format("dp*cp*tp*pp = {}*{}*{}*{} = {} must equal the cluster's {} devices", st.dp,
+                                         st.cp, st.tp, st.pp, layout, devices)
+                           : fmt::format("dp*tp*pp = {}*{}*{} = {} must equal the cluster's {} devices", st.dp, st.tp,
+                                         st.pp, layout, devices));
+    context_rules();
     if (c.heads > 0 && c.heads % st.tp != 0)
       diag.error("/strategy/tp", fmt::format("the model's {} attention heads are not divisible by tp = {}", c.heads, st.tp));
     else if (c.kv_heads > 0 && c.kv_heads % st.tp != 0 && st.tp % c.kv_heads != 0)
@@ -299,10 +306,24 @@ struct Parser {
     placement(s);
   }
 
-  // Stage s occupies devices [s*dp*tp, (s+1)*dp*tp): each stage must sit inside one pool.
+  // Context parallelism: each rank holds s/cp tokens; a causal model's load-balanced
+  // assignment (Megatron-Core) splits the sequence into 2*cp chunks, rank i taking chunks i
+  // and 2*cp-1-i, so s must be a multiple of 2*cp.
+  void context_rules() {
+    const auto& st = sc.strategy;
+    const std::int64_t s = sc.model.seq_len;
+    if (st.cp <= 1 || s <= 0) return;
+    if (s % st.cp != 0)
+      diag.error("/strategy/cp", fmt::format("the sequence length {} is not divisible by cp = {}", s, st.cp));
+    else if (sc.model.causal && (s / st.cp) % 2 != 0)
+      diag.error("/strategy/cp", fmt::format("s/cp = {}/{} = {} tokens per rank must be even: the load-balanced causal "
+                                             "split gives each rank two of 2*cp chunks", s, st.cp, s / st.cp));
+  }
+
+  // Stage s occupies devices [s*dp*cp*tp, (s+1)*dp*cp*tp): each stage must sit inside one pool.
   void placement(const Params& s) {
     const auto& st = sc.strategy;
-    const int per_stage = st.dp * st.tp;
+    const int per_stage = st.grad_ranks() * st.tp;
     if (s.has("stage_pools")) {
       const auto& a = s.raw("stage_pools");
       if (static_cast<int>(a.size()) != st.pp) {
@@ -338,8 +359,9 @@ struct Parser {
       for (std::size_t k = 0; k < sc.pools.size(); ++k)
         if (sc.pools[k].attach_to.empty() && need[k] != sc.pools[k].count)
           diag.error(json_child(json_child("/cluster/pools", k), "count"),
-                     fmt::format("pool \"{}\" has {} devices but its stages need {} (dp*tp = {} per stage)",
-                                 sc.pools[k].name, sc.pools[k].count, need[k], per_stage));
+                     fmt::format("pool \"{}\" has {} devices but its stages need {} ({} = {} per stage)",
+                                 sc.pools[k].name, sc.pools[k].count, need[k], st.cp > 1 ? "dp*cp*tp" : "dp*tp",
+                                 per_stage));
       return;
     }
     for (int stg = 0; stg < st.pp; ++stg) {
@@ -427,6 +449,13 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   // Cross-field rules only once every section parsed on its own.
   if (ps.diag.ok()) ps.layout_rules(st);
   if (ps.diag.ok()) ps.topology(cluster.raw("topology"));
+  if (ps.diag.ok() && !sc.topology.ocs_phases.empty() && sc.strategy.average_steps == 0)
+    ps.diag.error("/workload/average_steps", "the topology is rewired in phases (cluster.topology.ocs_phases); give "
+                                             "the job's step count, over which the phases are weighted");
+  if (ps.diag.ok() && sc.strategy.offload == Offload::pool && memory_nodes(sc.topology).empty())
+    ps.diag.error("/strategy/offload", fmt::format("\"pool\" needs memory nodes in the topology, and a \"{}\" "
+                                                   "topology has none; use one with a memory pool, such as cxl-pool",
+                                                   sc.topology_type));
   if (ps.diag.ok()) {
     std::vector<const ComputeDevice*> stage_dev;
     for (int s = 0; s < sc.strategy.pp; ++s) stage_dev.push_back(sc.pools[sc.stage_pool[s]].device.get());

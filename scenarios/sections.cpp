@@ -69,7 +69,7 @@ const ParamTable& workload() {
       {.name = "train_tokens", .kind = ParamKind::number, .def = 300e9, .min = 1, .max = 1e18,
        .help = "tokens of the whole training run, for the time- and energy-to-train figures (GPT-3: 300e9)"},
       {.name = "average_steps", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1e9,
-       .help = "also report the mean over training steps 0..K-1 (codec warm-up, local steps)"},
+       .help = "also report the mean over training steps 0..K-1 (codec warm-up, local steps, torus ocs_phases)"},
   };
   return t;
 }
@@ -79,6 +79,9 @@ const ParamTable& strategy() {
       {.name = "dp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 1'000'000, .help = "data-parallel degree"},
       {.name = "tp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 1024, .help = "tensor-parallel degree"},
       {.name = "pp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 4096, .help = "pipeline stages"},
+      {.name = "cp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 4096,
+       .help = "context-parallel degree: each rank holds s/cp tokens, attention as a K/V ring (causal: s a multiple "
+               "of 2*cp, load-balanced chunks)"},
       {.name = "schedule", .kind = ParamKind::choice, .def = "1f1b",
        .choices = {"gpipe", "1f1b", "interleaved-1f1b"}, .help = "pipeline schedule"},
       {.name = "interleave", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 64,
@@ -88,6 +91,9 @@ const ParamTable& strategy() {
       {.name = "recompute", .kind = ParamKind::choice, .def = "none", .choices = {"none", "selective", "full"},
        .help = "activation recomputation"},
       {.name = "zero", .kind = ParamKind::integer, .def = 0, .min = 0, .max = 3, .help = "ZeRO stage"},
+      {.name = "offload", .kind = ParamKind::choice, .def = "none", .choices = {"none", "pool"},
+       .help = "optimizer state (fp32 master weights, Adam m and v: 12 B/parameter) on the device, or in the "
+               "topology's memory nodes (a CXL pool; host DRAM behind PCIe), streamed in and back at each step"},
       {.name = "flash_attention", .kind = ParamKind::boolean, .def = true, .help = "fused attention kernel"},
       {.name = "scatter_gather", .kind = ParamKind::boolean, .def = true,
        .help = "pipeline sends b*s*h/tp per tensor-parallel rank (Megatron scatter/gather)"},

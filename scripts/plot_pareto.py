@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Plots the Pareto front written by `hcsim search --out DIR` (DIR/pareto_points.csv).
 
 Usage: plot_pareto.py POINTS.csv OUT.png

@@ -62,6 +62,15 @@ class TopologyGraph {
   // Optical circuit switch reconfiguration time of a reconfigurable fabric (TPU v4: ~10 s);
   // zero when the fabric is not reconfigurable.
   Seconds reconfiguration_time{};
+  // A reconfigurable torus's wiring per phase of a job (torus `ocs_phases`): from step
+  // `from_step` on, the optical circuit switches wire the devices as `dims` (same device
+  // count). Steps increase; before the first phase the wiring is `torus_dims`. Empty when
+  // the wiring is static.
+  struct OcsPhase {
+    std::int64_t from_step = 0;
+    std::vector<int> dims;
+  };
+  std::vector<OcsPhase> ocs_phases;
   // Sizes of a device torus whose device index is x0 + d0 * (x1 + d1 * ...); empty when
   // the devices do not form one (used by dimension-ordered collectives).
   std::vector<int> torus_dims;

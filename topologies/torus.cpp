@@ -15,6 +15,12 @@ const ParamTable& torus_params() {
        .help = "consecutive devices sharing a host (TPU v4: 4 chips per tray), for locality"},
       {.name = "ocs_reconfiguration_time", .kind = ParamKind::quantity, .dim = Dim::time, .def = "0 s", .min = 0,
        .help = "optical circuit switch reconfiguration time (TPU v4: ~10 s); 0 = static wiring"},
+      {.name = "ocs_phases", .kind = ParamKind::array, .def = nullptr,
+       .help = "rewiring per job phase: [{\"from_step\": S, \"dims\": [x, y, z]}, ...], steps increasing, same "
+               "device count; needs ocs_reconfiguration_time > 0 and workload.average_steps (the job's steps)"},
+      {.name = "ocs_ports", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1e9,
+       .help = "optical circuit switch ports for this slice (radix x switches); every wiring's wrap-around "
+               "links need 2 N/d_k ports per dimension k (TPU v4 4x4x4 cube: 96); unset = not checked"},
   };
   return table;
 }
@@ -42,6 +48,22 @@ std::vector<int> torus_dims(const nlohmann::json& dims, int count, const std::st
     diag.error(path, fmt::format("dimensions multiply to {}, but there are {} devices", product, count));
     return {};
   }
+  return out;
+}
+
+int torus_ocs_ports(const std::vector<int>& dims) {
+  long long n = 1;
+  for (int k : dims) n *= k;
+  long long ports = 0;
+  for (int k : dims)
+    if (k > 1) ports += 2 * (n / k);
+  return static_cast<int>(ports);
+}
+
+nlohmann::json torus_rewired(const nlohmann::json& desc, const std::vector<int>& dims) {
+  nlohmann::json out = desc;
+  out["dims"] = dims;
+  out.erase("ocs_phases");
   return out;
 }
 
@@ -74,12 +96,61 @@ std::string coord_name(int i, const std::vector<int>& dims) {
   return s + ")";
 }
 
-std::string dims_text(const std::vector<int>& dims) {
+void check_ports(const Params& p, const std::vector<int>& dims, const std::string& path, Diagnostics& diag) {
+  if (!p.has("ocs_ports")) return;
+  const int need = torus_ocs_ports(dims);
+  if (need > p.integer("ocs_ports"))
+    diag.error(path, fmt::format("wiring {} needs {} optical circuit switch ports (2 N/d per dimension: both ends of "
+                                 "every wrap-around link), more than ocs_ports = {}",
+                                 torus_dims_text(dims), need, p.integer("ocs_ports")));
+}
+
+// Reads `ocs_phases` (checked: objects of from_step and dims, steps increasing, each dims
+// of `devices` devices, within the OCS ports); reports under `path`.
+std::vector<TopologyGraph::OcsPhase> ocs_phases(const Params& p, int devices, const std::string& topo,
+                                                Diagnostics& diag) {
+  const std::string path = json_child(topo, "ocs_phases");
+  std::vector<TopologyGraph::OcsPhase> out;
+  const nlohmann::json& a = p.raw("ocs_phases");
+  if (!a.is_array()) {
+    diag.error(path, "expected an array of {\"from_step\": S, \"dims\": [x, y, z]} objects");
+    return {};
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string at = json_child(path, i);
+    if (!a[i].is_object()) { diag.error(at, "expected {\"from_step\": S, \"dims\": [x, y, z]}"); continue; }
+    for (const auto& [key, v] : a[i].items())
+      if (key != "from_step" && key != "dims")
+        diag.error(json_child(at, key), "unknown key; valid ones are: dims, from_step");
+    const nlohmann::json step = a[i].value("from_step", nlohmann::json());
+    if (!step.is_number_integer() || step.get<long long>() < 0) {
+      diag.error(json_child(at, "from_step"), "expected a step number >= 0, got " + step.dump());
+      continue;
+    }
+    TopologyGraph::OcsPhase ph{step.get<std::int64_t>(), {}};
+    if (!out.empty() && ph.from_step <= out.back().from_step)
+      diag.error(json_child(at, "from_step"), fmt::format("phases must start at increasing steps; {} follows {}",
+                                                          ph.from_step, out.back().from_step));
+    ph.dims = torus_dims(a[i].value("dims", nlohmann::json()), devices, json_child(at, "dims"), diag);
+    if (ph.dims.empty()) continue;
+    check_ports(p, ph.dims, json_child(at, "dims"), diag);
+    out.push_back(std::move(ph));
+  }
+  if (!a.empty() && p.get<Seconds>("ocs_reconfiguration_time").value() <= 0)
+    diag.error(json_child(topo, "ocs_reconfiguration_time"),
+               "ocs_phases rewire the optical circuit switches, which takes time; give it (TPU v4: about 10 s)");
+  if (!a.empty() && !p.boolean("wrap"))
+    diag.error(json_child(topo, "wrap"),
+               "ocs_phases rewire the wrap-around links, and a mesh (wrap false) has none");
+  return out;
+}
+}  // namespace
+
+std::string torus_dims_text(const std::vector<int>& dims) {
   std::string s;
   for (std::size_t d = 0; d < dims.size(); ++d) s += (d ? "x" : "") + std::to_string(dims[d]);
   return s;
 }
-}  // namespace
 
 TopologyGraph Torus::build(const TopologyContext& ctx) const {
   HCSIM_ASSERT(ctx.diag != nullptr, "topology build needs diagnostics");
@@ -91,6 +162,11 @@ TopologyGraph Torus::build(const TopologyContext& ctx) const {
   if (!dims.empty() && ctx.devices % per_host != 0)
     ctx.diag->error(json_child(ctx.path, "devices_per_host"),
                     fmt::format("{} devices do not fill whole hosts of {}", ctx.devices, per_host));
+  std::vector<TopologyGraph::OcsPhase> phases;
+  if (!dims.empty()) {
+    check_ports(p_, dims, json_child(ctx.path, "dims"), *ctx.diag);
+    if (p_.has("ocs_phases")) phases = ocs_phases(p_, ctx.devices, ctx.path, *ctx.diag);
+  }
   if (dims.empty() || ctx.diag->issues().size() != issues_before || link.bandwidth.value() <= 0) return g;
   std::vector<int> nodes;
   for (int d = 0; d < ctx.devices; ++d) {
@@ -103,11 +179,14 @@ TopologyGraph Torus::build(const TopologyContext& ctx) const {
   g.devices_forward = true;
   g.torus_dims = dims;
   g.reconfiguration_time = p_.get<Seconds>("ocs_reconfiguration_time");
-  g.description = fmt::format("{} {} of {} devices, {} links", dims_text(dims), wrap ? "torus" : "mesh", ctx.devices,
-                              link.name);
+  g.ocs_phases = std::move(phases);
+  g.description = fmt::format("{} {} of {} devices, {} links", torus_dims_text(dims), wrap ? "torus" : "mesh",
+                              ctx.devices, link.name);
   if (g.reconfiguration_time.value() > 0)
     g.description += ", optical circuit switches (" + format_quantity(g.reconfiguration_time.value(), Dim::time) +
                      " to reconfigure)";
+  for (const auto& ph : g.ocs_phases)
+    g.description += fmt::format(", rewired to {} from step {}", torus_dims_text(ph.dims), ph.from_step);
   return g;
 }
 

@@ -13,7 +13,7 @@ namespace hcsim {
 
 struct AnalyticalCache::Impl {
   // (model, device) by address: the caller keeps both alive and unchanged while the cache lives.
-  using Key = std::tuple<std::uintptr_t, std::uintptr_t, int, bool, bool, std::int64_t, int, bool, bool, Recompute, DType>;
+  using Key = std::tuple<std::uintptr_t, std::uintptr_t, int, bool, bool, std::int64_t, int, bool, bool, Recompute, DType, int>;
   std::map<Key, ChunkTotals> chunks;
 };
 
@@ -48,7 +48,8 @@ class ChunkSource {
                                            st.sequence_parallel,
                                            st.flash_attention,
                                            st.recompute,
-                                           in_.workload->precision};
+                                           in_.workload->precision,
+                                           st.cp};
       auto& chunks = cache_->impl().chunks;
       auto it = chunks.find(key);
       if (it == chunks.end()) it = chunks.emplace(key, chunk_totals(in_, dev, layers, embedding, head)).first;
@@ -106,7 +107,7 @@ void add(PassCost& a, const PassCost& b) {
 std::pair<double, double> grad_reduction(const LoweringInput& in, double grads, const DeviceGroup& dp_group,
                                          const ComputeDevice& dev, const GroupCostFn& cost) {
   const StrategySpec& st = *in.strategy;
-  if (st.dp <= 1 || grads <= 0) return {0, 0};
+  if (st.grad_ranks() <= 1 || grads <= 0) return {0, 0};
   const double bucket = st.overlap_dp ? st.dp_bucket.value() : grads;
   const CollectiveOp plain = st.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
   auto one = [&](double bytes) {
@@ -114,7 +115,7 @@ std::pair<double, double> grad_reduction(const LoweringInput& in, double grads, 
     const double e = dtype_bytes(in.workload->precision);
     const auto elements = static_cast<std::int64_t>(bytes / e);
     const std::int64_t rows = std::min<std::int64_t>(in.model->hidden, std::max<std::int64_t>(1, elements));
-    const CodecInput ci{rows, std::max<std::int64_t>(1, elements / rows), e, st.dp, st.step};
+    const CodecInput ci{rows, std::max<std::int64_t>(1, elements / rows), e, st.grad_ranks(), st.step};
     const CodecCost cc = st.zero >= 1
                              ? cost_for_in_place_allreduce(*st.dp_codec, ci, st.dp_on_incompatible, "/strategy/compression/dp")
                              : st.dp_codec->cost(ci);
@@ -136,6 +137,16 @@ std::pair<double, double> grad_reduction(const LoweringInput& in, double grads, 
   return {full * t_full + t_rest, rest > 0 ? t_rest : t_full};
 }
 
+// Ring attention (workloads/items: cp_ring): cp blocks of t/cp each overlapped with one of
+// the cp - 1 sends (tau each) to the next context-parallel rank, as the lowering chains them:
+// the ring takes t/cp + (cp - 1) max(tau, t/cp), so (cp - 1) max(0, tau - t/cp) is exposed.
+double ring_exposed(const PassTotals& p, int cp, const DeviceGroup& pair, const GroupCostFn& cost) {
+  double x = 0;
+  for (const CpRing& r : p.cp)
+    x += r.count * (cp - 1) * std::max(0.0, cost(pair, CollectiveOp::send_recv, r.bytes) - r.t / cp);
+  return x;
+}
+
 }  // namespace
 
 AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn& cost) {
@@ -155,10 +166,10 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   const int p = st.pp;
   const int v = in.schedule->interleaved() ? st.interleave : 1;
   const double m = static_cast<double>(in.workload->micro_batches(st.dp));
-  const double act = static_cast<double>(in.workload->micro_batch * in.model->seq_len * in.model->hidden) *
+  const double act = static_cast<double>(in.workload->micro_batch * (in.model->seq_len / st.cp) * in.model->hidden) *
                      dtype_bytes(in.workload->precision);
   const double send_bytes = st.scatter_gather || st.sequence_parallel ? act / st.tp : act;
-  auto first_device = [&](int stage) { return static_cast<int>(device_index(stage, 0, 0, st.dp, st.tp)); };
+  auto first_device = [&](int stage) { return static_cast<int>(device_index(stage, 0, 0, st.grad_ranks(), st.tp)); };
 
   AnalyticalResult r;
   r.stages.resize(static_cast<std::size_t>(p));
@@ -166,13 +177,17 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   ChunkSource chunks(in, cache);
   for (int s = 0; s < p; ++s) {
     TpCosts tp(cost, {first_device(s), 1, st.tp});
+    const DeviceGroup cp_pair{first_device(s), st.tp, 2};  // neighbours on the context-parallel ring
     PassCost f, b;
+    double cp_f = 0, cp_b = 0;  // exposed ring-attention sends per micro-batch
     for (int ch = 0; ch < v; ++ch) {
       const int vs = ch * p + s;
       const ChunkTotals& ct =
           chunks.get(*in.stage_device[s], chunk_layers(in.layers_per_stage[s], v, ch), vs == 0, vs == p * v - 1);
       add(f, tp.pass(ct.fwd, ct.comm_bytes));
       add(b, tp.pass(ct.bwd, ct.comm_bytes));
+      cp_f += ring_exposed(ct.fwd, st.cp, cp_pair, cost);
+      cp_b += ring_exposed(ct.bwd, st.cp, cp_pair, cost);
       grads[s] += ct.grad_bytes;
     }
     double pp = 0;
@@ -183,12 +198,13 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     auto& a = r.stages[s];
     a.compute_s = m * (f.compute + b.compute);
     a.tp_comm_s = m * (f.comm + b.comm);
+    a.cp_comm_s = m * (cp_f + cp_b);
     a.pp_comm_s = m * pp;
     a.flops = m * (f.flops + b.flops);
     a.model_flops = m * (f.model_flops + b.model_flops);
     a.dynamic_energy_j = m * (f.energy + b.energy);
-    c[s] = f.compute + f.comm + b.compute + b.comm + pp;
-    bwd[s] = b.compute + b.comm;
+    c[s] = f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b;
+    bwd[s] = b.compute + b.comm + cp_b;
   }
   const double cmax = *std::max_element(c.begin(), c.end());
   const double csum = std::accumulate(c.begin(), c.end(), 0.0);
@@ -198,28 +214,29 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   for (int s = 0; s < p; ++s) {
     auto& a = r.stages[s];
     const ComputeDevice& dev = *in.stage_device[s];
-    const DeviceGroup dp_group{first_device(s), st.tp, st.dp};
+    const DeviceGroup dp_group{first_device(s), st.tp, st.grad_ranks()};
     const auto [dp_total, dp_last] = grad_reduction(in, grads[s], dp_group, dev, cost);
     a.dp_exposed_s = st.overlap_dp ? std::max(dp_last, dp_total - bwd[s] / v) : dp_total;
     const double e = dtype_bytes(in.workload->precision);
-    const Kernel opt = optimizer_kernel(grads[s] / e / (st.zero >= 1 ? st.dp : 1), in.workload->precision);
+    const Kernel opt = optimizer_kernel(grads[s] / e / (st.zero >= 1 ? st.grad_ranks() : 1), in.workload->precision);
     a.optimizer_s = dev.time(opt).value();
+    if (!in.offload_stream_s.empty()) a.offload_s = 2.0 * in.offload_stream_s[static_cast<std::size_t>(s)];
     a.dynamic_energy_j += dev.dynamic_energy(opt).value();
-    if (st.zero >= 1 && st.zero <= 2 && st.dp > 1) a.optimizer_s += cost(dp_group, CollectiveOp::all_gather, grads[s]);
-    if (st.zero >= 3 && st.dp > 1) {
+    if (st.zero >= 1 && st.zero <= 2 && st.grad_ranks() > 1) a.optimizer_s += cost(dp_group, CollectiveOp::all_gather, grads[s]);
+    if (st.zero >= 3 && st.grad_ranks() > 1) {
       // Parameter gathers run ahead on the communication stream; what they cannot hide
       // behind the pipeline is exposed.
       const double gathers = 2.0 * m * v * cost(dp_group, CollectiveOp::all_gather, grads[s] / v);
       a.dp_exposed_s += std::max(0.0, gathers - r.pipeline_s);
     }
-    const double end = r.pipeline_s - drain + a.dp_exposed_s + a.optimizer_s;
+    const double end = r.pipeline_s - drain + a.dp_exposed_s + a.offload_s + a.optimizer_s;
     r.step_time_s = std::max(r.step_time_s, end);
     drain += bwd[s] / v;
   }
   for (int s = 0; s < p; ++s) {
     auto& a = r.stages[s];
-    a.bubble_s = std::max(0.0, r.pipeline_s - a.compute_s - a.tp_comm_s - a.pp_comm_s);
-    a.idle_s = std::max(0.0, r.step_time_s - r.pipeline_s - a.dp_exposed_s - a.optimizer_s);
+    a.bubble_s = std::max(0.0, r.pipeline_s - a.compute_s - a.tp_comm_s - a.cp_comm_s - a.pp_comm_s);
+    a.idle_s = std::max(0.0, r.step_time_s - r.pipeline_s - a.dp_exposed_s - a.offload_s - a.optimizer_s);
   }
   return r;
 }

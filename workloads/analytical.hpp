@@ -8,7 +8,11 @@
 // 1F1B (Narayanan et al. SC21 §2.2). Stage s finishes its last backward pass
 // sum_{j<s} b_j / v before stage 0; its gradient buckets are reduced behind that backward
 // (exposed: what the last micro-batch's backward does not hide, at least the last bucket),
-// then the optimizer runs, then ZeRO's parameter all-gather. The step is the latest stage.
+// then the optimizer runs (with its state offloaded: streamed in before and back after,
+// LoweringInput::offload_stream_s each), then ZeRO's parameter all-gather. The step is
+// the latest stage.
+// Context parallelism: c_s also holds the ring-attention sends attention blocks do not
+// hide; data-parallel groups span the dp * cp ranks of equal weights.
 // Collective times come from a callback (the topology-aware collective cost model), so
 // this file knows no topology.
 
@@ -26,9 +30,11 @@ using CollectiveCostFn = std::function<double(const std::vector<int>& devices, C
 struct AnalyticalStage {
   double compute_s = 0;     // per step: forward + backward + recompute compute
   double tp_comm_s = 0;     // per step: tensor/sequence-parallel collectives (on the critical path)
+  double cp_comm_s = 0;     // per step: ring-attention sends not hidden behind attention blocks
   double pp_comm_s = 0;     // per step: pipeline sends on the critical path
   double dp_exposed_s = 0;  // gradient collectives not hidden behind the last backward
   double optimizer_s = 0;   // optimizer (+ ZeRO parameter all-gather)
+  double offload_s = 0;     // optimizer state streamed in and back out (LoweringInput::offload_stream_s)
   double bubble_s = 0;      // waiting in the pipeline
   double idle_s = 0;        // waiting after the pipeline for the slowest stage
   double flops = 0, model_flops = 0, dynamic_energy_j = 0;  // per device

@@ -8,6 +8,21 @@ Kernel backward_gemm(const Kernel& f, bool weight_grad) {
   return weight_grad ? gemm_kernel(f.k, f.n, f.m, f.dtype, f.batch) : gemm_kernel(f.m, f.k, f.n, f.dtype, f.batch);
 }
 
+// HBM traffic of a memory-bound or attention kernel's backward pass. In general: read the
+// saved inputs and the output gradient, write the input gradients: twice the forward's.
+// Unfused attention (Megatron's core attention, e bytes per element) per score element:
+// dP = dO·Vᵀ written (e), P' read for dV (e), dropout backward reads dP' and the mask and
+// writes dP (2e + 1), softmax backward reads dP and P and writes dS (3e), dQ and dK read
+// dS (2e): 9e + 1, where the forward moves 6e + 1 (see transformer_ops.cpp); the Q, K, V,
+// O tensors twice, as in general.
+double backward_bytes(const Kernel& f) {
+  if (f.kind != KernelKind::attention || f.fused) return f.bytes.value() * 2.0;
+  const double e = dtype_bytes(f.dtype);
+  const double scores = static_cast<double>(f.batch) * static_cast<double>(f.m) * static_cast<double>(f.n);
+  const double io = f.bytes.value() - scores * (6.0 * e + 1.0);
+  return 2.0 * io + scores * (9.0 * e + 1.0);
+}
+
 class ItemBuilder {
  public:
   ItemBuilder(const LoweringInput& in, const ComputeDevice& dev)
@@ -17,7 +32,13 @@ class ItemBuilder {
     shape_.sequence_parallel = st_.sequence_parallel;
     shape_.flash_attention = st_.flash_attention;
     shape_.dtype = in.workload->precision;
-    act_bytes_ = static_cast<double>(shape_.micro_batch * c_.seq_len * c_.hidden) * dtype_bytes(shape_.dtype);
+    shape_.cp = st_.cp;
+    // Tensor-parallel collectives carry this rank's s/cp tokens.
+    act_bytes_ = static_cast<double>(shape_.micro_batch * (c_.seq_len / st_.cp) * c_.hidden) *
+                 dtype_bytes(shape_.dtype);
+    // Ring attention step: the local K and V blocks, 2 b (s/cp) h_kv / t elements.
+    kv_block_bytes_ = 2.0 * static_cast<double>(shape_.micro_batch * (c_.seq_len / st_.cp)) *
+                      static_cast<double>(c_.kv_heads * c_.head_dim() / st_.tp) * dtype_bytes(shape_.dtype);
     layer_ops_ = transformer_layer_ops(c_, shape_);
   }
 
@@ -68,6 +89,14 @@ class ItemBuilder {
     out.push_back(it);
   }
 
+  // The attention core: under context parallelism a ring of cp - 1 steps of `step_bytes`.
+  void attention(std::vector<Item>& out, const Kernel& k, Phase phase, double model_flops, double step_bytes) {
+    compute(out, k, phase, model_flops);
+    if (st_.cp <= 1) return;
+    out.back().kind = Item::Kind::cp_ring;
+    out.back().comm_bytes = step_bytes;
+  }
+
   void comm(std::vector<Item>& out, CollectiveOp op) {
     if (st_.tp <= 1) return;
     Item it;
@@ -80,7 +109,9 @@ class ItemBuilder {
   void forward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out, Phase phase) {
     for (const auto& op : ops) {
       if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
-      compute(out, op.kernel, phase, phase == Phase::forward ? op.kernel.flops.value() : 0.0);
+      const double mf = phase == Phase::forward ? op.kernel.flops.value() : 0.0;
+      if (op.attention_core) attention(out, op.kernel, phase, mf, kv_block_bytes_);
+      else compute(out, op.kernel, phase, mf);
       if (op.tp_allreduce_after)
         comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
     }
@@ -91,7 +122,7 @@ class ItemBuilder {
       const LayerOp& op = *it;
       if (op.tp_allreduce_after && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
       if (op.attention_core && st_.recompute == Recompute::selective)
-        compute(out, op.kernel, Phase::recompute, 0.0);
+        attention(out, op.kernel, Phase::recompute, 0.0, kv_block_bytes_);
       const Kernel& f = op.kernel;
       if (f.kind == KernelKind::gemm) {
         compute(out, backward_gemm(f, false), Phase::backward, f.flops.value());
@@ -99,8 +130,10 @@ class ItemBuilder {
       } else {
         Kernel b = f;
         b.flops = f.flops * 2.0;  // dQ, dK, dV, dP: twice the forward matrix work
-        b.bytes = f.bytes * 2.0;  // read saved inputs and output gradient, write input gradients
-        compute(out, b, Phase::backward, b.flops.value());
+        b.bytes = Bytes(backward_bytes(f));
+        // Ring attention backward: K, V and the dK, dV accumulators travel, twice the bytes.
+        if (op.attention_core) attention(out, b, Phase::backward, b.flops.value(), 2.0 * kv_block_bytes_);
+        else compute(out, b, Phase::backward, b.flops.value());
       }
       if (op.column_parallel)
         comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
@@ -112,14 +145,25 @@ class ItemBuilder {
   const StrategySpec& st_;
   const TransformerConfig& c_;
   ShardShape shape_;
-  double act_bytes_ = 0;
+  double act_bytes_ = 0, kv_block_bytes_ = 0;
   std::vector<LayerOp> layer_ops_;
 };
+
+void add_ring(std::vector<CpRing>& rings, const CpRing& r) {
+  if (r.count == 0) return;
+  for (CpRing& x : rings)
+    if (x.t == r.t && x.bytes == r.bytes) {
+      x.count += r.count;
+      return;
+    }
+  rings.push_back(r);
+}
 
 PassTotals pass_totals(const std::vector<Item>& items) {
   PassTotals p;
   for (const Item& it : items) {
-    if (it.kind == Item::Kind::compute) {
+    if (it.kind == Item::Kind::compute || it.kind == Item::Kind::cp_ring) {
+      if (it.kind == Item::Kind::cp_ring) add_ring(p.cp, {it.t, it.comm_bytes, 1});
       p.t += it.t;
       p.flops += it.flops;
       p.model_flops += it.model_flops;
@@ -139,6 +183,7 @@ PassTotals add_scaled(const PassTotals& a, const PassTotals& b, int k) {
   p.model_flops += k * b.model_flops;
   p.energy += k * b.energy;
   for (std::size_t i = 0; i < p.comm.size(); ++i) p.comm[i] += k * b.comm[i];
+  for (const CpRing& r : b.cp) add_ring(p.cp, {r.t, r.bytes, k * r.count});
   return p;
 }
 

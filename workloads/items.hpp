@@ -13,11 +13,14 @@
 namespace hcsim {
 
 struct Item {
-  enum class Kind : std::uint8_t { compute, tp_comm, bucket } kind = Kind::compute;
+  // cp_ring: an attention pass under context parallelism, its compute (t, flops, ...) split
+  // into cp blocks overlapped with cp - 1 ring steps that each pass comm_bytes to the next
+  // context-parallel rank (ring attention, Liu et al. ICLR 2024).
+  enum class Kind : std::uint8_t { compute, tp_comm, bucket, cp_ring } kind = Kind::compute;
   Phase phase = Phase::forward;
   double t = 0, flops = 0, model_flops = 0, bytes = 0, energy = 0;  // compute
   CollectiveOp op = CollectiveOp::all_reduce;                         // tp_comm
-  double comm_bytes = 0;                                              // tp_comm payload
+  double comm_bytes = 0;                                              // tp_comm payload; cp_ring: per step
   double grad_bytes = 0;                                              // bucket: gradients now ready
   std::uint32_t label = 0xFFFFFFFFu;                                  // task label; default: by phase
 };
@@ -35,9 +38,16 @@ ChunkItems build_chunk_items(const LoweringInput& in, const ComputeDevice& dev, 
 // model FLOPs and dynamic energy of the compute items, and how many tensor-parallel
 // collectives of each op (all of `comm_bytes`). Equal to summing build_chunk_items' lists
 // (up to rounding: one layer's items are summed once and multiplied by the layer count).
+// Context-parallel attention rings of one pass with equal compute time t (all blocks) and
+// step bytes: count of them.
+struct CpRing {
+  double t = 0, bytes = 0;
+  int count = 0;
+};
 struct PassTotals {
-  double t = 0, flops = 0, model_flops = 0, energy = 0;
+  double t = 0, flops = 0, model_flops = 0, energy = 0;  // compute, cp_ring compute included
   std::array<int, 7> comm{};  // count per CollectiveOp
+  std::vector<CpRing> cp;     // context-parallel rings (none when cp = 1)
 };
 struct ChunkTotals {
   PassTotals fwd, bwd;

@@ -9,6 +9,7 @@
 // whenever the activations or gradients it needs have been sent.
 #include "lowering.hpp"
 #include "items.hpp"
+#include "offload.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,21 +23,32 @@ namespace {
 
 constexpr TaskId kNone = 0xFFFFFFFFu;
 
+// The lowering's view of the strategy: the dp * cp ranks of a stage that hold the same
+// weights are its replica axis (gradient reduction, ZeRO shards, mirrors; lowering.hpp).
+// Micro-batches per replica follow the data-parallel degree alone.
+StrategySpec replica_axis(const StrategySpec& st) {
+  StrategySpec f = st;
+  f.dp = st.grad_ranks();
+  f.cp = 1;
+  return f;
+}
+
 
 class Emitter {
  public:
-  explicit Emitter(const LoweringInput& in) : in_(in), st_(*in.strategy) {
+  explicit Emitter(const LoweringInput& in) : in_(in), st_(replica_axis(*in.strategy)), cp_(in.strategy->cp) {
     p_ = st_.pp;
     v_ = in.schedule->interleaved() ? st_.interleave : 1;
     dp_ = in.dp_replicas > 0 ? std::min(in.dp_replicas, st_.dp) : st_.dp;
     tp_ = in.tp_ranks > 0 ? std::min(in.tp_ranks, st_.tp) : st_.tp;  // simulated tensor-parallel ranks
-    m_ = static_cast<int>(in.workload->micro_batches(st_.dp));
+    m_ = static_cast<int>(in.workload->micro_batches(in.strategy->dp));
     ranks_ = dp_ * tp_;
     const std::uint32_t devices = static_cast<std::uint32_t>(p_ * st_.dp * st_.tp);
     g_.devices = devices;
+    g_.memory_endpoints = in.memory_endpoints;
     compute_tail_.assign(devices, kNone);
     comm_tail_.assign(devices, kNone);
-    act_bytes_ = static_cast<double>(in.workload->micro_batch * in.model->seq_len * in.model->hidden) *
+    act_bytes_ = static_cast<double>(in.workload->micro_batch * (in.model->seq_len / cp_) * in.model->hidden) *
                  dtype_bytes(in.workload->precision);
     build_items();
   }
@@ -243,6 +255,11 @@ class Emitter {
         pending = true;
         continue;
       }
+      if (it.kind == Item::Kind::cp_ring) {
+        flush();
+        emit_ring(s, op, it, chain, extra);
+        continue;
+      }
       if (it.kind == Item::Kind::tp_comm) {
         flush();
         for (int d = 0; d < dp_; ++d) {
@@ -273,6 +290,61 @@ class Emitter {
       bucket_bytes_[s] = 0;
     }
     send(s, op, vs, chain);
+  }
+
+  // Ring attention over the cp ranks of each (data-parallel, tensor) rank: block 0 on the
+  // local K/V, then per step k = 1..cp-1 every rank sends the block it holds to the next cp
+  // rank (after K/V exist, or after it received that block) and computes on the block it
+  // received. Under symmetry a rank's receive from a rank not built stands in by its own
+  // send of that step (identical ranks, symmetric ring).
+  void emit_ring(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain, std::vector<TaskId>& extra) {
+    Item block = it;
+    block.kind = Item::Kind::compute;
+    for (double* x : {&block.t, &block.flops, &block.model_flops, &block.bytes, &block.energy}) *x /= cp_;
+    const Phase pass = op.backward ? Phase::backward : Phase::forward;
+    auto ring_peer = [&](int d, int step) { return d / cp_ * cp_ + (d % cp_ + step + cp_) % cp_; };
+    auto received = [&](const std::vector<TaskId>& ids, int d, int t) {
+      const int from = ring_peer(d, -1);
+      return ids[static_cast<std::size_t>((from < dp_ ? from : d) * tp_ + t)];
+    };
+    const std::vector<TaskId> ready = chain;  // this rank's K/V (and, backward, dO) exist
+    for (std::size_t r = 0; r < chain.size(); ++r) {
+      const auto d = static_cast<int>(r) / tp_, t = static_cast<int>(r) % tp_;
+      chain[r] = add_compute(dev(s, d, t), block, it.phase, s, op.microbatch, chain[r], extra[r]);
+      extra[r] = kNone;
+    }
+    std::vector<TaskId> sent(chain.size(), kNone);
+    for (int k = 1; k < cp_; ++k) {
+      const std::vector<TaskId> before = sent;
+      for (int d = 0; d < dp_; ++d)
+        for (int t = 0; t < tp_; ++t) {
+          const auto r = static_cast<std::size_t>(d * tp_ + t);
+          Task task;
+          task.kind = TaskKind::send;
+          task.comm = CommClass::cp;
+          task.phase = pass;
+          task.stream = Stream::comm;
+          task.device = dev(s, d, t);
+          task.peer = dev(s, ring_peer(d, 1), t);
+          task.bytes = it.comm_bytes;
+          task.stage = static_cast<std::uint16_t>(s);
+          task.microbatch = static_cast<std::uint16_t>(op.microbatch);
+          task.label = send_label_;
+          TaskId deps[2];
+          std::size_t n = 0;
+          for (TaskId x : {k == 1 ? ready[r] : before[r], k == 1 ? kNone : received(before, d, t)})
+            if (x != kNone && std::find(deps, deps + n, x) == deps + n) deps[n++] = x;
+          sent[r] = g_.add(task, std::span<const TaskId>(deps, n));
+        }
+      for (int d = 0; d < st_.dp; ++d)
+        for (int t = 0; t < st_.tp; ++t)
+          if (d >= dp_ || t >= tp_) g_.add_mirror(sent[0], dev(s, d, t), dev(s, ring_peer(d, 1), t));
+      for (int d = 0; d < dp_; ++d)
+        for (int t = 0; t < tp_; ++t) {
+          const auto r = static_cast<std::size_t>(d * tp_ + t);
+          chain[r] = add_compute(dev(s, d, t), block, it.phase, s, op.microbatch, chain[r], received(sent, d, t));
+        }
+    }
   }
 
   void gather_params(int s, double grad_bytes, const PipeOp& op, std::vector<TaskId>& extra) {
@@ -358,11 +430,24 @@ class Emitter {
     opt.bytes = k.bytes.value();
     opt.energy = in_.stage_device[s]->dynamic_energy(k).value();
     std::vector<TaskId> upd(static_cast<std::size_t>(ranks_), kNone);
+    // Offload: a device's state streams in once its gradients are complete (last backward,
+    // last gradient collective), not before: there is no room to keep it on the device.
+    const auto twin = dev(s, 0, 0);
+    const TaskId twin_compute = compute_tail_[twin], twin_comm = comm_tail_[twin];
     for (int d = 0; d < dp_; ++d)
       for (int t = 0; t < tp_; ++t) {
         const auto dv = dev(s, d, t);
-        upd[static_cast<std::size_t>(d * tp_ + t)] = add_compute(dv, opt, Phase::optimizer, s, 0, comm_tail_[dv], kNone);
+        const auto r = static_cast<std::size_t>(d * tp_ + t);
+        const TaskId read = offload_stream(s, dv, true, grads / e, compute_tail_[dv], comm_tail_[dv]);
+        upd[r] = add_compute(dv, opt, Phase::optimizer, s, 0, comm_tail_[dv], read);
+        offload_stream(s, dv, false, grads / e, upd[r], kNone);
       }
+    // Ranks not built stream their own state at the same time as their built twin.
+    for (int d = 0; d < st_.dp; ++d)
+      for (int t = 0; t < st_.tp; ++t)
+        if (d >= dp_ || t >= tp_)
+          offload_stream(s, dev(s, d, t), false, grads / e,
+                         offload_stream(s, dev(s, d, t), true, grads / e, twin_compute, twin_comm), upd[0]);
     if (st_.zero >= 1 && st_.zero <= 2 && st_.dp > 1)
       for (int t = 0; t < tp_; ++t) {
         std::vector<TaskId> deps;
@@ -370,6 +455,28 @@ class Emitter {
         mirror_dp(s, t, add_collective(dp_group(s, t), CollectiveOp::all_gather, grads, CommClass::zero,
                                        Phase::optimizer, s, 0, deps, true));
       }
+  }
+
+  // One stream of a device's optimizer state (12 B per parameter of its shard) from its
+  // memory endpoint (`read`) or back to it, after `dep` and `dep2`; kNone without offload.
+  TaskId offload_stream(int s, std::uint32_t device, bool read, double params, TaskId dep, TaskId dep2) {
+    if (in_.offload_endpoint.empty()) return kNone;
+    const std::uint32_t mem = g_.devices + in_.offload_endpoint[device];
+    Task task;
+    task.kind = TaskKind::send;
+    task.comm = CommClass::offload;
+    task.phase = Phase::optimizer;
+    task.stream = Stream::comm;
+    task.device = read ? mem : device;
+    task.peer = read ? device : mem;
+    task.bytes = offload_state_bytes(params / (st_.zero >= 1 ? st_.dp : 1)).value();
+    task.stage = static_cast<std::uint16_t>(s);
+    task.label = offload_label_;
+    TaskId deps[2];
+    std::size_t n = 0;
+    for (TaskId d : {dep, dep2})
+      if (d != kNone && std::find(deps, deps + n, d) == deps + n) deps[n++] = d;
+    return g_.add(task, std::span<const TaskId>(deps, n));
   }
 
   // Symmetry: the data-parallel collective of built tensor rank 0 also stands for those of
@@ -380,7 +487,8 @@ class Emitter {
   }
 
   const LoweringInput& in_;
-  const StrategySpec& st_;
+  const StrategySpec st_;  // replica_axis(): dp is dp * cp
+  int cp_ = 1;
   int p_ = 1, v_ = 1, dp_ = 1, tp_ = 1, m_ = 1, ranks_ = 1;
   double act_bytes_ = 0;
   TaskGraph g_;
@@ -395,6 +503,7 @@ class Emitter {
   std::uint32_t coll_label_ = g_.intern_label("collective");
   std::uint32_t send_label_ = g_.intern_label("send");
   std::uint32_t codec_label_ = g_.intern_label("codec");
+  std::uint32_t offload_label_ = g_.intern_label("offload");
 };
 
 }  // namespace
@@ -410,7 +519,7 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
                                 const std::vector<const ComputeDevice*>& stage_device) {
   const int p = static_cast<int>(stage_device.size());
   const int v = std::max(1, st.interleave);
-  ShardShape sh{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision};
+  ShardShape sh{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision, st.cp};
   // Forward + backward (2x) time of one layer, and of the embedding (stage 0) and the head
   // (last stage), on each stage's device.
   auto pass_time = [&](const std::vector<LayerOp>& ops, const ComputeDevice& dev) {

@@ -4,10 +4,19 @@
 // training step, with the pipeline schedule's order and each device's compute and
 // communication streams expressed as dependencies.
 //
-// Device numbering (Megatron's tensor-data-pipeline order, tensor fastest):
-//   device = (stage * dp + dp_rank) * tp + tp_rank
-// so a stage is a contiguous block of devices (a pool can hold whole stages) and a tensor-
-// parallel group sits inside a node.
+// Device numbering (Megatron-Core's tensor-context-data-pipeline order, tensor fastest):
+//   device = ((stage * dp + dp_rank) * cp + cp_rank) * tp + tp_rank
+// so a stage is a contiguous block of devices (a pool can hold whole stages), a tensor-
+// parallel group sits inside a node and a context-parallel ring is next closest. The
+// lowering treats the dp * cp ranks of a stage that hold the same weights as one
+// "replica" axis, r = dp_rank * cp + cp_rank (device_index(stage, r, tp_rank, dp * cp, tp)):
+// their gradients are reduced together and ZeRO shards over them.
+//
+// Context parallelism (cp > 1): each attention pass is a ring over the cp ranks of a
+// (stage, dp_rank, tp_rank): cp - 1 steps, each a send of the rank's current K/V block to
+// the next cp rank on the communication stream, overlapped with attention on the block
+// received the step before (block k waits for step k); backward sends K, V and dK, dV
+// (twice the bytes). One compute task per block and one send per step and rank.
 
 #include <cstdint>
 #include <vector>
@@ -28,12 +37,22 @@ struct LoweringInput {
   const PipelineSchedule* schedule = nullptr;
   std::vector<const ComputeDevice*> stage_device;  // per pipeline stage
   std::vector<int> layers_per_stage;               // per stage, all chunks; sums to layers
-  // Symmetry: build only the first `dp_replicas` data-parallel replicas and the first
+  // Symmetry: build only the first `dp_replicas` of the dp * cp replicas and the first
   // `tp_ranks` tensor-parallel ranks of each stage (-1: all). Collectives still span their
   // whole groups, so every link they load is loaded; the ranks not built are identical to
   // a built one (same device model, same schedule, symmetric links) and take its results.
   int dp_replicas = -1;
   int tp_ranks = -1;
+  // Optimizer-state offload (strategy.offload = "pool", workloads/offload.hpp): per device,
+  // the memory endpoint holding its state (an index into the topology's memory nodes, in
+  // node order), and how many memory endpoints there are. Empty without offload. Every
+  // device's streams are built, ranks not built included, so that the pool's links are
+  // shared as they are in the cluster.
+  std::vector<std::uint32_t> offload_endpoint;
+  std::uint32_t memory_endpoints = 0;
+  // Analytical mode: per stage, the time of one offload stream (the read, or the write
+  // back) with every device of the cluster streaming at once (topologies/transfer_time.hpp).
+  std::vector<double> offload_stream_s;
 };
 
 struct StagePlan {
@@ -43,6 +62,9 @@ struct StagePlan {
 
 inline std::uint32_t device_index(int stage, int dp_rank, int tp_rank, int dp, int tp) {
   return static_cast<std::uint32_t>((stage * dp + dp_rank) * tp + tp_rank);
+}
+inline std::uint32_t device_index(int stage, int dp_rank, int cp_rank, int tp_rank, int dp, int cp, int tp) {
+  return device_index(stage, dp_rank * cp + cp_rank, tp_rank, dp * cp, tp);
 }
 
 TaskGraph lower_training_step(const LoweringInput& in);

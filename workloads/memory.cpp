@@ -1,5 +1,7 @@
 #include "memory.hpp"
 
+#include <utility>
+
 
 namespace hcsim {
 
@@ -16,18 +18,20 @@ double stage_params_per_device(const TransformerConfig& c, const StrategySpec& s
 MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
                              const StageShape& sh) {
   const double psi = stage_params_per_device(c, st, sh);
-  const double nd = st.dp;
+  const double nd = st.grad_ranks();  // ZeRO shards over the dp * cp ranks of equal weights
   MemoryBreakdown m;
   const double e = dtype_bytes(w.precision);
   m.weights = Bytes(e * psi / (st.zero >= 3 ? nd : 1.0));
   m.gradients = Bytes(e * psi / (st.zero >= 2 ? nd : 1.0));
   m.optimizer = Bytes(12.0 * psi / (st.zero >= 1 ? nd : 1.0));  // fp32 master, momentum, variance
+  if (st.offload == Offload::pool) std::swap(m.optimizer, m.offloaded);  // the state lives in the pool
 
-  const double s = static_cast<double>(c.seq_len), b = static_cast<double>(w.micro_batch);
+  const double s = static_cast<double>(c.seq_len / st.cp), b = static_cast<double>(w.micro_batch);
   const double h = static_cast<double>(c.hidden);
   // Per layer: what the layer's ops keep for backward (transformer_ops.cpp), which equals
   // Korthikanti's Table 2 for each variant (tests/workloads/activation_test.cpp).
-  const ShardShape shape{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision};
+  // Under context parallelism every activation covers this rank's s/cp tokens.
+  const ShardShape shape{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision, st.cp};
   double act = layer_activation_bytes(c, shape, st.recompute) * sh.layers * sh.in_flight;
   if (st.recompute == Recompute::full && sh.layers > 0) {
     // One layer's full activations are live while it is recomputed and back-propagated.
@@ -37,14 +41,14 @@ MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st,
   m.activations = Bytes(act);
 
   double buf = 0;
-  if (st.dp > 1) buf += 2.0 * st.dp_bucket.value();  // bucket being reduced + bucket being filled
+  if (st.grad_ranks() > 1) buf += 2.0 * st.dp_bucket.value();  // bucket being reduced + bucket being filled
   if (st.zero >= 3) buf += 2.0 * e * c.layer_params() / st.tp;  // gathered layer + prefetched one
-  if (st.dp_codec && st.dp > 1) {
+  if (st.dp_codec && st.grad_ranks() > 1) {
     // Error feedback and communication buffers of the gradient codec, over this device's
     // gradients (the codec states its resident bytes; models/compression).
     const auto elements = static_cast<std::int64_t>(psi);
     const std::int64_t rows = std::min<std::int64_t>(c.hidden, std::max<std::int64_t>(1, elements));
-    buf += st.dp_codec->cost(CodecInput{rows, std::max<std::int64_t>(1, elements / rows), e, st.dp, st.step})
+    buf += st.dp_codec->cost(CodecInput{rows, std::max<std::int64_t>(1, elements / rows), e, st.grad_ranks(), st.step})
                .extra_memory.value();
   }
   m.buffers = Bytes(buf);

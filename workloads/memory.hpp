@@ -4,7 +4,8 @@
 // parameter for mixed-precision Adam, partitioned over data-parallel ranks by stage),
 // activations from Korthikanti et al. 2022 Table 2 per layer times the layers of the stage
 // times the micro-batches the pipeline schedule keeps in flight (1F1B: p - s; GPipe: m),
-// plus the last stage's fp32 logits (4 s b V / t) and communication buffers.
+// plus the last stage's fp32 logits (4 s b V / t) and communication buffers. Under context
+// parallelism (cp) activations and logits cover s/cp tokens and ZeRO partitions over dp * cp.
 
 #include <string>
 
@@ -15,6 +16,8 @@ namespace hcsim {
 
 struct MemoryBreakdown {
   Bytes weights{}, gradients{}, optimizer{}, activations{}, buffers{};
+  // Optimizer state kept outside the device (strategy.offload = "pool"): not in total().
+  Bytes offloaded{};
   [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + buffers; }
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 // A parallel training strategy as the scenario states it (Narayanan et al. SC21 notation):
-// data (dp), tensor (tp) and pipeline (pp) parallel degrees, the pipeline schedule with v
+// data (dp), tensor (tp), pipeline (pp) and context (cp) parallel degrees, the pipeline schedule with v
 // interleaved chunks, sequence parallelism and activation recomputation (Korthikanti et
 // al. 2022), ZeRO stage (Rajbhandari et al. SC20), and where each pipeline stage runs.
 
@@ -17,13 +17,26 @@ namespace hcsim {
 enum class Recompute : std::uint8_t { none, selective, full };
 std::string_view recompute_name(Recompute r);
 
+// Where the optimizer state (fp32 master weights, Adam m and v: 12 B per parameter) lives.
+// "pool": in the topology's memory nodes (a CXL pool; host DRAM where the memory node sits
+// behind PCIe), streamed to the device for the update and back (ZeRO-Infinity,
+// Rajbhandari et al. SC21 §5); see workloads/offload.hpp.
+enum class Offload : std::uint8_t { none, pool };
+
 struct StrategySpec {
   int dp = 1, tp = 1, pp = 1;
+  // Context parallelism (Megatron-Core CP, ring attention of Liu et al. ICLR 2024): each of
+  // cp ranks holds s/cp tokens of every sequence and the same weights. Devices are numbered
+  // tp fastest, then cp, then dp, then pp (lowering.hpp).
+  int cp = 1;
+  // Ranks that hold the same weights and reduce gradients together (ZeRO shards over them).
+  [[nodiscard]] int grad_ranks() const { return dp * cp; }
   std::string schedule = "1f1b";  // pipeline schedule registry key
   int interleave = 1;             // v: model chunks per device (interleaved-1f1b)
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
   int zero = 0;                   // 0..3
+  Offload offload = Offload::none;  // optimizer state placement
   bool flash_attention = true;
   bool scatter_gather = true;     // pipeline p2p sends b s h / t per TP rank (SC21 §4.1)
   bool overlap_dp = true;         // bucketed gradient collectives overlap the last backward

@@ -79,6 +79,10 @@ class TaskGraph {
   [[nodiscard]] const std::vector<Mirror>& mirrors() const { return mirrors_; }
 
   std::uint32_t devices = 0;  // number of devices the graph spans
+  // Memory endpoints (optimizer-state offload): a send's device or peer >= devices names
+  // memory endpoint (index - devices), the topology's memory nodes in node order.
+  std::uint32_t memory_endpoints = 0;
+  [[nodiscard]] bool is_memory(std::uint32_t endpoint) const { return memory_endpoints > 0 && endpoint >= devices; }
 
  private:
   std::vector<Task> tasks_;

@@ -70,6 +70,7 @@ struct ShardShape {
   bool sequence_parallel = false;
   bool flash_attention = true;   // fused attention: scores never reach HBM
   DType dtype = DType::bf16;
+  int cp = 1;                    // context parallel: this rank holds s/cp tokens of each sequence
 };
 
 std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const ShardShape& s);

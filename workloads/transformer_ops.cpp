@@ -4,6 +4,12 @@
 // al. 2022 §4 (sequence parallelism: norms and dropouts on s/t tokens). Model FLOPs are the
 // matrix-multiply FLOPs only, as in Megatron's eq. 3: per layer 24 b s h^2 + 4 b s^2 h for
 // GPT; elementwise kernels carry bytes, not model FLOPs.
+//
+// Context parallelism (cp > 1; Megatron-Core CP, Liu et al. ICLR 2024): the rank holds
+// s/cp tokens, so every token-parallel op (norms, GEMMs, dropouts) and its saved
+// activations shrink by cp; its attention takes its s/cp queries against all s keys
+// (the K/V blocks of the other ranks arrive over the ring, workloads/items.cpp), 1/cp of
+// the attention work with the load-balanced causal chunk assignment (2 cp chunks).
 #include "transformer.hpp"
 
 namespace hcsim {
@@ -20,7 +26,8 @@ LayerOp mem_op(const char* name, KernelKind kind, double bytes, DType dt) {
 std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const ShardShape& s) {
   const double e = dtype_bytes(s.dtype);
   const std::int64_t t = s.tp;
-  const std::int64_t tokens = s.micro_batch * c.seq_len;                 // b s
+  const std::int64_t q_len = c.seq_len / s.cp;                           // s / cp tokens on this rank
+  const std::int64_t tokens = s.micro_batch * q_len;                     // b s / cp
   const double norm_tokens = s.sequence_parallel ? d(tokens) / d(t) : d(tokens);
   const double h = d(c.hidden);
   const std::int64_t hd = c.head_dim();
@@ -39,17 +46,19 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   att.kind = KernelKind::attention;
   att.dtype = s.dtype;
   att.batch = s.micro_batch * (c.heads / t);
-  att.m = c.seq_len;
+  att.m = q_len;
   att.n = c.seq_len;
   att.k = hd;
   att.fused = s.flash_attention;
-  att.flops = Flops(4.0 * d(att.batch) * d(c.seq_len) * d(c.seq_len) * d(hd));
-  const double qkvo = d(tokens) * (2.0 * d(q_out) + 2.0 * d(kv_out)) * e;  // Q, K, V in; O out
+  att.flops = Flops(4.0 * d(att.batch) * d(q_len) * d(c.seq_len) * d(hd));
+  // Q in and O out for the local tokens; K and V of all s tokens (the local block and, under
+  // context parallelism, the cp - 1 blocks received).
+  const double qkvo = (d(tokens) * 2.0 * d(q_out) + d(s.micro_batch * c.seq_len) * 2.0 * d(kv_out)) * e;
   double bytes = qkvo;
   if (!s.flash_attention) {
     // Unfused: scores written by QK^T, read+written by softmax, dropout (with a 1-byte
     // mask), read by AV: 2 + 4 + 2 + 1 + 2 + 2 bytes per score element at 16 bits.
-    const double scores = d(att.batch) * d(c.seq_len) * d(c.seq_len);
+    const double scores = d(att.batch) * d(q_len) * d(c.seq_len);
     bytes += scores * (6.0 * e + 1.0);
   }
   att.bytes = Bytes(bytes);
@@ -71,7 +80,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   // softmax its output, dropouts a 1-byte mask. Under sequence parallelism the norm and
   // dropout tensors and the column-parallel GEMM inputs are kept on s/t tokens.
   const double gemm_in_tokens = s.sequence_parallel ? d(tokens) / d(t) : d(tokens);
-  const double scores = d(att.batch) * d(c.seq_len) * d(c.seq_len);
+  const double scores = d(att.batch) * d(q_len) * d(c.seq_len);
   for (LayerOp& op : ops) {
     const std::string_view n = op.name;
     if (n == "norm1" || n == "norm2") op.saved_bytes = e * norm_tokens * h;
@@ -88,7 +97,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
 }
 
 double layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Recompute r) {
-  if (r == Recompute::full) return dtype_bytes(s.dtype) * d(s.micro_batch * c.seq_len) * d(c.hidden);
+  if (r == Recompute::full) return dtype_bytes(s.dtype) * d(s.micro_batch * c.seq_len / s.cp) * d(c.hidden);
   double total = 0;
   for (const LayerOp& op : transformer_layer_ops(c, s))
     total += op.saved_bytes - (r == Recompute::selective || s.flash_attention ? op.saved_score_bytes : 0.0);
@@ -97,7 +106,7 @@ double layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, R
 
 std::vector<LayerOp> embedding_ops(const TransformerConfig& c, const ShardShape& s) {
   const double e = dtype_bytes(s.dtype);
-  const double tokens = d(s.micro_batch * c.seq_len);
+  const double tokens = d(s.micro_batch * c.seq_len / s.cp);
   // Gather one row per token (+ position row), write the hidden state.
   const double bytes = tokens * d(c.hidden) * e * (c.learned_positions ? 3 : 2);
   return {mem_op("embedding", KernelKind::embedding, bytes, s.dtype)};
@@ -105,7 +114,7 @@ std::vector<LayerOp> embedding_ops(const TransformerConfig& c, const ShardShape&
 
 std::vector<LayerOp> head_ops(const TransformerConfig& c, const ShardShape& s) {
   const double e = dtype_bytes(s.dtype);
-  const std::int64_t tokens = s.micro_batch * c.seq_len;
+  const std::int64_t tokens = s.micro_batch * c.seq_len / s.cp;
   const double norm_tokens = s.sequence_parallel ? d(tokens) / s.tp : d(tokens);
   std::vector<LayerOp> ops;
   ops.push_back(mem_op("final_norm", KernelKind::norm, 2 * norm_tokens * d(c.hidden) * e, s.dtype));

@@ -246,12 +246,19 @@ GpuCost GpuDevice::attention_cost(const Kernel& kn) const {
     const Seconds soft_m = hbm_time(Bytes(2.0 * S));
     const Phase pv = gemm_phase(sq, d, skv, b, kn.dtype, false,
                                 Bytes(S) + Bytes(static_cast<double>(b) * bytes_el * (static_cast<double>(skv + sq) * d)));
+    // Traffic the workload states beyond these three kernels (the dropout on the
+    // probabilities: read P, write P' and its 1-byte mask; in the backward pass the
+    // dropout and softmax gradients) is one more elementwise pass at HBM speed.
+    const Bytes three = qk.bytes + Bytes(2.0 * S) + pv.bytes;
+    const Bytes extra = kn.bytes > three ? kn.bytes - three : Bytes(0);
+    const Seconds extra_m = hbm_time(extra);
     c.compute = (qk.compute + pv.compute) * work_scale + soft_c;
-    c.memory = qk.memory + soft_m + pv.memory;
-    c.hbm_bytes = qk.bytes + Bytes(2.0 * S) + pv.bytes;
+    c.memory = qk.memory + soft_m + pv.memory + extra_m;
+    c.hbm_bytes = three + extra;
     c.executed = (qk.executed + pv.executed) * work_scale;
-    c.launches = 3;
-    c.total = max(qk.compute * work_scale, qk.memory) + max(soft_c, soft_m) + max(pv.compute * work_scale, pv.memory);
+    c.launches = extra.value() > 0 ? 4 : 3;
+    c.total = max(qk.compute * work_scale, qk.memory) + max(soft_c, soft_m) +
+              max(pv.compute * work_scale, pv.memory) + extra_m;
   }
   c.overhead = spec_.launch_overhead * static_cast<double>(c.launches);
   c.total += c.overhead;

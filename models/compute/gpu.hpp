@@ -20,7 +20,9 @@
 // describes; split-K is how cuBLAS/CUTLASS recover occupancy for small m·n.
 // Attention: fused (FlashAttention, Dao et al. 2022/2023) keeps the s_q×s_kv scores on
 // chip, so HBM traffic is Q, K, V, O only; unfused runs QKᵀ, softmax and PV as three
-// kernels and writes/reads the scores and probabilities through HBM.
+// kernels and writes/reads the scores and probabilities through HBM; any further traffic
+// the kernel states (the dropout on the probabilities, the softmax and dropout gradients
+// of the backward pass) is a fourth, elementwise pass at achieved HBM bandwidth.
 // Memory-bound kinds are max(flops/P_vector, bytes/(B·η_mem)) + t_launch.
 // Energy: flops·e_flop(dtype) + HBM bytes·e_byte (models/energy/energy_table.hpp); DVFS
 // clock scale f scales compute rates by f and energy per flop by f².

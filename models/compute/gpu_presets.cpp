@@ -25,7 +25,8 @@ void add(PresetLibrary& lib, std::string name, json values, std::string source, 
 json a100_common() {
   return {{"peak_fp32", "19.5 TFLOPS"}, {"peak_tf32", "156 TFLOPS"}, {"peak_bf16", "312 TFLOPS"},
           {"peak_int8", "624 TOPS"},    {"sm_count", 108},           {"tile_m", 128},
-          {"tile_n", 256},              {"tile_k", 64},              {"gemm_efficiency", 0.86},
+          {"tile_n", 256},              {"tile_k", 64},              {"gemm_efficiency", 0.71},
+          {"memory_efficiency", 0.70},  {"tile_fill", "0.5 us"},     {"launch_overhead", "10 us"},
           {"idle_power", "50 W"},       {"tdp", "400 W"}};
 }
 
@@ -54,9 +55,13 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
   a100_80["memory_bandwidth"] = "2039 GB/s";
   add(presets, "nvidia-a100-80gb-sxm", a100_80,
       "A100 datasheet r4 / Ampere whitepaper via glennklockwood and PC2 wiki [S]: 312 TF bf16, 156 TF tf32, 19.5 TF "
-      "fp32, 624 TOPS int8, 80 GB HBM2e at 2039 GB/s, 400 W; 108 SMs (Ampere whitepaper) [S]. gemm_efficiency 0.86: "
-      "~268 of 312 TF measured by mamf-finder (stas00/ml-engineering) [S, figure not re-read]. Tile 128x256x64: "
-      "CUTLASS sm80 default tensor-op threadblock shape [S].",
+      "fp32, 624 TOPS int8, 80 GB HBM2e at 2039 GB/s, 400 W; 108 SMs (Ampere whitepaper) [S]. Tile 128x256x64: CUTLASS sm80 "
+      "default tensor-op threadblock shape [S]. CALIBRATED (bounded Levenberg-Marquardt fit of step time to the "
+      "ten Megatron-LM SC21 Table 1 runs on Selene: scripts/calibrate/parameters.json, docs/validation.md): "
+      "gemm_efficiency 0.71 (sustained 221 TF in training under the 400 W limit, below the ~268 TF a best-shape "
+      "microbenchmark reaches, mamf-finder, stas00/ml-engineering), memory_efficiency 0.70 (fused softmax, "
+      "dropout with its RNG, norms: 1.43 of 2.04 TB/s), tile_fill 0.5 us (the lower end of its 0.5-5 us range), "
+      "launch_overhead 10 us (the upper end of its 2-10 us range: launch plus framework dispatch per kernel).",
       "NVIDIA A100 80GB SXM4");
 
   json a100_40 = a100_common();
@@ -64,7 +69,7 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
   a100_40["memory_bandwidth"] = "1555 GB/s";
   add(presets, "nvidia-a100-40gb-sxm", a100_40,
       "A100 datasheet r4 / Ampere whitepaper via glennklockwood and PC2 wiki [S]: as the 80 GB part but 40 GB HBM2 at "
-      "1555 GB/s; 108 SMs [S]. gemm_efficiency as A100 80GB [S].",
+      "1555 GB/s; 108 SMs [S]. Calibrated efficiencies and overheads as the A100 80GB (same GA100 chip).",
       "NVIDIA A100 40GB SXM4");
 
   json h100 = h100_common();

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Simulator speed benchmarks of hcsim (docs/performance.md). Not part of ctest.
 
 Each case runs one process under /usr/bin/time -v and reports the task count, wall time,

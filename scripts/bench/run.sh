@@ -11,4 +11,4 @@ if [[ "${HCSIM_BENCH_NO_BUILD:-0}" != 1 ]]; then
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null
   cmake --build "$build" -j "${HCSIM_BENCH_JOBS:-2}" --target hcsim hcsim_bench_search > /dev/null
 fi
-exec python3 "$root/scripts/bench/bench.py" --build "$build" "$@"
+exec /usr/bin/python3 "$root/scripts/bench/bench.py" --build "$build" "$@"

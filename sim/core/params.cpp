@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -18,6 +19,27 @@ std::string shown(const nlohmann::json& v) {
   std::string s = v.dump();
   if (s.size() > 64) s = s.substr(0, 61) + "...";
   return s;
+}
+
+// Physical bounds of a quantity, whatever its parameter: a non-zero rate below `lo` or any
+// value above `hi` is no device or link that exists, and would turn durations into
+// infinities or overflow the engine's clock (a step of 1e300 s). Loose on purpose.
+struct PhysicalRange {
+  double lo = 0, hi = std::numeric_limits<double>::infinity();
+};
+PhysicalRange physical_range(Dim d) {
+  switch (d) {
+    case Dim::time: return {0, 1e6};          // a latency or overhead of over 11 days
+    case Dim::bandwidth: return {1, 1e18};    // 1 B/s .. 1 EB/s
+    case Dim::flop_rate: return {1, 1e21};    // 1 flop/s .. 1 zettaflop/s per device
+    case Dim::frequency: return {1, 1e15};
+    case Dim::data: return {0, 1e21};         // up to 1 ZB
+    case Dim::work: return {0, 1e30};
+    case Dim::power: return {0, 1e12};
+    case Dim::energy: return {0, 1e21};
+    case Dim::length: return {0, 1e8};
+    default: return {};
+  }
 }
 
 std::string range_text(const ParamSpec& s) {
@@ -64,6 +86,16 @@ std::optional<nlohmann::json> resolve_value(const ParamSpec& spec, const nlohman
       auto q = parse_quantity(v, spec.dim);
       if (!q.value) { diag.error(path, q.error); return std::nullopt; }
       if (!check_range(*q.value)) return std::nullopt;
+      const PhysicalRange r = physical_range(spec.dim);
+      const double x = std::fabs(*q.value);
+      if ((x > 0 && x < r.lo) || x > r.hi) {
+        const std::string_view unit = dim_unit(spec.dim);
+        diag.error(path, fmt::format("must be {} to be physical, got {:g} {}",
+                                     x > r.hi ? fmt::format("at most {:g} {}", r.hi, unit)
+                                              : fmt::format("0 or at least {:g} {}", r.lo, unit),
+                                     *q.value, unit));
+        return std::nullopt;
+      }
       return nlohmann::json(*q.value);
     }
     case ParamKind::number:

@@ -12,6 +12,7 @@
 #include "sim/core/error.hpp"
 #include "sim/engine/collective_replay.hpp"
 #include "topologies/routing.hpp"
+#include "topologies/transfer_time.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -22,13 +23,36 @@ namespace {
 constexpr double kSpeed = 1e12;
 
 struct Platform {
-  std::vector<sg4::Host*> device_host;  // per device
+  // Per endpoint (devices, then the topology's memory nodes: TaskGraph::memory_endpoints):
+  // its topology node, and its host once build_platform made one (null when unused).
+  std::vector<int> endpoint_node;
+  std::vector<sg4::Host*> endpoint_host;
   sg4::Host* timer = nullptr;           // latency terms: never shared (huge core count)
   const Router* router = nullptr;      // hcsim's routes (the planner's), declared to SimGrid pair by pair
+
+  const Route& route(std::uint32_t src, std::uint32_t dst) const {
+    return router->route(endpoint_node[src], endpoint_node[dst]);
+  }
 };
 
-// Device pairs the task graph sends between: point-to-point sends, and the pairs of the
-// collectives' plans (collective_plan.hpp: the chosen algorithm's flows).
+void map_endpoints(const TopologyGraph& topo, const TaskGraph& g, Platform& pf) {
+  pf.endpoint_node.clear();
+  for (int d = 0; d < topo.device_count(); ++d) pf.endpoint_node.push_back(topo.device_node(d));
+  if (g.memory_endpoints == 0) {  // devices only (a graph may leave TaskGraph::devices unset then)
+    pf.endpoint_host.assign(pf.endpoint_node.size(), nullptr);
+    return;
+  }
+  HCSIM_ASSERT(g.devices <= pf.endpoint_node.size(), "the task graph spans more devices than the topology has");
+  pf.endpoint_node.resize(g.devices, -1);
+  const std::vector<int> mem = memory_nodes(topo);
+  HCSIM_ASSERT(g.memory_endpoints <= mem.size(), "the task graph uses more memory endpoints than the topology has");
+  pf.endpoint_node.insert(pf.endpoint_node.end(), mem.begin(), mem.begin() + g.memory_endpoints);
+  pf.endpoint_host.assign(pf.endpoint_node.size(), nullptr);
+}
+
+// Endpoint pairs the task graph sends between: point-to-point sends (offload streams to
+// memory endpoints included), and the pairs of the collectives' plans (collective_plan.hpp:
+// the chosen algorithm's flows).
 std::set<std::pair<std::uint32_t, std::uint32_t>> used_pairs(const TaskGraph& g, CollectiveReplay& colls) {
   std::set<std::pair<std::uint32_t, std::uint32_t>> pairs;
   for (const Task& t : g.tasks())
@@ -37,26 +61,44 @@ std::set<std::pair<std::uint32_t, std::uint32_t>> used_pairs(const TaskGraph& g,
   return pairs;
 }
 
-// Devices and memory pools are hosts; every topology edge is a split-duplex link whose UP
-// direction runs from edge.a to edge.b; the routes are hcsim's own (topologies/routing),
-// declared only for the pairs the task graph uses, so the platform stays small at scale.
-void build_platform(const TopologyGraph& topo, const std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs,
-                    Platform& pf) {
+// Hosts only for the endpoints the task graph uses (compute tasks' devices, the ends of the
+// used pairs): at scale most devices are symmetric replicas that run nothing, and a host
+// costs memory and engine time. Every topology edge a used route crosses is a split-duplex
+// link whose UP direction runs from edge.a to edge.b; a memory node's media is one more
+// link, shared by reads and writes (bandwidth TopoNode::memory_bandwidth, or unbounded when
+// zero; its media latency). Routes are hcsim's own (topologies/routing), declared only for
+// the pairs used, so the platform stays small at scale.
+void build_platform(const TopologyGraph& topo, const TaskGraph& g,
+                    const std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs, Platform& pf) {
   auto* zone = sg4::create_full_zone("hcsim");
-  std::vector<sg4::Host*> host(topo.nodes().size(), nullptr);
-  pf.device_host.assign(static_cast<std::size_t>(topo.device_count()), nullptr);
-  for (std::size_t i = 0; i < topo.nodes().size(); ++i) {
-    const TopoNode& n = topo.nodes()[i];
-    if (n.kind != TopoNode::Kind::device) continue;
-    host[i] = zone->create_host("d" + std::to_string(n.device), kSpeed);
-    host[i]->seal();
-    pf.device_host[static_cast<std::size_t>(n.device)] = host[i];
-  }
+  auto host = [&](std::uint32_t ep) {
+    if (!pf.endpoint_host[ep]) {
+      pf.endpoint_host[ep] = zone->create_host(g.is_memory(ep) ? "m" + std::to_string(ep - g.devices)
+                                                               : "d" + std::to_string(ep), kSpeed);
+      pf.endpoint_host[ep]->seal();
+    }
+    return pf.endpoint_host[ep];
+  };
+  for (const Task& t : g.tasks())
+    if (t.kind == TaskKind::compute) host(t.device);
   std::vector<sg4::SplitDuplexLink*> link(topo.edges().size(), nullptr);
+  std::map<int, sg4::Link*> media;  // by memory node
+  auto media_link = [&](int node) {
+    auto& l = media[node];
+    if (!l) {
+      const TopoNode& n = topo.nodes()[static_cast<std::size_t>(node)];
+      const double bw = n.memory_bandwidth.value() > 0 ? n.memory_bandwidth.value() : 1e30;
+      l = zone->create_link("media" + std::to_string(node), bw);
+      l->set_latency(n.memory_latency.value());
+      l->seal();
+    }
+    return sg4::LinkInRoute(l);
+  };
   for (const auto& [src, dst] : pairs) {
-    const Route& r = pf.router->device_route(static_cast<int>(src), static_cast<int>(dst));
-    HCSIM_ASSERT(r.reachable, "no route between devices " + std::to_string(src) + " and " + std::to_string(dst));
+    const Route& r = pf.route(src, dst);
+    HCSIM_ASSERT(r.reachable, "no route between endpoints " + std::to_string(src) + " and " + std::to_string(dst));
     std::vector<sg4::LinkInRoute> links;
+    if (g.is_memory(src)) links.push_back(media_link(pf.endpoint_node[src]));
     for (std::size_t h = 0; h < r.edges.size(); ++h) {
       const auto e = static_cast<std::size_t>(r.edges[h]);
       const TopoEdge& ed = topo.edges()[e];
@@ -68,8 +110,8 @@ void build_platform(const TopologyGraph& topo, const std::set<std::pair<std::uin
       const bool forward = r.nodes[h] == ed.a;
       links.emplace_back(link[e], forward ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
     }
-    zone->add_route(pf.device_host[src]->get_netpoint(), pf.device_host[dst]->get_netpoint(), nullptr, nullptr, links,
-                    false);
+    if (g.is_memory(dst)) links.push_back(media_link(pf.endpoint_node[dst]));
+    zone->add_route(host(src)->get_netpoint(), host(dst)->get_netpoint(), nullptr, nullptr, links, false);
   }
   pf.timer = zone->create_host("timer", 1e9);
   pf.timer->set_core_count(1 << 30);
@@ -146,7 +188,7 @@ class Replay final : public ActivityHost {
     res_.start[t] = sg4::Engine::get_clock();
     switch (task.kind) {
       case TaskKind::compute:
-        launch(exec(pf_.device_host[task.device], task.duration_s * kSpeed), t, -1, 0);
+        launch(exec(pf_.endpoint_host[task.device], task.duration_s * kSpeed), t, -1, 0);
         break;
       case TaskKind::send:
         if (task.device == task.peer || task.bytes <= 0) launch(exec(pf_.timer, 0), t, -1, 0);
@@ -167,7 +209,8 @@ class Replay final : public ActivityHost {
 
   sg4::ActivityPtr comm(std::uint32_t src, std::uint32_t dst, double bytes) {
     account(src, dst, bytes);
-    return sg4::Comm::sendto_async(pf_.device_host[src], pf_.device_host[dst], static_cast<std::uint64_t>(bytes + 0.5));
+    return sg4::Comm::sendto_async(pf_.endpoint_host[src], pf_.endpoint_host[dst],
+                                   static_cast<std::uint64_t>(bytes + 0.5));
   }
 
   void launch(sg4::ActivityPtr a, TaskId t, int coll, std::uint32_t item) {
@@ -185,7 +228,7 @@ class Replay final : public ActivityHost {
   }
 
   void account(std::uint32_t src, std::uint32_t dst, double bytes) {
-    for (int e : pf_.router->device_route(static_cast<int>(src), static_cast<int>(dst)).edges)
+    for (int e : pf_.route(src, dst).edges)
       res_.edge_bytes[static_cast<std::size_t>(e)] += bytes;
   }
 
@@ -233,8 +276,9 @@ EngineResult simulate_in_process(const TopologyGraph& topo, const TaskGraph& gra
                "EngineOptions::planner was made for another topology, mode or algorithm");
   Platform pf;
   pf.router = &planner.router();
+  map_endpoints(topo, graph, pf);
   Replay r(topo, graph, planner, pf);
-  build_platform(topo, used_pairs(graph, r.collectives()), pf);
+  build_platform(topo, graph, used_pairs(graph, r.collectives()), pf);
   return r.run();
 }
 

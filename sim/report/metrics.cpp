@@ -63,7 +63,7 @@ namespace {
 
 void init_devices(const Scenario& sc, const std::vector<StageShape>& shapes, Metrics& m) {
   const auto n = static_cast<std::size_t>(sc.device_count());
-  const int per_stage = sc.strategy.dp * sc.strategy.tp;
+  const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
   m.devices.resize(n);
   for (std::size_t d = 0; d < n; ++d) {
     auto& dm = m.devices[d];
@@ -74,14 +74,19 @@ void init_devices(const Scenario& sc, const std::vector<StageShape>& shapes, Met
     dm.memory = stage_memory(sc.model, sc.strategy, sc.workload, shapes[static_cast<std::size_t>(dm.stage)]);
     dm.capacity_bytes = dev.memory_capacity().value();
     dm.tiers[static_cast<std::size_t>(MemoryTier::hbm)] = {dm.memory.total().value(), dm.capacity_bytes};
+    dm.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)].used_bytes = dm.memory.offloaded.value();
     if (dm.memory.total().value() > dm.capacity_bytes) m.memory_fits = false;
     dm.idle_power_w = dev.idle_power().value();
     dm.static_energy_j = (dev.idle_power() * Seconds(m.step_time_s)).value();
   }
-  // Memory pools of the topology (CXL): capacity shared by the cluster, unused until offload.
+  // Memory pools of the topology (CXL): capacity shared by the cluster, holding the
+  // optimizer state offloaded to it (strategy.offload = "pool").
   auto& cxl = m.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)];
   for (const auto& node : sc.topology.nodes())
     if (node.kind == TopoNode::Kind::memory) cxl.capacity_bytes += node.memory_capacity.value();
+  double offloaded = 0;
+  for (const auto& dm : m.devices) offloaded += dm.memory.offloaded.value();
+  if (offloaded > cxl.capacity_bytes) m.memory_fits = false;
 }
 
 void stage_metrics(const Scenario& sc, Metrics& m) {

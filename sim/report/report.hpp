@@ -25,6 +25,10 @@ std::string report_table(const Scenario& sc, const RunOutput& run);
 // same step without codecs, and the codec time added.
 nlohmann::json compression_json(const Scenario& sc, const RunOutput& run);
 std::string compression_table(const Scenario& sc, const RunOutput& run);
+// Optical-circuit-switch section (null / empty unless the torus is rewired in phases,
+// cluster.topology.ocs_phases): each phase's wiring and step time, the reconfigurations.
+nlohmann::json ocs_json(const Scenario& sc, const RunOutput& run);
+std::string ocs_table(const Scenario& sc, const RunOutput& run);
 std::string report_csv(const Scenario& sc, const RunOutput& run);
 
 // One process per simulated device (devices that are replicas of a twin have no timeline

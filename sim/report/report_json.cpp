@@ -49,7 +49,7 @@ json run_json(const Scenario& sc, const Metrics& m) {
           {"simulated_devices", m.simulated_devices},
           {"pools", pools},
           {"strategy",
-           {{"dp", st.dp}, {"tp", st.tp}, {"pp", st.pp}, {"schedule", st.schedule}, {"interleave", st.interleave},
+           {{"dp", st.dp}, {"tp", st.tp}, {"pp", st.pp}, {"cp", st.cp}, {"schedule", st.schedule}, {"interleave", st.interleave},
             {"micro_batch", sc.workload.micro_batch}, {"global_batch", sc.workload.global_batch},
             {"micro_batches", sc.workload.micro_batches(st.dp)}}}};
 }
@@ -174,6 +174,7 @@ nlohmann::json report_json(const Scenario& sc, const RunOutput& run) {
   j["stages"] = stages_json(sc, m);
   j["per_device"] = devices_json(sc, m);
   if (run.uncompressed) j["compression"] = compression_json(sc, run);
+  if (const json o = ocs_json(sc, run); !o.is_null()) j["ocs"] = o;
   j["simulation"] = {{"tasks", m.tasks}, {"activities", m.activities}};
   return j;
 }

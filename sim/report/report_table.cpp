@@ -26,6 +26,7 @@ std::string strategy_line(const Scenario& sc) {
                                                         : "GPipe";
   std::string line = fmt::format("TP {} · PP {} {} · DP {} · micro-batch {} · batch {}", st.tp, st.pp, sched, st.dp,
                                  sc.workload.micro_batch, sc.workload.global_batch);
+  if (st.cp > 1) line += fmt::format(" · CP {}", st.cp);
   if (st.sequence_parallel) line += " · sequence parallel";
   if (st.recompute != Recompute::none) line += fmt::format(" · {} recompute", recompute_name(st.recompute));
   if (st.zero > 0) line += fmt::format(" · ZeRO-{}", st.zero);
@@ -182,7 +183,8 @@ std::string stage_section(const Scenario& sc, const Metrics& m) {
 std::string report_table(const Scenario& sc, const RunOutput& run) {
   const Metrics& m = run.metrics;
   std::string out = header(sc) + time_section(sc, m) + memory_section(m) + energy_section(sc, m) +
-                    stage_section(sc, m) + compression_table(sc, run);
+                    stage_section(sc, m) + compression_table(sc, run) +
+                    ocs_table(sc, run);
   std::string sym;
   if (m.simulated_devices < static_cast<int>(m.devices.size()))
     sym = fmt::format(", {} of {} devices simulated, the others replicas", m.simulated_devices, m.devices.size());

@@ -9,6 +9,8 @@
 #include "sim/collectives/cost.hpp"
 #include "sim/engine/collective_plan.hpp"
 #include "sim/core/quantity.hpp"
+#include "topologies/torus.hpp"
+#include "topologies/transfer_time.hpp"
 #include "workloads/analytical.hpp"
 
 namespace hcsim {
@@ -27,11 +29,57 @@ LoweringInput lowering_input(const Scenario& sc) {
     in.dp_replicas = 1;
     in.tp_ranks = 1;
   }
+  if (sc.strategy.offload == Offload::pool) {
+    // Device d keeps its optimizer state on memory node d mod M: the pool's M memory
+    // devices are shared round-robin, so a uniform cluster loads them evenly.
+    const auto mems = static_cast<std::uint32_t>(memory_nodes(sc.topology).size());
+    HCSIM_ASSERT(mems > 0, "offload to a pool without memory nodes passed validation");
+    in.memory_endpoints = mems;
+    for (int d = 0; d < sc.device_count(); ++d) in.offload_endpoint.push_back(static_cast<std::uint32_t>(d) % mems);
+  }
   return in;
 }
 
+// Analytical mode: every device streams its state shard at once, each on its route to its
+// memory node; the closed form of those shared streams (topologies/transfer_time.hpp) is
+// each stage's stream time (the stages of a pipeline finish close together).
+void offload_closed_form(const Scenario& sc, const std::vector<StageShape>& shapes, LoweringInput& in) {
+  if (in.offload_endpoint.empty()) return;
+  const Router router(sc.topology);
+  const std::vector<int> mem = memory_nodes(sc.topology);
+  const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
+  std::vector<NodeTransfer> reads;
+  for (int d = 0; d < sc.device_count(); ++d) {
+    const auto s = static_cast<std::size_t>(d / per_stage);
+    const Bytes state = stage_memory(sc.model, sc.strategy, sc.workload, shapes[s]).offloaded;
+    reads.push_back({mem[in.offload_endpoint[static_cast<std::size_t>(d)]], sc.topology.device_node(d), state});
+  }
+  const double t = concurrent_transfer_time(router, reads).value();
+  in.offload_stream_s.assign(static_cast<std::size_t>(sc.strategy.pp), t);
+}
+
+// The pool holds every device's offloaded state; a shortfall is refused like a device
+// that does not fit.
+void check_pool(const Scenario& sc, const std::vector<StageShape>& shapes) {
+  if (sc.strategy.offload != Offload::pool) return;
+  const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
+  double need = 0, cap = 0;
+  for (int s = 0; s < sc.strategy.pp; ++s)
+    need += per_stage * stage_memory(sc.model, sc.strategy, sc.workload, shapes[static_cast<std::size_t>(s)])
+                            .offloaded.value();
+  for (int n : memory_nodes(sc.topology))
+    cap += sc.topology.nodes()[static_cast<std::size_t>(n)].memory_capacity.value();
+  if (need <= cap) return;
+  throw InputError("/strategy/offload",
+                   fmt::format("the optimizer state of all {} devices, {}, does not fit in the pool's {}, short by {}; "
+                               "give the pool more or larger memory devices (cluster.topology: memory_devices, "
+                               "capacity), or use ZeRO to shard the state",
+                               sc.device_count(), format_quantity(need, Dim::data), format_quantity(cap, Dim::data),
+                               format_quantity(need - cap, Dim::data)));
+}
+
 void check_memory(const Scenario& sc, const std::vector<StageShape>& shapes) {
-  const int per_stage = sc.strategy.dp * sc.strategy.tp;
+  const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
   std::vector<Issue> issues;
   for (int s = 0; s < sc.strategy.pp; ++s) {
     const auto& pool = sc.pools[sc.stage_pool[s]];
@@ -42,7 +90,7 @@ void check_memory(const Scenario& sc, const std::vector<StageShape>& shapes) {
         {"/strategy",
          fmt::format("does not fit in memory: stage {} (devices {}..{}, pool \"{}\") needs {} per device but has {}, "
                      "short by {} (weights {}, gradients {}, optimizer {}, activations {}, buffers {}); try more "
-                     "tp/pp, ZeRO, recomputation or a smaller micro-batch",
+                     "tp/pp (or cp for long sequences), ZeRO, recomputation or a smaller micro-batch",
                      s, s * per_stage, (s + 1) * per_stage - 1, pool.name, format_quantity(m.total().value(), Dim::data),
                      format_quantity(cap, Dim::data), format_quantity(m.total().value() - cap, Dim::data),
                      format_quantity(m.weights.value(), Dim::data), format_quantity(m.gradients.value(), Dim::data),
@@ -62,8 +110,23 @@ double estimate_tasks(const Scenario& sc) {
   // communication points per layer, each one compute task plus a share of a collective.
   double per_pass = st.tp > 1 ? layers_per_stage * (st.sequence_parallel ? 8.0 : 4.0) : 2.0;
   if (st.recompute == Recompute::full) per_pass *= 1.5;
-  const double ranks = sc.simulation.symmetry ? st.pp : static_cast<double>(st.dp) * st.tp * st.pp;
-  return ranks * m * 2.0 * (per_pass + 1.0) + ranks * 4.0;
+  // Context parallelism: per layer and pass up to three attention rings (forward,
+  // recomputation, backward) of cp blocks and cp - 1 sends.
+  if (st.cp > 1) per_pass += layers_per_stage * 3.0 * 2.0 * st.cp;
+  const double ranks = sc.simulation.symmetry ? st.pp : static_cast<double>(st.grad_ranks()) * st.tp * st.pp;
+  return ranks * m * 2.0 * (per_pass + 1.0) + ranks * 4.0 + estimate_collective_schedule(sc);
+}
+
+double estimate_collective_schedule(const Scenario& sc) {
+  // Choosing and costing a gradient collective over n ranks walks the step schedule of
+  // each candidate algorithm; a ring's has 2(n - 1) steps of n transfers, so the work
+  // grows as n^2 per group planned (one per stage under symmetry, one per stage and
+  // tensor-parallel rank without). Data-parallel groups are the large ones.
+  const auto& st = sc.strategy;
+  const double n = static_cast<double>(st.grad_ranks());
+  if (n < 2) return 0.0;
+  const double groups = sc.simulation.symmetry ? st.pp : static_cast<double>(st.pp) * st.tp;
+  return groups * 2.0 * (n - 1.0) * n;
 }
 
 namespace {
@@ -82,7 +145,7 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
   });
   Metrics m;
   m.step_time_s = a.step_time_s;
-  const int per_stage = sc.strategy.dp * sc.strategy.tp;
+  const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
   const double step = a.step_time_s;
   for (int d = 0; d < sc.device_count(); ++d) {
     DeviceMetrics dm;
@@ -93,7 +156,9 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
     dm.compute_s = st.compute_s + st.optimizer_s;
     dm.exposed_comm_s[static_cast<std::size_t>(sc.strategy.sequence_parallel ? CommClass::sp : CommClass::tp)] =
         st.tp_comm_s;
+    dm.exposed_comm_s[static_cast<std::size_t>(CommClass::cp)] = st.cp_comm_s;
     dm.exposed_comm_s[static_cast<std::size_t>(CommClass::pp)] = st.pp_comm_s;
+    dm.exposed_comm_s[static_cast<std::size_t>(CommClass::offload)] = st.offload_s;
     dm.exposed_comm_s[static_cast<std::size_t>(sc.strategy.zero >= 1 ? CommClass::zero : CommClass::dp)] =
         st.dp_exposed_s;
     dm.bubble_s = st.bubble_s;
@@ -135,16 +200,60 @@ std::vector<double> codec_signature(const Scenario& sc, std::int64_t step) {
   return sig;
 }
 
+// The wiring at step s of a job on a rewired torus: the dims of the last OCS phase begun
+// by then, else the slice's own; empty for a static fabric.
+const std::vector<int>& wiring_at(const TopologyGraph& g, std::int64_t s) {
+  const std::vector<int>* dims = &g.torus_dims;
+  for (const auto& ph : g.ocs_phases)
+    if (ph.from_step <= s) dims = &ph.dims;
+  return *dims;
+}
+
+// Changes of wiring during steps 0..k-1; the wiring of step 0 is set before the job starts.
+std::int64_t reconfigurations(const TopologyGraph& g, std::int64_t k) {
+  std::int64_t n = 0;
+  const std::vector<int>* cur = &wiring_at(g, 0);
+  for (const auto& ph : g.ocs_phases) {
+    if (ph.from_step <= 0 || ph.from_step >= k) continue;
+    if (ph.dims != *cur) ++n;
+    cur = &ph.dims;
+  }
+  return n;
+}
+
+// The scenario with its torus rewired as `dims` (the optical circuit switches' work).
+Scenario on_wiring(const Scenario& sc, const std::vector<int>& dims) {
+  Scenario one = sc;
+  one.topology.ocs_phases.clear();
+  if (dims == sc.topology.torus_dims) return one;
+  Diagnostics diag;
+  one.topology = build_topology(torus_rewired(sc.resolved.at("cluster").at("topology"), dims), sc.device_count(),
+                                "/cluster/topology", diag);
+  HCSIM_ASSERT(diag.ok(), "an OCS phase checked when parsed does not build");
+  return one;
+}
+
+// Steps 0..K-1 grouped by what the codecs do at them and by the wiring of a rewired torus;
+// each group simulated once, weighted by its steps; each change of wiring adds the OCS
+// reconfiguration time, all devices idle (at their idle power).
 void average_over_steps(const Scenario& sc, RunOutput& out) {
   const std::int64_t k = sc.strategy.average_steps;
+  const bool ocs = !sc.topology.ocs_phases.empty();
   std::map<std::vector<double>, RunOutput::StepPhase> groups;
   for (std::int64_t s = 0; s < k; ++s) {
-    auto [it, fresh] = groups.try_emplace(codec_signature(sc, s));
+    std::vector<double> key = codec_signature(sc, s);
+    if (ocs) {
+      const auto& dims = wiring_at(sc.topology, s);
+      key.insert(key.end(), dims.begin(), dims.end());
+    }
+    auto [it, fresh] = groups.try_emplace(std::move(key));
     if (fresh) it->second.first_step = s;
     ++it->second.steps;
   }
+  double idle_w = 0;
   for (auto& [sig, ph] : groups) {
-    Scenario one = sc;
+    if (ocs) ph.dims = wiring_at(sc.topology, ph.first_step);
+    Scenario one = on_wiring(sc, ph.dims.empty() ? sc.topology.torus_dims : ph.dims);
     one.strategy.step = ph.first_step;
     one.strategy.average_steps = 0;
     const Metrics m = run_scenario(one).metrics;
@@ -152,10 +261,31 @@ void average_over_steps(const Scenario& sc, RunOutput& out) {
     ph.it_energy_j = m.it_energy_j;
     out.mean_step_time_s += m.step_time_s * static_cast<double>(ph.steps) / static_cast<double>(k);
     out.mean_it_energy_j += m.it_energy_j * static_cast<double>(ph.steps) / static_cast<double>(k);
+    if (ph.first_step == 0)
+      for (const auto& d : m.devices) idle_w += d.idle_power_w;
     out.phases.push_back(ph);
   }
   std::sort(out.phases.begin(), out.phases.end(),
             [](const auto& a, const auto& b) { return a.first_step < b.first_step; });
+  if (!ocs) return;
+  out.reconfigurations = reconfigurations(sc.topology, k);
+  out.reconfiguration_time_s = static_cast<double>(out.reconfigurations) * sc.topology.reconfiguration_time.value();
+  out.reconfiguration_energy_j = out.reconfiguration_time_s * idle_w;
+  out.mean_step_time_s += out.reconfiguration_time_s / static_cast<double>(k);
+  out.mean_it_energy_j += out.reconfiguration_energy_j / static_cast<double>(k);
+}
+
+}  // namespace
+
+namespace {
+
+// Refuses a run whose estimated work is over simulation.max_tasks: `what` (a format string
+// taking the estimate) says what was counted, `advice` what would make it smaller.
+void enforce_max_tasks(const Scenario& sc, double estimate, const std::string& what, std::string_view advice) {
+  if (estimate <= static_cast<double>(sc.simulation.max_tasks)) return;
+  throw InputError("/simulation/max_tasks", fmt::format(fmt::runtime(what), estimate) +
+                                                fmt::format(", more than max_tasks = {}; use {}, or raise max_tasks",
+                                                            sc.simulation.max_tasks, advice));
 }
 
 }  // namespace
@@ -165,18 +295,23 @@ RunOutput run_scenario(const Scenario& sc) {
   RunOutput out;
   LoweringInput in = lowering_input(sc);
   out.shapes = stage_shapes(in);
-  if (sc.simulation.check_memory) check_memory(sc, out.shapes);
+  if (sc.simulation.check_memory) {
+    check_memory(sc, out.shapes);
+    check_pool(sc, out.shapes);
+  }
   if (sc.simulation.mode == "analytical") {
+    enforce_max_tasks(sc, estimate_collective_schedule(sc),
+                      fmt::format("costing the step's collectives would walk about {{:.3g}} schedule steps "
+                                  "(data-parallel groups of {} ranks)",
+                                  sc.strategy.grad_ranks()),
+                      "fewer data-parallel ranks per group");
+    offload_closed_form(sc, out.shapes, in);
     out.metrics = analytical_metrics(sc, in, out.shapes);
     out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
   }
-  const double est = estimate_tasks(sc);
-  if (est > static_cast<double>(sc.simulation.max_tasks))
-    throw InputError("/simulation/max_tasks",
-                     fmt::format("the step would need about {:.3g} tasks, more than max_tasks = {}; use \"symmetry\": "
-                                 "true, \"mode\": \"analytical\", fewer micro-batches, or raise max_tasks",
-                                 est, sc.simulation.max_tasks));
+  enforce_max_tasks(sc, estimate_tasks(sc), "the step would need about {:.3g} tasks and collective schedule steps",
+                    "\"symmetry\": true, \"mode\": \"analytical\", fewer micro-batches, smaller data-parallel groups");
   out.graph = lower_training_step(in);
   EngineOptions opt;
   opt.mode = sc.simulation.mode == "flow" ? "flow" : "event";

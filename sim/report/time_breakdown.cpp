@@ -72,8 +72,9 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
       }
       case TaskKind::send:
         m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes;
-        add_interval(ev[t.device], a, b, cls);
-        if (t.peer != t.device) add_interval(ev[t.peer], a, b, cls);
+        // An offload transfer's memory endpoint (>= devices) has no time breakdown.
+        if (!g.is_memory(t.device)) add_interval(ev[t.device], a, b, cls);
+        if (t.peer != t.device && !g.is_memory(t.peer)) add_interval(ev[t.peer], a, b, cls);
         break;
       case TaskKind::collective:
         m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * static_cast<double>(g.groups()[t.group].size());

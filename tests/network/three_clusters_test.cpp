@@ -125,14 +125,16 @@ TEST(ThreeClusters, FatTreeTimeAndEnergyFollowItsLinks) {
       b_ib = (ed.bandwidth() * ed.link.efficiency).value();
     }
   }
-  EXPECT_DOUBLE_EQ(b_ib, 25e9 * 0.92);  // ib-hdr preset: 200 Gb/s, efficiency 0.92
+  // ib-hdr preset: 200 Gb/s, efficiency 0.87 (calibrated to Megatron-LM SC21 Table 1,
+  // docs/validation.md).
+  EXPECT_DOUBLE_EQ(b_ib, 25e9 * 0.87);
   // On an idle network the engine takes the cost model's time (to the latency of the
   // longest path: flows that cross spines are not the most loaded ones).
   EXPECT_LE(oa.time, oa.model * (1 + 1e-9));
   EXPECT_GT(oa.time, oa.model * 0.99);
   // Every node sends 2(N-1)/N S through its 8 NICs at least (bandwidth-optimal all-reduce
   // across N = 128 nodes; Patarasuk & Yuan 2009), and the photonic torus, at 256 GB/s a
-  // link, is faster than the NICs' 23 GB/s allow.
+  // link, is faster than the NICs' 21.75 GB/s allow.
   const double nic_bound = 2.0 * 127 / 128 * kS / (8 * b_ib);
   EXPECT_GT(oa.time, nic_bound);
   EXPECT_LT(oc.time, nic_bound);

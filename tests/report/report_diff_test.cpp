@@ -57,7 +57,8 @@ TEST(ReportDiff, MissingFieldsShowAsAbsent) {
   const json& a = quickstart()->report;
   json b = a;
   b.erase("time_to_train_s");
-  const DiffRow& r = find(report_diff_rows(a, b), "/time_to_train_s");
+  const std::vector<DiffRow> rows = report_diff_rows(a, b);
+  const DiffRow& r = find(rows, "/time_to_train_s");
   EXPECT_TRUE(r.a.has_value());
   EXPECT_FALSE(r.b.has_value());
   EXPECT_FALSE(r.change().has_value());

@@ -82,6 +82,55 @@ TEST(Torus, OpticalCircuitSwitchReconfigurationTime) {
   EXPECT_EQ(g.node_of(5), 1);
 }
 
+TEST(Torus, OcsPortsAreTheWrapAroundLinkEnds) {
+  // 2 N/d per dimension: a TPU v4 4x4x4 cube needs 3 x 32 = 96, its 6 faces x 16 optical
+  // links (Jouppi et al., ISCA 2023, §2); 2x4x8: 64 + 32 + 16 = 112.
+  EXPECT_EQ(torus_ocs_ports({4, 4, 4}), 96);
+  EXPECT_EQ(torus_ocs_ports({2, 4, 8}), 112);
+  EXPECT_EQ(torus_ocs_ports({1, 8}), 2);
+}
+
+TEST(Torus, OcsPhasesAreRead) {
+  TopologyGraph g = torus({4, 4, 4}, 64,
+                          {{"ocs_reconfiguration_time", "10 s"},
+                           {"ocs_ports", 112},
+                           {"ocs_phases", {{{"from_step", 0}, {"dims", {4, 4, 4}}}, {{"from_step", 50}, {"dims", {2, 4, 8}}}}}});
+  ASSERT_EQ(g.ocs_phases.size(), 2u);
+  EXPECT_EQ(g.ocs_phases[1].from_step, 50);
+  EXPECT_EQ(g.ocs_phases[1].dims, (std::vector<int>{2, 4, 8}));
+  EXPECT_EQ(g.torus_dims, (std::vector<int>{4, 4, 4}));
+  const nlohmann::json one = torus_rewired({{"type", "torus"}, {"dims", {4, 4, 4}}, {"ocs_phases", 1}}, {2, 4, 8});
+  EXPECT_EQ(one, nlohmann::json({{"type", "torus"}, {"dims", {2, 4, 8}}}));
+}
+
+std::vector<Issue> ocs_issues(const nlohmann::json& extra) {
+  Diagnostics d;
+  nlohmann::json desc = {{"type", "torus"}, {"dims", {4, 4, 4}}, {"link", kIci}, {"ocs_reconfiguration_time", "10 s"}};
+  desc.update(extra);
+  build_topology(desc, 64, "/cluster/topology", d);
+  return d.issues();
+}
+
+TEST(Torus, OcsPhasesAreChecked) {
+  auto bad = ocs_issues({{"ocs_phases", {{{"from_step", 0}, {"dims", {4, 4, 4}}}, {{"from_step", 5}, {"dims", {4, 8}}}}}});
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].path, "/cluster/topology/ocs_phases/1/dims");
+  EXPECT_EQ(bad[0].message, "dimensions multiply to 32, but there are 64 devices");
+  bad = ocs_issues({{"ocs_phases", {{{"from_step", 9}, {"dims", {4, 4, 4}}}, {{"from_step", 9}, {"dims", {2, 4, 8}}}}}});
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].path, "/cluster/topology/ocs_phases/1/from_step");
+  bad = ocs_issues({{"ocs_ports", 96}, {"ocs_phases", {{{"from_step", 9}, {"dims", {2, 4, 8}}}}}});
+  ASSERT_EQ(bad.size(), 1u);  // 4x4x4 fits in 96 ports, 2x4x8 needs 112
+  EXPECT_EQ(bad[0].path, "/cluster/topology/ocs_phases/0/dims");
+  bad = ocs_issues({{"ocs_reconfiguration_time", "0 s"}, {"ocs_phases", {{{"from_step", 9}, {"dims", {2, 4, 8}}}}}});
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].path, "/cluster/topology/ocs_reconfiguration_time");
+  bad = ocs_issues({{"ocs_phases", {{{"step", 9}, {"dims", {2, 4, 8}}}}}});
+  ASSERT_EQ(bad.size(), 2u);  // unknown key, from_step missing
+  EXPECT_EQ(bad[0].path, "/cluster/topology/ocs_phases/0/step");
+  EXPECT_EQ(bad[1].path, "/cluster/topology/ocs_phases/0/from_step");
+}
+
 TEST(Torus, PhotonicLinksNeedNoChangeInTheShape) {
   Diagnostics d;
   TopologyGraph g = build_topology({{"type", "torus"}, {"dims", {4, 4}}, {"link", {{"preset", "optical-io-teraphy"}}}},

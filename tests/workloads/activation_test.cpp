@@ -4,18 +4,12 @@
 
 #include "workloads/formulas.hpp"
 #include "workloads/transformer.hpp"
+#include "model_configs.hpp"
 
 namespace hcsim {
 namespace {
 
-TransformerConfig gpt3() {
-  // GPT-3 175B dimensions (Brown et al. 2020): the paper's own example, 5as/h = 80.
-  TransformerConfig c;
-  c.family = "gpt";
-  c.layers = 96; c.hidden = 12288; c.heads = 96; c.kv_heads = 96; c.ffn_hidden = 4 * 12288; c.vocab = 51200;
-  c.seq_len = 2048;
-  return c;
-}
+TransformerConfig gpt3() { return test::gpt3_175b(); }
 
 double from_ops(int t, bool sp, Recompute r, int b = 1) {
   ShardShape s{b, t, sp, /*flash_attention=*/false, DType::bf16};

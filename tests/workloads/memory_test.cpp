@@ -3,6 +3,7 @@
 
 #include "workloads/formulas.hpp"
 #include "workloads/memory.hpp"
+#include "model_configs.hpp"
 
 namespace hcsim {
 namespace {
@@ -16,12 +17,7 @@ TEST(ZeroMemory, WorkedExampleOfFigure1) {
   EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 3) / 1e9, 1.9, 0.05);
 }
 
-TransformerConfig small() {
-  TransformerConfig c;
-  c.family = "gpt";
-  c.layers = 8; c.hidden = 1024; c.heads = 16; c.kv_heads = 16; c.ffn_hidden = 4096; c.vocab = 32000; c.seq_len = 1024;
-  return c;
-}
+TransformerConfig small() { return test::gpt_config(8, 1024, 16, 32000, 1024); }
 
 TEST(StageMemory, ModelStatesFollowZeroStages) {
   const auto c = small();

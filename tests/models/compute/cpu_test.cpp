@@ -82,6 +82,9 @@ double timed_eigen_sgemm(int n) {
 }
 
 TEST(Cpu, EigenSgemmOnThisMachineAgreesWithTheModel) {
+#ifdef HCSIM_SANITIZED
+  GTEST_SKIP() << "timing reference: under ASan/UBSan instrumentation it would time the sanitizer";
+#endif
   const double peak = measured_simd_peak();
   CpuSpec spec;  // one core of this machine; model defaults otherwise
   spec.peak_fp32 = FlopsPerSecond(peak);

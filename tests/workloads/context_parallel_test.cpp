@@ -1,0 +1,149 @@
+// Context parallelism (Megatron-Core CP; ring attention, Liu et al. ICLR 2024): activation
+// memory per device is Korthikanti et al. 2022 Table 2 over cp, the step's model FLOPs are
+// those of Korthikanti eq. 8 whatever cp is, and the ring moves the K/V blocks of the
+// closed form below.
+#include <gtest/gtest.h>
+
+#include "../support/test_device.hpp"
+#include "workloads/formulas.hpp"
+#include "workloads/lowering.hpp"
+#include "workloads/memory.hpp"
+#include "model_configs.hpp"
+
+namespace hcsim {
+namespace {
+
+TransformerConfig gpt3() { return test::gpt3_175b(); }
+
+double per_layer(int t, bool sp, Recompute r, int cp, bool flash = false) {
+  ShardShape s{1, t, sp, flash, DType::bf16, cp};
+  return layer_activation_bytes(gpt3(), s, r);
+}
+
+TEST(ContextParallel, ActivationsPerDeviceAreTable2OverCp) {
+  // Each CP rank keeps its s/cp tokens' activations (and (s/cp) x s scores): Table 2 / cp.
+  for (int cp : {2, 4, 8}) {
+    for (bool sp : {false, true}) {
+      for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full}) {
+        const double table2 = formulas::activation_bytes_per_layer(2048, 1, 12288, 96, 8, sp, r);
+        EXPECT_NEAR(per_layer(8, sp, r, cp) / (table2 / cp), 1.0, 1e-12)
+            << "cp " << cp << " sp " << sp << " recompute " << recompute_name(r);
+      }
+    }
+  }
+  // A fused attention kernel keeps no scores: the selective row of Table 2, over cp.
+  EXPECT_NEAR(per_layer(8, true, Recompute::none, 4, true),
+              formulas::activation_bytes_per_layer(2048, 1, 12288, 96, 8, true, Recompute::selective) / 4, 1.0);
+}
+
+TEST(ContextParallel, StageMemoryActivationsDivideByCp) {
+  StrategySpec one, four;
+  one.tp = four.tp = 8;
+  four.cp = 4;
+  WorkloadSpec w;
+  StageShape sh;
+  sh.layers = 12;
+  sh.in_flight = 3;
+  const double a1 = stage_memory(gpt3(), one, w, sh).activations.value();
+  const double a4 = stage_memory(gpt3(), four, w, sh).activations.value();
+  EXPECT_NEAR(a4 / a1, 0.25, 1e-12);
+  // Model states: the same weights on every CP rank; ZeRO-1 shards the optimizer over dp*cp.
+  four.zero = one.zero = 1;
+  one.dp = 4;
+  EXPECT_DOUBLE_EQ(stage_memory(gpt3(), four, w, sh).optimizer.value(), stage_memory(gpt3(), one, w, sh).optimizer.value());
+}
+
+TaskGraph lower(const TransformerConfig& c, const StrategySpec& st, std::int64_t batch) {
+  register_builtin_schedules();
+  WorkloadSpec w;
+  w.global_batch = batch;
+  w.micro_batch = 1;
+  testing::TestDevice dev;
+  auto sched = pipeline_schedules().get(st.schedule, "").make(Params());
+  LoweringInput in;
+  in.model = &c;
+  in.strategy = &st;
+  in.workload = &w;
+  in.schedule = sched.get();
+  in.stage_device.assign(static_cast<std::size_t>(st.pp), &dev);
+  in.layers_per_stage.assign(static_cast<std::size_t>(st.pp), static_cast<int>(c.layers / st.pp));
+  return lower_training_step(in);
+}
+
+TransformerConfig gqa(int layers) {
+  // A small grouped-query model: 16 query heads, 4 key/value heads of 64 (h_kv = 256).
+  TransformerConfig c;
+  c.family = "llama";
+  c.layers = layers; c.hidden = 1024; c.heads = 16; c.kv_heads = 4; c.ffn_hidden = 2816; c.vocab = 1024;
+  c.seq_len = 1024; c.gated_mlp = true; c.rmsnorm = true; c.learned_positions = false; c.tied_embeddings = false;
+  return c;
+}
+
+double model_flops(const TaskGraph& g) {
+  double f = 0;
+  for (const Task& t : g.tasks()) f += t.model_flops;
+  return f;
+}
+
+TEST(ContextParallel, ModelFlopsPerStepDoNotDependOnCp) {
+  TransformerConfig c = gqa(4);
+  c.family = "gpt";
+  c.kv_heads = 16; c.ffn_hidden = 4096; c.gated_mlp = false;  // GPT shapes for Korthikanti eq. 8
+  StrategySpec base;
+  base.tp = 2;
+  base.pp = 2;
+  const double ref = model_flops(lower(c, base, 4));
+  // 72 B l s h^2 (1 + s/(6h) + V/(12 h l)), Korthikanti et al. 2022 eq. 8.
+  EXPECT_NEAR(ref / formulas::model_flops(4, 1024, 4, 1024, 1024), 1.0, 0.005);
+  for (int cp : {2, 4}) {
+    StrategySpec st = base;
+    st.cp = cp;
+    EXPECT_NEAR(model_flops(lower(c, st, 4)) / ref, 1.0, 1e-12) << "cp " << cp;
+  }
+}
+
+// Bytes device 0 sends on the context-parallel ring in one phase.
+double ring_bytes(const TaskGraph& g, Phase phase) {
+  double b = 0;
+  for (const Task& t : g.tasks())
+    if (t.kind == TaskKind::send && t.comm == CommClass::cp && t.device == 0 && t.phase == phase) b += t.bytes;
+  return b;
+}
+
+TEST(ContextParallel, RingMovesTheKvBlocksOfTheClosedForm) {
+  StrategySpec st;
+  st.cp = 4;
+  st.tp = 2;
+  const TaskGraph g3 = lower(gqa(3), st, 1), g2 = lower(gqa(2), st, 1);
+  // Per layer and rank, forward: cp - 1 steps of the local K and V blocks,
+  // 2 (cp - 1) b (s/cp) h_kv / t elements of 2 bytes; h_kv = kv_heads * head_dim = 256.
+  const double b = 1, s = 1024, h_kv = 256, t = 2, cp = 4;
+  const double fwd = 2.0 * (cp - 1) * b * (s / cp) * h_kv / t * 2.0;
+  EXPECT_DOUBLE_EQ(ring_bytes(g3, Phase::forward) - ring_bytes(g2, Phase::forward), fwd);
+  // Backward: K, V and the dK, dV accumulators, twice the forward bytes.
+  EXPECT_DOUBLE_EQ(ring_bytes(g3, Phase::backward) - ring_bytes(g2, Phase::backward), 2.0 * fwd);
+  // The ring goes to the next context-parallel rank: tp = 2 devices further.
+  for (const Task& task : g3.tasks())
+    if (task.kind == TaskKind::send && task.comm == CommClass::cp && task.device == 0) EXPECT_EQ(task.peer, 2u);
+}
+
+TEST(ContextParallel, SendsOverlapTheAttentionBlocks) {
+  // Ring step k + 1 waits for step k (the block it forwards), not for the attention on
+  // block k: no send of the ring depends on a compute task other than the one making K/V.
+  StrategySpec st;
+  st.cp = 4;
+  const TaskGraph g = lower(gqa(1), st, 1);
+  int sends = 0, after_compute = 0;
+  for (TaskId id = 0; id < g.size(); ++id) {
+    if (g[id].kind != TaskKind::send || g[id].comm != CommClass::cp) continue;
+    ++sends;
+    for (TaskId d : g.deps(id)) after_compute += g[d].kind == TaskKind::compute;
+  }
+  // Forward and backward rings of one layer, on 4 ranks: 2 * 3 * 4 sends; only each
+  // ring's first step (per rank) follows a compute task.
+  EXPECT_EQ(sends, 24);
+  EXPECT_EQ(after_compute, 8);
+}
+
+}  // namespace
+}  // namespace hcsim

@@ -1,0 +1,27 @@
+#pragma once
+// GPT-style model dimensions shared by the workload tests.
+#include <cstdint>
+
+#include "workloads/transformer.hpp"
+
+namespace hcsim::test {
+
+// A GPT layer stack: multi-head attention (kv heads = heads), MLP of 4h.
+inline TransformerConfig gpt_config(std::int64_t layers, std::int64_t hidden, std::int64_t heads, std::int64_t vocab,
+                                    std::int64_t seq_len) {
+  TransformerConfig c;
+  c.family = "gpt";
+  c.layers = layers;
+  c.hidden = hidden;
+  c.heads = heads;
+  c.kv_heads = heads;
+  c.ffn_hidden = 4 * hidden;
+  c.vocab = vocab;
+  c.seq_len = seq_len;
+  return c;
+}
+
+// GPT-3 175B (Brown et al. 2020), Korthikanti et al.'s own example (5as/h = 80).
+inline TransformerConfig gpt3_175b() { return gpt_config(96, 12288, 96, 51200, 2048); }
+
+}  // namespace hcsim::test
