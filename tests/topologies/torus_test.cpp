@@ -1,4 +1,4 @@
-// torus topology: edges, wrap-around, dims check, OCS time, node torus fabric.
+// torus topology: edges, wrap-around, dims check, OCS time, phases and ports, node torus fabric.
 #include "topologies/torus.hpp"
 
 #include <gtest/gtest.h>
@@ -94,7 +94,8 @@ TEST(Torus, OcsPhasesAreRead) {
   TopologyGraph g = torus({4, 4, 4}, 64,
                           {{"ocs_reconfiguration_time", "10 s"},
                            {"ocs_ports", 112},
-                           {"ocs_phases", {{{"from_step", 0}, {"dims", {4, 4, 4}}}, {{"from_step", 50}, {"dims", {2, 4, 8}}}}}});
+                           {"ocs_phases",
+                            {{{"from_step", 0}, {"dims", {4, 4, 4}}}, {{"from_step", 50}, {"dims", {2, 4, 8}}}}}});
   ASSERT_EQ(g.ocs_phases.size(), 2u);
   EXPECT_EQ(g.ocs_phases[1].from_step, 50);
   EXPECT_EQ(g.ocs_phases[1].dims, (std::vector<int>{2, 4, 8}));
@@ -112,11 +113,13 @@ std::vector<Issue> ocs_issues(const nlohmann::json& extra) {
 }
 
 TEST(Torus, OcsPhasesAreChecked) {
-  auto bad = ocs_issues({{"ocs_phases", {{{"from_step", 0}, {"dims", {4, 4, 4}}}, {{"from_step", 5}, {"dims", {4, 8}}}}}});
+  auto bad =
+      ocs_issues({{"ocs_phases", {{{"from_step", 0}, {"dims", {4, 4, 4}}}, {{"from_step", 5}, {"dims", {4, 8}}}}}});
   ASSERT_EQ(bad.size(), 1u);
   EXPECT_EQ(bad[0].path, "/cluster/topology/ocs_phases/1/dims");
   EXPECT_EQ(bad[0].message, "dimensions multiply to 32, but there are 64 devices");
-  bad = ocs_issues({{"ocs_phases", {{{"from_step", 9}, {"dims", {4, 4, 4}}}, {{"from_step", 9}, {"dims", {2, 4, 8}}}}}});
+  bad = ocs_issues(
+      {{"ocs_phases", {{{"from_step", 9}, {"dims", {4, 4, 4}}}, {{"from_step", 9}, {"dims", {2, 4, 8}}}}}});
   ASSERT_EQ(bad.size(), 1u);
   EXPECT_EQ(bad[0].path, "/cluster/topology/ocs_phases/1/from_step");
   bad = ocs_issues({{"ocs_ports", 96}, {"ocs_phases", {{{"from_step", 9}, {"dims", {2, 4, 8}}}}}});
