@@ -102,15 +102,17 @@ std::string time_section(const Scenario& sc, const Metrics& m) {
   std::string out = fmt::format("step time   {:>10}   tokens/s {}   samples/s {}   MFU {}   HFU {}\n",
                                 si(step, Dim::time), count(m.tokens_per_s), count(m.samples_per_s), pct(m.mfu),
                                 pct(m.hfu));
-  auto row = [&](const std::string& label, double t) {
-    out += fmt::format("  {:<12}{:>10}   {:>7}\n", label, si(t, Dim::time), pct(step > 0 ? t / step : 0));
-  };
-  row("compute", avg.compute_s);
+  std::vector<std::pair<std::string, double>> rows{{"compute", avg.compute_s}};
   for (std::size_t c = 1; c < kCommClasses; ++c)
     if (avg.exposed_comm_s[c] > 0)
-      row("exposed " + std::string(comm_class_name(static_cast<CommClass>(c))), avg.exposed_comm_s[c]);
-  row("bubble", avg.bubble_s);
-  if (avg.idle_s > 0) row("idle", avg.idle_s);
+      rows.emplace_back("exposed " + std::string(comm_class_name(static_cast<CommClass>(c))), avg.exposed_comm_s[c]);
+  rows.emplace_back("bubble", avg.bubble_s);
+  if (avg.idle_s > 0) rows.emplace_back("idle", avg.idle_s);
+  std::size_t width = 12;  // labels up to 11 characters keep the usual layout
+  for (const auto& [label, t] : rows) width = std::max(width, label.size() + 1);
+  for (const auto& [label, t] : rows)
+    out += fmt::format("  {:<{}}{:>10}   {:>7}\n", label, width, si(t, Dim::time),
+                       pct(step > 0 ? t / step : 0));
   if (sc.strategy.pp > 1) {
     out += "  bubble per stage:";
     for (std::size_t s = 0; s < m.stage_bubble_fraction.size(); ++s) {
