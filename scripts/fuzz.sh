@@ -50,9 +50,9 @@ artifacts=$build/fuzz-artifacts
 rm -rf "$seeds"
 mkdir -p "$seeds" "$corpus" "$artifacts"
 # Flattened copies: the file name keeps its directory so that names do not collide. Left
-# out: a valid 10^6-device scenario, whose topology alone takes over 10 s to build under
+# out: the two valid 10^6-device scenarios, whose topology alone takes over 10 s to build under
 # ASan (a slow input by design, not a hang).
-slow_seeds=(tests/bad_scenarios/run_million_devices_task_bound.json)
+slow_seeds=(tests/bad_scenarios/run_million_devices_task_bound.json tests/bad_scenarios/run_million_devices_analytical.json)
 while IFS= read -r -d '' f; do
   rel=${f#"$root"/}
   [[ " ${slow_seeds[*]} " == *" $rel "* ]] && continue
