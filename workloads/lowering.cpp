@@ -12,6 +12,7 @@
 #include "offload.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -269,8 +270,7 @@ class Emitter {
                                      st_.sequence_parallel ? CommClass::sp : CommClass::tp,
                                      op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, false);
           for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = id;
-          if (d == 0)
-            for (int dm = dp_; dm < st_.dp; ++dm) g_.add_group_mirror(id, tp_group(s, dm));
+          if (d == 0) g_.add_mirror(id, tp_mirrors(s));
         }
         continue;
       }
@@ -336,9 +336,7 @@ class Emitter {
             if (x != kNone && std::find(deps, deps + n, x) == deps + n) deps[n++] = x;
           sent[r] = g_.add(task, std::span<const TaskId>(deps, n));
         }
-      for (int d = 0; d < st_.dp; ++d)
-        for (int t = 0; t < st_.tp; ++t)
-          if (d >= dp_ || t >= tp_) g_.add_mirror(sent[0], dev(s, d, t), dev(s, ring_peer(d, 1), t));
+      g_.add_mirror(sent[0], pair_mirrors({s, s, 1}, [&](int d) { return ring_peer(d, 1); }));
       for (int d = 0; d < dp_; ++d)
         for (int t = 0; t < tp_; ++t) {
           const auto r = static_cast<std::size_t>(d * tp_ + t);
@@ -399,9 +397,7 @@ class Emitter {
                                op.backward ? Phase::backward : Phase::forward, ns, op.microbatch, ids[r], kNone);
       }
     // Ranks not built (symmetry) send the same bytes between their own devices.
-    for (int d = 0; d < st_.dp; ++d)
-      for (int t = 0; t < st_.tp; ++t)
-        if (d >= dp_ || t >= tp_) g_.add_mirror(first_send(ids[0]), dev(s, d, t), dev(ns, d, t));
+    g_.add_mirror(first_send(ids[0]), pair_mirrors({s, ns, 0}, [](int d) { return d; }));
     recv_[key(next_vs, op.microbatch, op.backward)] = std::move(ids);
   }
 
@@ -483,7 +479,39 @@ class Emitter {
   // the tensor ranks not built (same bytes over their own data-parallel groups).
   void mirror_dp(int s, int t, TaskId id) {
     if (t != 0) return;
-    for (int tm = tp_; tm < st_.tp; ++tm) g_.add_group_mirror(id, dp_group(s, tm));
+    auto [it, added] = dp_mirrors_.try_emplace(s, 0);
+    if (added) {
+      std::vector<std::uint32_t> groups;
+      for (int tm = tp_; tm < st_.tp; ++tm) groups.push_back(dp_group(s, tm));
+      it->second = g_.add_group_mirror_set(std::move(groups));
+    }
+    g_.add_mirror(id, it->second);
+  }
+
+  // Symmetry: the tensor-parallel collectives of stage s's data-parallel ranks not built.
+  std::uint32_t tp_mirrors(int s) {
+    auto [it, added] = tp_mirrors_.try_emplace(s, 0);
+    if (added) {
+      std::vector<std::uint32_t> groups;
+      for (int dm = dp_; dm < st_.dp; ++dm) groups.push_back(tp_group(s, dm));
+      it->second = g_.add_group_mirror_set(std::move(groups));
+    }
+    return it->second;
+  }
+
+  // Symmetry: the sends of the ranks not built, from stage key[0]'s rank (d, t) to stage
+  // key[1]'s rank (peer(d), t); one set per key.
+  template <class Peer>
+  std::uint32_t pair_mirrors(std::array<int, 3> key, Peer peer) {
+    auto [it, added] = pair_mirrors_.try_emplace(key, 0);
+    if (added) {
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+      for (int d = 0; d < st_.dp; ++d)
+        for (int t = 0; t < st_.tp; ++t)
+          if (d >= dp_ || t >= tp_) pairs.emplace_back(dev(key[0], d, t), dev(key[1], peer(d), t));
+      it->second = g_.add_mirror_set(std::move(pairs));
+    }
+    return it->second;
   }
 
   const LoweringInput& in_;
@@ -496,6 +524,8 @@ class Emitter {
   std::vector<TaskId> compute_tail_, comm_tail_;
   std::map<std::uint64_t, std::vector<TaskId>> recv_;
   std::map<std::pair<int, int>, std::uint32_t> tp_groups_, dp_groups_;
+  std::map<int, std::uint32_t> tp_mirrors_, dp_mirrors_;      // mirror sets by stage
+  std::map<std::array<int, 3>, std::uint32_t> pair_mirrors_;  // by (from stage, to stage, kind)
   std::map<int, double> bucket_bytes_;
   std::map<int, int> last_chunks_;
   std::uint32_t label_[5] = {g_.intern_label("forward"), g_.intern_label("backward"), g_.intern_label("recompute"),

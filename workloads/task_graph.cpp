@@ -29,6 +29,33 @@ std::string_view phase_name(Phase p) {
   return "?";
 }
 
+std::uint32_t TaskGraph::add_mirror_set(std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs) {
+  MirrorSet m;
+  m.copies = static_cast<double>(pairs.size());
+  m.pairs = std::move(pairs);
+  mirror_sets_.push_back(std::move(m));
+  return static_cast<std::uint32_t>(mirror_sets_.size() - 1);
+}
+
+std::uint32_t TaskGraph::add_group_mirror_set(std::vector<std::uint32_t> groups) {
+  MirrorSet m;
+  for (std::uint32_t gr : groups) {
+    HCSIM_ASSERT(gr < groups_.size(), "a mirror set names a group that does not exist");
+    m.copies += static_cast<double>(groups_[gr].size());
+  }
+  m.groups = std::move(groups);
+  mirror_sets_.push_back(std::move(m));
+  return static_cast<std::uint32_t>(mirror_sets_.size() - 1);
+}
+
+void TaskGraph::add_mirror(TaskId task, std::uint32_t set) {
+  HCSIM_ASSERT(task < tasks_.size() && set < mirror_sets_.size(), "a mirror names a task or set that does not exist");
+  const MirrorSet& m = mirror_sets_[set];
+  HCSIM_ASSERT(tasks_[task].kind == (m.groups.empty() ? TaskKind::send : TaskKind::collective) || m.copies == 0,
+               "a send mirrors device pairs and a collective mirrors groups");
+  if (m.copies > 0) mirrors_.push_back({task, set});
+}
+
 TaskId TaskGraph::add(const Task& t, std::span<const TaskId> deps) {
   const auto id = static_cast<TaskId>(tasks_.size());
   for (TaskId d : deps) HCSIM_ASSERT(d < id, "a task may only depend on tasks added before it");

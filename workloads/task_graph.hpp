@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/collectives/schedule.hpp"
@@ -66,17 +67,28 @@ class TaskGraph {
   [[nodiscard]] const std::vector<std::string>& labels() const { return labels_; }
   [[nodiscard]] std::size_t dependency_count() const { return deps_.size(); }
 
-  // Symmetry: a send or collective that also stands for an identical one between ranks
-  // that were not built (a send from src to dst, or the same collective over `group`); the
-  // engine charges the mirror's bytes to its routes without simulating it.
-  static constexpr std::uint32_t kNoGroup = 0xFFFFFFFFu;
+  // Symmetry: a send or collective that also stands for identical ones among the ranks
+  // that were not built. A mirror set lists those once for all the tasks that share them:
+  // for a send, the (src, dst) device pairs of the identical sends; for a collective, the
+  // groups of the identical collectives. The engine charges a mirror's bytes to the routes
+  // of its set without simulating it, once per distinct set (sim/engine/replay.cpp), so
+  // mirrors cost O(tasks + distinct sets x ranks), not O(tasks x ranks).
+  struct MirrorSet {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // a send's
+    std::vector<std::uint32_t> groups;                           // a collective's
+    double copies = 0;  // payloads per mirrored byte: the pairs, or the groups' sizes summed
+  };
   struct Mirror {
     TaskId task;
-    std::uint32_t src, dst, group;
+    std::uint32_t set;
   };
-  void add_mirror(TaskId send, std::uint32_t src, std::uint32_t dst) { mirrors_.push_back({send, src, dst, kNoGroup}); }
-  void add_group_mirror(TaskId collective, std::uint32_t group) { mirrors_.push_back({collective, 0, 0, group}); }
+  std::uint32_t add_mirror_set(std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs);
+  std::uint32_t add_group_mirror_set(std::vector<std::uint32_t> groups);
+  // `task` (a send for a pair set, a collective for a group set) also stands for its set;
+  // an empty set adds nothing.
+  void add_mirror(TaskId task, std::uint32_t set);
   [[nodiscard]] const std::vector<Mirror>& mirrors() const { return mirrors_; }
+  [[nodiscard]] const std::vector<MirrorSet>& mirror_sets() const { return mirror_sets_; }
 
   std::uint32_t devices = 0;  // number of devices the graph spans
   // Memory endpoints (optimizer-state offload): a send's device or peer >= devices names
@@ -90,6 +102,7 @@ class TaskGraph {
   std::vector<TaskId> deps_;
   std::vector<std::vector<std::uint32_t>> groups_;
   std::vector<std::string> labels_;
+  std::vector<MirrorSet> mirror_sets_;
   std::vector<Mirror> mirrors_;
 };
 

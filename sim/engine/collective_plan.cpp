@@ -215,17 +215,18 @@ int CollectivePlanner::reduction_root(const std::vector<int>& devices, double by
   return best;
 }
 
-void CollectivePlanner::add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes) const {
+void CollectivePlanner::add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes,
+                                       double copies) const {
   if (p.reduction_root >= 0) {
     // Each device's contribution goes up to the root once and the result comes down once.
     for (std::uint32_t d : p.rank_devices)
       for (int e : router().route(g_.device_node(static_cast<int>(d)), p.reduction_root).edges)
-        edge_bytes[static_cast<std::size_t>(e)] += 2 * p.bytes;
+        edge_bytes[static_cast<std::size_t>(e)] += 2 * p.bytes * copies;
     return;
   }
   for (const PlannedFlow& f : p.pair_bytes)
     for (int e : router().device_route(static_cast<int>(f.src), static_cast<int>(f.dst)).edges)
-      edge_bytes[static_cast<std::size_t>(e)] += f.bytes;
+      edge_bytes[static_cast<std::size_t>(e)] += f.bytes * copies;
 }
 
 }  // namespace hcsim

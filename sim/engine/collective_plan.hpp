@@ -98,8 +98,9 @@ class CollectivePlanner {
   const CollectiveExpansion& plan(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes,
                              std::string_view algorithm = {});
 
-  // Bytes the plan puts on each topology edge (both directions summed), added to `edge_bytes`.
-  void add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes) const;
+  // Bytes the plan puts on each topology edge (both directions summed), times `copies`,
+  // added to `edge_bytes`.
+  void add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes, double copies = 1) const;
 
   [[nodiscard]] const CollectiveCostModel& model() const { return model_; }
   [[nodiscard]] const Router& router() const { return model_.router(); }

@@ -136,9 +136,9 @@ void CollectiveReplay::finish(int c) {
   host_.finish(t);
 }
 
-void CollectiveReplay::account_mirror(const TaskGraph::Mirror& m) {
-  const Task& t = g_[m.task];
-  const auto& group = g_.groups()[m.group];
+void CollectiveReplay::account_mirror(TaskId task, std::uint32_t group_id, double copies) {
+  const Task& t = g_[task];
+  const auto& group = g_.groups()[group_id];
   const std::string& algorithm = plan_of(t).algorithm;
   const CollectiveExpansion* p = nullptr;
   try {  // the mirrored collective's algorithm; a symmetric group always supports it
@@ -146,7 +146,7 @@ void CollectiveReplay::account_mirror(const TaskGraph::Mirror& m) {
   } catch (const InputError&) {
     p = &planner_.plan(group, t.op, t.bytes);
   }
-  planner_.add_edge_bytes(*p, host_.edge_bytes());
+  planner_.add_edge_bytes(*p, host_.edge_bytes(), copies);
 }
 
 }  // namespace hcsim::engine

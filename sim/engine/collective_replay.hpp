@@ -40,7 +40,8 @@ class CollectiveReplay {
   void plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs);
   void start(TaskId t);                            // a collective whose dependencies are done
   void on_activity(int coll, std::uint32_t item);  // one of its activities ended
-  void account_mirror(const TaskGraph::Mirror& m); // bytes of a mirrored collective, not simulated
+  // Bytes of `copies` collectives like task `t` over `group`, charged to the links, not simulated.
+  void account_mirror(TaskId t, std::uint32_t group, double copies);
 
  private:
   struct Instance {

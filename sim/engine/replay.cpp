@@ -1,10 +1,22 @@
-// Task-graph replay on SimGrid 3.32 (actor-free activities, created incrementally).
+// Task-graph replay on SimGrid 3.32: actor-free activities created incrementally, and
+// kernel timers for whatever needs no resource.
+//
+// SimGrid 3.32 keeps every activity started from maestro on one std::list and removes it with
+// std::list::remove when it ends, so each ending costs a walk over all activities alive
+// (../shared/simgrid.md §0; fixed upstream in 3.34). Only what shares a resource is an
+// activity here: flows (links) and compute on a device whose compute tasks may overlap (the
+// host's CPU is shared). A fixed delay (a latency term, a zero-byte send) and compute on a
+// device whose compute tasks form a chain (it runs alone, at full speed, for exactly its
+// duration) are kernel timers, which no list holds. In flow mode most live activities were
+// such compute tasks.
 #include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
@@ -21,13 +33,14 @@ namespace {
 
 // Host speed: compute tasks carry durations; an Exec of d * kSpeed flops lasts d seconds.
 constexpr double kSpeed = 1e12;
+constexpr TaskId kNoTask = ~TaskId{0};
 
 struct Platform {
   // Per endpoint (devices, then the topology's memory nodes: TaskGraph::memory_endpoints):
   // its topology node, and its host once build_platform made one (null when unused).
   std::vector<int> endpoint_node;
   std::vector<sg4::Host*> endpoint_host;
-  sg4::Host* timer = nullptr;           // latency terms: never shared (huge core count)
+  std::vector<char> chained;  // per endpoint: its compute tasks form a chain (chained_compute)
   const Router* router = nullptr;      // hcsim's routes (the planner's), declared to SimGrid pair by pair
 
   const Route& route(std::uint32_t src, std::uint32_t dst) const {
@@ -61,6 +74,24 @@ std::set<std::pair<std::uint32_t, std::uint32_t>> used_pairs(const TaskGraph& g,
   return pairs;
 }
 
+// Per endpoint: whether each of its compute tasks depends directly on the one before it (in
+// task order), so that no two ever run at once. Those run as timers; the others as Execs
+// sharing their device's host.
+void chained_compute(const TaskGraph& g, Platform& pf) {
+  pf.chained.assign(pf.endpoint_node.size(), 1);
+  std::vector<TaskId> last(pf.endpoint_node.size(), kNoTask);
+  for (TaskId t = 0; t < g.size(); ++t) {
+    const Task& task = g[t];
+    if (task.kind != TaskKind::compute) continue;
+    TaskId& prev = last[task.device];
+    if (prev != kNoTask) {
+      const auto deps = g.deps(t);
+      if (std::find(deps.begin(), deps.end(), prev) == deps.end()) pf.chained[task.device] = 0;
+    }
+    prev = t;
+  }
+}
+
 // Hosts only for the endpoints the task graph uses (compute tasks' devices, the ends of the
 // used pairs): at scale most devices are symmetric replicas that run nothing, and a host
 // costs memory and engine time. Every topology edge a used route crosses is a split-duplex
@@ -80,7 +111,7 @@ void build_platform(const TopologyGraph& topo, const TaskGraph& g,
     return pf.endpoint_host[ep];
   };
   for (const Task& t : g.tasks())
-    if (t.kind == TaskKind::compute) host(t.device);
+    if (t.kind == TaskKind::compute && !pf.chained[t.device]) host(t.device);
   std::vector<sg4::SplitDuplexLink*> link(topo.edges().size(), nullptr);
   std::map<int, sg4::Link*> media;  // by memory node
   auto media_link = [&](int node) {
@@ -113,9 +144,6 @@ void build_platform(const TopologyGraph& topo, const TaskGraph& g,
     if (g.is_memory(dst)) links.push_back(media_link(pf.endpoint_node[dst]));
     zone->add_route(host(src)->get_netpoint(), host(dst)->get_netpoint(), nullptr, nullptr, links, false);
   }
-  pf.timer = zone->create_host("timer", 1e9);
-  pf.timer->set_core_count(1 << 30);
-  pf.timer->seal();
   zone->seal();
 }
 
@@ -149,10 +177,7 @@ class Replay final : public ActivityHost {
     sg4::Engine::get_instance()->run();
     for (TaskId t = 0; t < g_.size(); ++t)
       HCSIM_ASSERT(res_.end[t] >= 0, "task " + std::to_string(t) + " never finished (dependency cycle?)");
-    for (const auto& mr : g_.mirrors()) {
-      if (mr.group == TaskGraph::kNoGroup) account(mr.src, mr.dst, g_[mr.task].bytes);
-      else colls_.account_mirror(mr);
-    }
+    account_mirrors();
     res_.makespan = sg4::Engine::get_clock();
     res_.activities = activities_;
     return std::move(res_);
@@ -163,9 +188,7 @@ class Replay final : public ActivityHost {
                    std::uint32_t item) override {
     launch(comm(src, dst, bytes), t, coll, item);
   }
-  void launch_timer(Seconds d, TaskId t, int coll, std::uint32_t item) override {
-    launch(exec(pf_.timer, d.value() * 1e9), t, coll, item);
-  }
+  void launch_timer(Seconds d, TaskId t, int coll, std::uint32_t item) override { timer(d.value(), t, coll, item); }
   void finish(TaskId t) override {
     res_.end[t] = sg4::Engine::get_clock();
     for (std::uint32_t i = succ_begin_[t]; i < succ_begin_[t + 1]; ++i) {
@@ -188,10 +211,11 @@ class Replay final : public ActivityHost {
     res_.start[t] = sg4::Engine::get_clock();
     switch (task.kind) {
       case TaskKind::compute:
-        launch(exec(pf_.endpoint_host[task.device], task.duration_s * kSpeed), t, -1, 0);
+        if (pf_.chained[task.device]) timer(task.duration_s, t, -1, 0);
+        else launch(exec(pf_.endpoint_host[task.device], task.duration_s * kSpeed), t, -1, 0);
         break;
       case TaskKind::send:
-        if (task.device == task.peer || task.bytes <= 0) launch(exec(pf_.timer, 0), t, -1, 0);
+        if (task.device == task.peer || task.bytes <= 0) timer(0, t, -1, 0);
         else launch(comm(task.device, task.peer, task.bytes), t, -1, 0);
         break;
       case TaskKind::collective: colls_.start(t); break;
@@ -213,6 +237,19 @@ class Replay final : public ActivityHost {
                                    static_cast<std::uint64_t>(bytes + 0.5));
   }
 
+  void timer(double d, TaskId t, int coll, std::uint32_t item) {
+    simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + d, [this, t, coll, item] {
+      graveyard_.clear();
+      ended(t, coll, item);
+    });
+    ++activities_;
+  }
+
+  void ended(TaskId t, int coll, std::uint32_t item) {
+    if (coll < 0) finish(t);
+    else colls_.on_activity(coll, item);
+  }
+
   void launch(sg4::ActivityPtr a, TaskId t, int coll, std::uint32_t item) {
     std::size_t id;
     if (!free_.empty()) {
@@ -227,6 +264,29 @@ class Replay final : public ActivityHost {
     ++activities_;
   }
 
+  // Mirrors' bytes on the routes of their sets, once per distinct set: a send set carries
+  // the bytes of all the sends it mirrors; a collective set is planned once per (set,
+  // group, op, bytes) and charged once per collective it mirrors.
+  void account_mirrors() {
+    std::map<std::uint32_t, double> sent;  // send sets: bytes summed
+    std::map<std::tuple<std::uint32_t, std::uint32_t, int, double>, std::pair<TaskId, double>> colls;
+    for (const auto& mr : g_.mirrors()) {
+      const Task& t = g_[mr.task];
+      if (t.kind == TaskKind::send) {
+        sent[mr.set] += t.bytes;
+      } else {
+        auto& [task, count] = colls[{mr.set, t.group, static_cast<int>(t.op), t.bytes}];
+        task = mr.task;
+        count += 1;
+      }
+    }
+    for (const auto& [set, bytes] : sent)
+      for (const auto& [src, dst] : g_.mirror_sets()[set].pairs) account(src, dst, bytes);
+    for (const auto& [key, v] : colls)
+      for (std::uint32_t group : g_.mirror_sets()[std::get<0>(key)].groups)
+        colls_.account_mirror(v.first, group, v.second);
+  }
+
   void account(std::uint32_t src, std::uint32_t dst, double bytes) {
     for (int e : pf_.route(src, dst).edges)
       res_.edge_bytes[static_cast<std::size_t>(e)] += bytes;
@@ -239,8 +299,7 @@ class Replay final : public ActivityHost {
     const Slot s = slots_[id - 1];
     graveyard_.push_back(std::move(slots_[id - 1].act));
     free_.push_back(id - 1);
-    if (s.coll < 0) finish(s.task);
-    else colls_.on_activity(s.coll, s.item);
+    ended(s.task, s.coll, s.item);
   }
 
   const TaskGraph& g_;
@@ -277,6 +336,7 @@ EngineResult simulate_in_process(const TopologyGraph& topo, const TaskGraph& gra
   Platform pf;
   pf.router = &planner.router();
   map_endpoints(topo, graph, pf);
+  chained_compute(graph, pf);
   Replay r(topo, graph, planner, pf);
   build_platform(topo, graph, used_pairs(graph, r.collectives()), pf);
   return r.run();

@@ -59,15 +59,12 @@ Timeline dynamic_timeline(const TaskGraph& g, const EngineResult& r, const Metri
   std::vector<double> weight(m.devices.size(), 0.0);
   for (const auto& dm : m.devices)
     if (dm.twin >= 0) weight[static_cast<std::size_t>(dm.twin)] += 1.0;
-  std::map<TaskId, double> mirrored;  // payload of mirrors, by the task they mirror
-  for (const auto& mr : g.mirrors())
-    mirrored[mr.task] += g[mr.task].bytes *
-                         (mr.group == TaskGraph::kNoGroup ? 1.0 : static_cast<double>(g.groups()[mr.group].size()));
+  std::vector<double> mirrored(g.size(), 0.0);  // payload of mirrors, by the task they mirror
+  for (const auto& mr : g.mirrors()) mirrored[mr.task] += g[mr.task].bytes * g.mirror_sets()[mr.set].copies;
   auto payload = [&](TaskId id) {
     const Task& t = g[id];
-    double p = t.kind == TaskKind::send ? t.bytes : t.bytes * static_cast<double>(g.groups()[t.group].size());
-    if (auto it = mirrored.find(id); it != mirrored.end()) p += it->second;
-    return p;
+    const double p = t.kind == TaskKind::send ? t.bytes : t.bytes * static_cast<double>(g.groups()[t.group].size());
+    return p + mirrored[id];
   };
   double total_payload = 0;
   for (TaskId id = 0; id < g.size(); ++id)

@@ -84,8 +84,7 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
   }
   for (const auto& mr : g.mirrors()) {
     const Task& t = g[mr.task];
-    const double k = mr.group == TaskGraph::kNoGroup ? 1.0 : static_cast<double>(g.groups()[mr.group].size());
-    m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * k;
+    m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * g.mirror_sets()[mr.set].copies;
   }
   // The pipeline's span ends with the last forward/backward pass of any device: a stage
   // waiting before it is in the bubble (the closed forms count the drain), after it idle.

@@ -229,7 +229,7 @@ TEST(CollectiveAlgorithms, MirroredCollectiveChargesTheSameBytes) {
   const TopologyGraph topo = nodes4x4();
   for (const char* mode : {"event", "flow"}) {
     TaskGraph g = collectives(first(4), CollectiveOp::all_reduce, 64e6, 1, 16);
-    g.add_group_mirror(0, g.add_group({4, 5, 6, 7}));
+    g.add_mirror(0, g.add_group_mirror_set({g.add_group({4, 5, 6, 7})}));
     EngineOptions opt;
     opt.mode = mode;
     const EngineResult r = simulate(topo, g, opt);
