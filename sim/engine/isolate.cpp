@@ -40,12 +40,16 @@ EngineResult simulate(const TopologyGraph& topo, const TaskGraph& graph, const E
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::close(fds[0]);
-    EngineResult r = engine::simulate_in_process(topo, graph, opt);
-    bool ok = write_vec(fds[1], r.start) && write_vec(fds[1], r.end) && write_vec(fds[1], r.edge_bytes) &&
-              write_all(fds[1], &r.makespan, sizeof r.makespan) && write_all(fds[1], &r.activities, sizeof r.activities);
-    ::close(fds[1]);
-    std::fflush(nullptr);
-    ::_exit(ok ? 0 : 3);
+    auto send = [&](const EngineResult& r) {
+      bool ok = write_vec(fds[1], r.start) && write_vec(fds[1], r.end) && write_vec(fds[1], r.edge_bytes) &&
+                write_all(fds[1], &r.makespan, sizeof r.makespan) &&
+                write_all(fds[1], &r.activities, sizeof r.activities);
+      ::close(fds[1]);
+      std::fflush(nullptr);
+      ::_exit(ok ? 0 : 3);  // no teardown: the parent has the result
+    };
+    engine::simulate_in_process(topo, graph, opt, send);
+    ::_exit(3);  // not reached: send() exits
   }
   ::close(fds[1]);
   EngineResult r;

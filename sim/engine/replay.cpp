@@ -316,7 +316,8 @@ class Replay final : public ActivityHost {
 
 }  // namespace
 
-EngineResult simulate_in_process(const TopologyGraph& topo, const TaskGraph& graph, const EngineOptions& opt) {
+EngineResult simulate_in_process(const TopologyGraph& topo, const TaskGraph& graph, const EngineOptions& opt,
+                                 const std::function<void(const EngineResult&)>& deliver) {
   int argc = 1;
   char arg0[] = "hcsim";
   char* argv[] = {arg0, nullptr};
@@ -339,7 +340,9 @@ EngineResult simulate_in_process(const TopologyGraph& topo, const TaskGraph& gra
   chained_compute(graph, pf);
   Replay r(topo, graph, planner, pf);
   build_platform(topo, graph, used_pairs(graph, r.collectives()), pf);
-  return r.run();
+  EngineResult res = r.run();
+  if (deliver) deliver(res);
+  return res;
 }
 
 }  // namespace hcsim::engine
