@@ -39,7 +39,7 @@ struct EngineResult {
   std::vector<double> start, end;  // per task, seconds
   std::vector<double> edge_bytes;  // per topology edge, both directions
   double makespan = 0;
-  std::uint64_t activities = 0;    // SimGrid activities created
+  std::uint64_t activities = 0;    // SimGrid activities and kernel timers started
 };
 
 EngineResult simulate(const TopologyGraph& topo, const TaskGraph& graph, const EngineOptions& opt);
