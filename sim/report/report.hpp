@@ -18,7 +18,9 @@ namespace hcsim {
 inline constexpr const char* kReportFormat = "hcsim-report/2";
 inline constexpr const char* kTraceFormat = "hcsim-trace/1";
 
-nlohmann::json report_json(const Scenario& sc, const RunOutput& run);
+// `per_device`: false leaves out "per_device" (one object per device: most of the report's
+// time at thousands of devices), for callers that read none of it (sweeps, searches).
+nlohmann::json report_json(const Scenario& sc, const RunOutput& run, bool per_device = true);
 std::string report_table(const Scenario& sc, const RunOutput& run);
 
 // Compression section (null / empty when no codec is configured): savings against the

@@ -147,7 +147,7 @@ json links_json(const Metrics& m) {
 
 }  // namespace
 
-nlohmann::json report_json(const Scenario& sc, const RunOutput& run) {
+nlohmann::json report_json(const Scenario& sc, const RunOutput& run, bool per_device) {
   const Metrics& m = run.metrics;
   json j = run_json(sc, m);
   j["step_time_s"] = m.step_time_s;
@@ -172,7 +172,7 @@ nlohmann::json report_json(const Scenario& sc, const RunOutput& run) {
   j["power"] = {{"interval_s", m.power_interval_s}, {"it_w", m.power_w}};
   j["links"] = links_json(m);
   j["stages"] = stages_json(sc, m);
-  j["per_device"] = devices_json(sc, m);
+  if (per_device) j["per_device"] = devices_json(sc, m);
   if (run.uncompressed) j["compression"] = compression_json(sc, run);
   if (const json o = ocs_json(sc, run); !o.is_null()) j["ocs"] = o;
   j["simulation"] = {{"tasks", m.tasks}, {"activities", m.activities}};

@@ -1,6 +1,8 @@
 #include "record.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 namespace hcsim::sweep {
 
@@ -11,6 +13,13 @@ nlohmann::json report_value(const nlohmann::json& report, const std::string& poi
   } catch (const nlohmann::json::exception&) {
   }
   return nullptr;
+}
+
+bool needs_per_device(const std::vector<MetricColumn>& metrics) {
+  return std::any_of(metrics.begin(), metrics.end(), [](const MetricColumn& c) {
+    const std::string_view p = c.pointer;
+    return p.empty() || p == "/per_device" || p.starts_with("/per_device/");
+  });
 }
 
 std::string make_record(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,

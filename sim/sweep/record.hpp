@@ -23,6 +23,9 @@ std::string make_record(std::size_t index, const nlohmann::ordered_json& params,
 // The value at `pointer` of a report, null when absent.
 nlohmann::json report_value(const nlohmann::json& report, const std::string& pointer);
 
+// Whether any metric reads the report's "per_device" section (or the whole report).
+bool needs_per_device(const std::vector<MetricColumn>& metrics);
+
 struct Columns {
   std::vector<std::string> params;    // pointers
   std::vector<MetricColumn> metrics;

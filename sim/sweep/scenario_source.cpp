@@ -42,12 +42,12 @@ std::string issues_text(const std::exception& e) {
   return out;
 }
 
-Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file) {
+Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file, bool per_device) {
   Evaluation ev;
   try {
     const Scenario sc = parse_scenario(doc, file);
     const RunOutput out = run_scenario(sc);
-    ev.report = report_json(sc, out);
+    ev.report = report_json(sc, out, per_device);
     ev.status = "ok";
   } catch (const InputError& e) {
     ev.status = "infeasible";

@@ -32,8 +32,9 @@ struct Evaluation {
   nlohmann::json report;  // report_json(), when ok
 };
 
-// Parses `doc` (labelled `file` in messages) and simulates it; never throws.
-Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file);
+// Parses `doc` (labelled `file` in messages) and simulates it; never throws. `per_device`:
+// whether the report keeps its "per_device" section (report_json).
+Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file, bool per_device = true);
 
 // "path: message; path: message" of an InputError, without the file name.
 std::string issues_text(const std::exception& e);

@@ -43,7 +43,8 @@ void run_pass(const SearchSpec& spec, std::vector<SearchRow>& rows, const std::v
   const JobFn job = [&](std::size_t i) {
     Evaluation ev;
     try {
-      ev = evaluate_scenario(candidate_document(spec, rows[i].candidate, mode), spec.base.file);
+      ev = evaluate_scenario(candidate_document(spec, rows[i].candidate, mode), spec.base.file,
+                             needs_per_device(metrics));
     } catch (const std::exception& e) {
       ev = {"error", e.what(), {}};
     }

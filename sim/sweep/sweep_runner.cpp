@@ -43,7 +43,7 @@ void check_record(const Loaded& s, const std::string& path, std::size_t line, co
 std::string run_point(const Loaded& s, std::size_t i) {
   Evaluation ev;
   try {
-    ev = evaluate_scenario(point_document(s.spec, s.points[i]), s.spec.base.file);
+    ev = evaluate_scenario(point_document(s.spec, s.points[i]), s.spec.base.file, needs_per_device(s.spec.metrics));
   } catch (const std::exception& e) {
     ev = {"error", e.what(), {}};
   }

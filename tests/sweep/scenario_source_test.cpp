@@ -7,6 +7,7 @@
 
 #include "scenarios/scenario.hpp"
 #include "sim/core/error.hpp"
+#include "sim/sweep/record.hpp"
 
 namespace hcsim::sweep {
 namespace {
@@ -40,6 +41,24 @@ TEST(ScenarioSource, EvaluationIsOkOrInfeasibleWithTheReasonNeverAThrow) {
   // The tiny GPT has 8 heads (scenarios/sweeps/tiny-gpt.json).
   EXPECT_THAT(bad.reason, ::testing::HasSubstr("/strategy/tp: the model's 8 attention heads are not divisible by tp = 3"));
   EXPECT_TRUE(bad.report.is_null());
+}
+
+TEST(ScenarioSource, ThePerDeviceSectionIsLeftOutOnlyWhenNoMetricReadsIt) {
+  register_builtins();
+  const nlohmann::json doc = read_json_file(kTiny);
+  const Evaluation full = evaluate_scenario(doc, kTiny);
+  const Evaluation lean = evaluate_scenario(doc, kTiny, false);
+  ASSERT_EQ(lean.status, "ok");
+  EXPECT_TRUE(full.report.contains("per_device"));
+  EXPECT_FALSE(lean.report.contains("per_device"));
+  // Everything else is the same report.
+  nlohmann::json rest = full.report;
+  rest.erase("per_device");
+  EXPECT_EQ(rest, lean.report);
+  EXPECT_FALSE(needs_per_device(default_metrics()));
+  EXPECT_TRUE(needs_per_device({{"mem", "/per_device/0/memory/total_bytes"}}));
+  EXPECT_TRUE(needs_per_device({{"all", "/per_device"}}));
+  EXPECT_FALSE(needs_per_device({{"x", "/per_devices_like"}}));
 }
 
 }  // namespace
