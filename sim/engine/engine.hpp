@@ -2,7 +2,9 @@
 // The engine: replays a TaskGraph on a platform built from a TopologyGraph with SimGrid
 // 3.32, the only part of hcsim that talks to SimGrid. Devices are hosts, switches are
 // routers, topology edges are split-duplex links (bandwidth x efficiency, latency), a
-// compute task is an Exec, a send is a host-to-host Comm, and a collective is expanded onto
+// compute task is an Exec (or, on a device whose compute tasks form a chain, a kernel
+// timer of its duration: the same time, without a SimGrid activity; replay.cpp), a send is
+// a host-to-host Comm, and a collective is expanded onto
 // point-to-point Comms of its algorithm (collective_plan.hpp) so that link sharing is real:
 //  - "event": per phase of the algorithm's schedule, an analytical timer then one flow per
 //    device pair with the phase's bytes (a ring: (2(n-1) - 1) x alpha, then one flow per
@@ -30,6 +32,9 @@ struct EngineOptions {
   std::string mode = "event";       // event | flow
   std::string algorithm = "auto";   // collective algorithm: "auto" or a registered name
   bool isolate = true;              // run SimGrid in a child process
+  // Chained compute as kernel timers (the fast path); false makes every compute task an
+  // Exec, the reference the timers are checked against.
+  bool compute_timers = true;
   // Optional: plans (algorithm choices, schedules) kept across simulate() calls on the same
   // topology; made with the same algorithm and mode. The child process inherits its caches.
   std::shared_ptr<CollectivePlanner> planner;

@@ -338,6 +338,7 @@ EngineResult simulate_in_process(const TopologyGraph& topo, const TaskGraph& gra
   pf.router = &planner.router();
   map_endpoints(topo, graph, pf);
   chained_compute(graph, pf);
+  if (!opt.compute_timers) pf.chained.assign(pf.chained.size(), 0);
   Replay r(topo, graph, planner, pf);
   build_platform(topo, graph, used_pairs(graph, r.collectives()), pf);
   EngineResult res = r.run();
