@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/collectives/cost.hpp"
+#include "sim/report/run.hpp"
 #include "workloads/analytical.hpp"
 
 namespace hcsim {
@@ -107,6 +108,10 @@ struct FastAnalytical::Impl {
     peak = device->peak(b.workload.precision).value();
     capacity = device->memory_capacity().value();
     idle_w = device->idle_power().value();
+    for (const TopoEdge& ed : b.topology.edges())
+      network_static_w += (ed.link.static_power * static_cast<double>(ed.lanes)).value();
+    for (const auto& p : b.pools)
+      if (p.attach_to.empty()) pool_name = p.name;
   }
 
   const PipelineSchedule* schedule(std::string_view name) {
@@ -146,6 +151,8 @@ struct FastAnalytical::Impl {
   LoweringInput in;
   const ComputeDevice* device = nullptr;
   double peak = 0, capacity = 0, idle_w = 0;
+  double network_static_w = 0;  // the links' static power (energy.cpp: link_energy)
+  std::string pool_name;
   GroupCostFn cost_fn = [this](const DeviceGroup& g, CollectiveOp op, double bytes) { return collective(g, op, bytes); };
 };
 
@@ -221,17 +228,28 @@ void FastAnalytical::Impl::memory(FastResult& r) {
   }
   if (interior.stage >= 0) check(interior);
   r.fits = r.peak_memory_bytes <= capacity;
+  if (r.fits) return;
+  // The memory check's issues, every stage that does not fit (run.cpp check_memory).
+  const int per_stage = strategy.grad_ranks() * strategy.tp;
+  for (int s = 0; s < p; ++s) {
+    const StageShape sh{s, static_cast<double>(in.layers_per_stage[static_cast<std::size_t>(s)]), s == 0, s == p - 1,
+                        in.schedule->in_flight(s, p, m, v)};
+    const MemoryBreakdown need = stage_memory(base.model, strategy, workload, sh);
+    if (need.total().value() > capacity)
+      r.memory_issues.push_back(memory_shortfall(s, s * per_stage, (s + 1) * per_stage - 1, pool_name, capacity, need));
+  }
 }
 
 // run.cpp's analytical metrics, summed per stage (dp * tp identical devices each).
 void FastAnalytical::Impl::metrics(const AnalyticalResult& a, FastResult& r) const {
   const double per_stage = static_cast<double>(strategy.dp) * strategy.tp;
   const double step = a.step_time_s;
-  double model_flops = 0, flops = 0, dynamic = 0;
+  double model_flops = 0, flops = 0, dynamic = 0, bubble = 0;
   for (const auto& st : a.stages) {
     model_flops += per_stage * st.model_flops;
     flops += per_stage * st.flops;
     dynamic += per_stage * st.dynamic_energy_j;
+    bubble += per_stage * st.bubble_s;
   }
   r.step_time_s = step;
   const double devices = per_stage * strategy.pp;
@@ -242,7 +260,8 @@ void FastAnalytical::Impl::metrics(const AnalyticalResult& a, FastResult& r) con
     r.tokens_per_s = tokens / step;
     r.samples_per_s = static_cast<double>(workload.global_batch) / step;
   }
-  r.it_energy_j = dynamic + devices * idle_w * step;
+  r.bubble_fraction = step > 0 ? bubble / devices / step : 0;
+  r.it_energy_j = dynamic + devices * idle_w * step + network_static_w * step;
   r.energy_per_token_j = tokens > 0 ? r.it_energy_j / tokens : 0;
   r.average_power_w = step > 0 ? r.it_energy_j / step : 0;
 }
@@ -266,6 +285,7 @@ FastResult FastAnalytical::evaluate(const FastLayout& l) {
   r.issue = impl_->configure(l);
   if (r.issue != LayoutIssue::none) return r;
   r.devices = l.tp * l.pp * l.dp;
+  r.collective_schedule = estimate_collective_schedule(impl_->strategy, impl_->base.simulation.symmetry);
   impl_->memory(r);
   impl_->metrics(analytical_step(impl_->in, impl_->cost_fn, &impl_->cache), r);
   return r;

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "scenarios/scenario.hpp"
 
@@ -51,8 +52,13 @@ struct FastResult {
   double peak_memory_bytes = 0;           // per device, of the stage that needs most
   int peak_memory_stage = 0;
   double step_time_s = 0, tokens_per_s = 0, samples_per_s = 0, mfu = 0, hfu = 0;
+  double bubble_fraction = 0;  // mean over the devices of bubble / step
   double it_energy_j = 0, energy_per_token_j = 0, average_power_w = 0;
   int devices = 0;
+  // When it does not fit: the memory check's issues (run.hpp memory_shortfall), stage by
+  // stage, as run_scenario raises them.
+  std::vector<Issue> memory_issues;
+  double collective_schedule = 0;  // estimate_collective_schedule of the layout (run.hpp)
   [[nodiscard]] bool valid() const { return issue == LayoutIssue::none; }
 };
 

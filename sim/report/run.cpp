@@ -86,21 +86,27 @@ void check_memory(const Scenario& sc, const std::vector<StageShape>& shapes) {
     const MemoryBreakdown m = stage_memory(sc.model, sc.strategy, sc.workload, shapes[s]);
     const double cap = pool.device->memory_capacity().value();
     if (m.total().value() <= cap) continue;
-    issues.push_back(
-        {"/strategy",
-         fmt::format("does not fit in memory: stage {} (devices {}..{}, pool \"{}\") needs {} per device but has {}, "
-                     "short by {} (weights {}, gradients {}, optimizer {}, activations {}, buffers {}); try more "
-                     "tp/pp (or cp for long sequences), ZeRO, recomputation or a smaller micro-batch",
-                     s, s * per_stage, (s + 1) * per_stage - 1, pool.name, format_quantity(m.total().value(), Dim::data),
-                     format_quantity(cap, Dim::data), format_quantity(m.total().value() - cap, Dim::data),
-                     format_quantity(m.weights.value(), Dim::data), format_quantity(m.gradients.value(), Dim::data),
-                     format_quantity(m.optimizer.value(), Dim::data), format_quantity(m.activations.value(), Dim::data),
-                     format_quantity(m.buffers.value(), Dim::data))});
+    issues.push_back(memory_shortfall(s, s * per_stage, (s + 1) * per_stage - 1, pool.name, cap, m));
   }
   if (!issues.empty()) throw InputError(issues);
 }
 
 }  // namespace
+
+Issue memory_shortfall(int stage, int first, int last, const std::string& pool, double capacity,
+                       const MemoryBreakdown& need) {
+  const double total = need.total().value();
+  return {"/strategy",
+          fmt::format("does not fit in memory: stage {} (devices {}..{}, pool \"{}\") needs {} per device but has {}, "
+                      "short by {} (weights {}, gradients {}, optimizer {}, activations {}, buffers {}); try more "
+                      "tp/pp (or cp for long sequences), ZeRO, recomputation or a smaller micro-batch",
+                      stage, first, last, pool, format_quantity(total, Dim::data), format_quantity(capacity, Dim::data),
+                      format_quantity(total - capacity, Dim::data), format_quantity(need.weights.value(), Dim::data),
+                      format_quantity(need.gradients.value(), Dim::data),
+                      format_quantity(need.optimizer.value(), Dim::data),
+                      format_quantity(need.activations.value(), Dim::data),
+                      format_quantity(need.buffers.value(), Dim::data))};
+}
 
 double estimate_tasks(const Scenario& sc) {
   const auto& st = sc.strategy;
@@ -118,14 +124,17 @@ double estimate_tasks(const Scenario& sc) {
 }
 
 double estimate_collective_schedule(const Scenario& sc) {
+  return estimate_collective_schedule(sc.strategy, sc.simulation.symmetry);
+}
+
+double estimate_collective_schedule(const StrategySpec& st, bool symmetry) {
   // Choosing and costing a gradient collective over n ranks walks the step schedule of
   // each candidate algorithm; a ring's has 2(n - 1) steps of n transfers, so the work
   // grows as n^2 per group planned (one per stage under symmetry, one per stage and
   // tensor-parallel rank without). Data-parallel groups are the large ones.
-  const auto& st = sc.strategy;
   const double n = static_cast<double>(st.grad_ranks());
   if (n < 2) return 0.0;
-  const double groups = sc.simulation.symmetry ? st.pp : static_cast<double>(st.pp) * st.tp;
+  const double groups = symmetry ? st.pp : static_cast<double>(st.pp) * st.tp;
   return groups * 2.0 * (n - 1.0) * n;
 }
 

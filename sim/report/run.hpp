@@ -43,6 +43,12 @@ double estimate_tasks(const Scenario& sc);
 // Schedule steps walked to choose and cost the data-parallel collectives: 2(n-1)n per
 // group of n ranks planned (the ring's schedule).
 double estimate_collective_schedule(const Scenario& sc);
+double estimate_collective_schedule(const StrategySpec& st, bool symmetry);
+
+// The issue the memory check raises for a stage that does not fit: its devices
+// first..last, in pool `pool` of `capacity` bytes per device, need `need` per device.
+Issue memory_shortfall(int stage, int first, int last, const std::string& pool, double capacity,
+                       const MemoryBreakdown& need);
 
 RunOutput run_scenario(const Scenario& sc);
 

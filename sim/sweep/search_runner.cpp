@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/sweep/fast_screen.hpp"
 #include "sim/sweep/pareto.hpp"
 #include "sim/sweep/progress.hpp"
 #include "sim/sweep/record.hpp"
@@ -124,7 +125,14 @@ SearchResult run_search(const SearchSpec& spec, int jobs, bool progress, const s
   }
   std::vector<std::size_t> all(res.rows.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  run_pass(spec, res.rows, all, spec.prune_mode, jobs, progress, "search (screen)");
+  std::vector<std::size_t> rest = all;
+  if (spec.prune_mode == "analytical") {
+    // Most rows at microseconds each (fast_screen.hpp); the rest as scenarios.
+    FastScreen fast = fast_screen(spec, res.rows, all, default_metrics());
+    for (auto& [i, line] : fast.records) fill_row(spec, res.rows[i], std::move(line));
+    rest = std::move(fast.rest);
+  }
+  run_pass(spec, res.rows, rest, spec.prune_mode, jobs, progress, "search (screen)");
   std::vector<std::size_t> ok = feasible(res.rows);
   res.screened_ok = ok.size();
   if (spec.prune_mode == confirm_mode) {

@@ -58,6 +58,9 @@ TEST_F(FastAnalyticalTest, MatchesRunScenarioOnEveryLayout) {
     expect_rel(r.tokens_per_s, ref.metrics.tokens_per_s, "tokens/s");
     expect_rel(r.energy_per_token_j, ref.metrics.energy_per_token_j, "J/token");
     expect_rel(r.average_power_w, ref.metrics.average_power_w, "power");
+    expect_rel(r.it_energy_j, ref.metrics.it_energy_j, "IT energy");
+    expect_rel(r.bubble_fraction, ref.metrics.bubble_fraction, "bubble fraction");
+    EXPECT_EQ(r.collective_schedule, estimate_collective_schedule(parse_scenario(doc(n, l), "layout.json")));
     double peak = 0;
     for (const auto& d : ref.metrics.devices) peak = std::max(peak, d.memory.total().value());
     expect_rel(r.peak_memory_bytes, peak, "peak memory");
@@ -113,7 +116,17 @@ TEST_F(FastAnalyticalTest, MemoryBeyondTheDeviceIsReported) {
   ASSERT_TRUE(r.valid());
   EXPECT_FALSE(r.fits);
   EXPECT_GT(r.peak_memory_bytes, 16.0 * 175e9 / 8 * 0.9);
-  EXPECT_THROW(run_scenario(parse_scenario(big_doc({8, 1, 8, 1}, true), "big.json")), InputError);
+  // The same issues, stage by stage, as the memory check of run_scenario.
+  try {
+    run_scenario(parse_scenario(big_doc({8, 1, 8, 1}, true), "big.json"));
+    FAIL() << "no memory error";
+  } catch (const InputError& e) {
+    ASSERT_EQ(r.memory_issues.size(), e.issues().size());
+    for (std::size_t i = 0; i < e.issues().size(); ++i) {
+      EXPECT_EQ(r.memory_issues[i].path, e.issues()[i].path);
+      EXPECT_EQ(r.memory_issues[i].message, e.issues()[i].message);
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,129 @@
+#include "sim/sweep/fast_screen.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "scenarios/scenario.hpp"
+#include "sim/core/error.hpp"
+#include "sim/report/fast_analytical.hpp"
+#include "sim/sweep/record.hpp"
+#include "sim/sweep/scenario_source.hpp"
+
+namespace hcsim::sweep {
+namespace {
+
+// The report pointers the fast path fills: default_metrics().
+nlohmann::json fast_report(const FastResult& r) {
+  return {{"step_time_s", r.step_time_s},
+          {"tokens_per_s", r.tokens_per_s},
+          {"mfu", r.mfu},
+          {"bubble_fraction", r.bubble_fraction},
+          {"energy", {{"it_j", r.it_energy_j}, {"per_token_j", r.energy_per_token_j},
+                      {"average_power_w", r.average_power_w}}},
+          {"devices", r.devices}};
+}
+
+bool covers(const std::vector<MetricColumn>& metrics) {
+  const nlohmann::json probe = fast_report(FastResult{});
+  for (const auto& c : metrics)
+    if (report_value(probe, c.pointer).is_null()) return false;
+  return true;
+}
+
+// The base at the analytical fidelity, when the fast path reproduces it.
+std::optional<Scenario> fast_base(const SearchSpec& spec) {
+  nlohmann::json doc = spec.base.doc;
+  doc["simulation"]["mode"] = "analytical";
+  try {
+    Scenario sc = parse_scenario(doc, spec.base.file);
+    if (sc.pools.size() != 1 || sc.strategy.cp != 1 || sc.strategy.offload != Offload::none ||
+        sc.simulation.collective_algorithm != "auto")
+      return std::nullopt;
+    return sc;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+FastLayout layout_of(const Candidate& c) {
+  const auto& p = c.params;
+  FastLayout l;
+  l.tp = p.at("/strategy/tp").get<int>();
+  l.pp = p.at("/strategy/pp").get<int>();
+  l.dp = p.at("/strategy/dp").get<int>();
+  l.micro_batch = p.at("/workload/micro_batch").get<std::int64_t>();
+  l.schedule = p.at("/strategy/schedule").get_ref<const std::string&>();
+  l.interleave = p.at("/strategy/interleave").get<int>();
+  const std::string& rc = p.at("/strategy/recompute").get_ref<const std::string&>();
+  l.recompute = rc == "full" ? Recompute::full : rc == "selective" ? Recompute::selective : Recompute::none;
+  l.zero = p.at("/strategy/zero").get<int>();
+  l.sequence_parallel = p.at("/strategy/sequence_parallel").get<bool>();
+  return l;
+}
+
+// The candidate sets exactly the fields a FastLayout holds, and its pool's count.
+bool plain_layout(const Candidate& c) {
+  static const std::set<std::string> keys = {
+      "/strategy/tp",        "/strategy/pp",        "/strategy/dp",   "/workload/micro_batch",
+      "/strategy/schedule",  "/strategy/interleave", "/strategy/recompute", "/strategy/zero",
+      "/strategy/sequence_parallel", "/cluster/pools/0/count"};
+  if (c.params.size() != keys.size()) return false;
+  for (const auto& [k, v] : c.params.items())
+    if (!keys.count(k)) return false;
+  return c.params.at("/cluster/pools/0/count").get<int>() == c.devices;
+}
+
+}  // namespace
+
+FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& rows,
+                       const std::vector<std::size_t>& which, const std::vector<MetricColumn>& metrics) {
+  FastScreen out;
+  const std::optional<Scenario> base = covers(metrics) ? fast_base(spec) : std::nullopt;
+  if (!base) {
+    out.rest = which;
+    return out;
+  }
+  // One cluster and one FastAnalytical per device count (null: that cluster cannot be built).
+  std::map<int, std::pair<std::unique_ptr<Scenario>, std::unique_ptr<FastAnalytical>>> per_count;
+  for (std::size_t i : which) {
+    const Candidate& c = rows[i].candidate;
+    if (!plain_layout(c)) {
+      out.rest.push_back(i);
+      continue;
+    }
+    auto [it, added] = per_count.try_emplace(c.devices);
+    if (added) {
+      try {
+        it->second.first = std::make_unique<Scenario>(resized_cluster(*base, c.devices));
+        it->second.second = std::make_unique<FastAnalytical>(*it->second.first);
+      } catch (const std::exception&) {
+        it->second.second.reset();
+      }
+    }
+    FastAnalytical* fast = it->second.second.get();
+    if (!fast) {
+      out.rest.push_back(i);
+      continue;
+    }
+    const FastResult r = fast->evaluate(layout_of(c));
+    // The parser's own message, and the task bound's, come from the full path.
+    if (!r.valid() || r.collective_schedule > static_cast<double>(base->simulation.max_tasks)) {
+      out.rest.push_back(i);
+      continue;
+    }
+    Evaluation ev;
+    if (!r.fits && base->simulation.check_memory) {
+      ev.status = "infeasible";
+      ev.reason = issues_text(InputError(r.memory_issues));
+    } else {
+      ev.status = "ok";
+      ev.report = fast_report(r);
+    }
+    out.records.emplace_back(i, make_record(i, c.params, ev, metrics));
+  }
+  return out;
+}
+
+}  // namespace hcsim::sweep

@@ -1,0 +1,35 @@
+#pragma once
+// The analytical screen of `hcsim search` without a scenario per candidate: the base is
+// parsed once and, per device count, resized and handed to FastAnalytical
+// (sim/report/fast_analytical.hpp), which evaluates a layout in microseconds instead of the
+// milliseconds of parsing and running its scenario. A row it decides gets the record the
+// full path would write (sim/sweep/record.hpp): the same status, the same memory-check
+// reason, the same metrics up to summation order (tests/sweep/fast_screen_test.cpp). It
+// leaves to the full path
+//  - every row, when the base or the metrics are outside what it reproduces: more than one
+//    device pool, context parallelism, offload, a named collective algorithm, metrics
+//    other than the defaults, a base that does not parse;
+//  - the rows of a device count whose cluster cannot be built;
+//  - layouts the scenario parser rejects (its message names the rule);
+//  - layouts whose collective schedule is beyond simulation.max_tasks.
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/sweep/search_runner.hpp"
+#include "sim/sweep/sweep_spec.hpp"
+
+namespace hcsim::sweep {
+
+struct FastScreen {
+  std::vector<std::pair<std::size_t, std::string>> records;  // (row, record line) decided here
+  std::vector<std::size_t> rest;                              // rows left to the full path
+};
+
+// Screens rows `which` of `rows` at the analytical fidelity with the report `metrics`.
+FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& rows,
+                       const std::vector<std::size_t>& which, const std::vector<MetricColumn>& metrics);
+
+}  // namespace hcsim::sweep

@@ -1,0 +1,121 @@
+// The fast analytical screen of `hcsim search` (sim/sweep/fast_screen.cpp) against the full
+// path (the candidate's scenario parsed and run in analytical mode, sim/sweep/
+// scenario_source.cpp): for every candidate it decides, the same status and reason, and the
+// same metrics to 1e-9 relative (they differ only in summation order); candidates it
+// leaves aside are those the parser rejects. The spaces mix valid layouts, layouts the
+// parser rejects (heads, batch, layers) and layouts that do not fit in memory.
+#include "sim/sweep/fast_screen.hpp"
+
+#include <gtest/gtest.h>
+
+#include "scenarios/scenario.hpp"
+#include "sim/sweep/record.hpp"
+#include "sim/sweep/scenario_source.hpp"
+
+namespace hcsim::sweep {
+namespace {
+
+std::vector<SearchRow> rows_of(const SearchSpec& spec) {
+  std::vector<SearchRow> rows;
+  for (auto& c : enumerate_candidates(spec)) {
+    SearchRow r;
+    r.candidate = std::move(c);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+// Returns how many rows the fast path decided, and how many of them were ok / infeasible.
+struct Counts {
+  std::size_t fast = 0, ok = 0, infeasible = 0, rest = 0;
+};
+
+Counts expect_same_as_full_path(const SearchSpec& spec) {
+  const std::vector<SearchRow> rows = rows_of(spec);
+  std::vector<std::size_t> all(rows.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const auto metrics = default_metrics();
+  const FastScreen fast = fast_screen(spec, rows, all, metrics);
+  Counts n;
+  n.fast = fast.records.size();
+  n.rest = fast.rest.size();
+  EXPECT_EQ(fast.records.size() + fast.rest.size(), rows.size());
+  for (const auto& [i, line] : fast.records) {
+    const auto got = nlohmann::json::parse(line);
+    const Evaluation ev =
+        evaluate_scenario(candidate_document(spec, rows[i].candidate, "analytical"), spec.base.file, false);
+    const auto want = nlohmann::json::parse(make_record(i, rows[i].candidate.params, ev, metrics));
+    SCOPED_TRACE(describe_layout(rows[i].candidate));
+    EXPECT_EQ(got["status"], want["status"]) << want.value("reason", "");
+    if (got["status"] != want["status"]) continue;
+    EXPECT_EQ(got["params"], want["params"]);
+    if (want["status"] == "ok") {
+      ++n.ok;
+      for (const auto& c : metrics) {
+        const double a = got["metrics"][c.name].get<double>(), b = want["metrics"][c.name].get<double>();
+        EXPECT_NEAR(a, b, 1e-9 * std::abs(b)) << c.name;
+      }
+    } else {
+      ++n.infeasible;
+      EXPECT_EQ(got["reason"], want["reason"]);
+    }
+  }
+  // What it leaves aside, the parser rejects (these spaces have no other reason to).
+  for (std::size_t i : fast.rest) {
+    const Evaluation ev =
+        evaluate_scenario(candidate_document(spec, rows[i].candidate, "analytical"), spec.base.file, false);
+    EXPECT_EQ(ev.status, "infeasible") << describe_layout(rows[i].candidate);
+  }
+  return n;
+}
+
+const std::string kSweeps = std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/";
+
+TEST(FastScreen, MatchesTheFullPathOnTheQuickstartSearch) {
+  register_builtins();
+  const Counts n = expect_same_as_full_path(load_search(kSweeps + "quickstart-search.json"));
+  EXPECT_GT(n.ok, 100u);
+}
+
+TEST(FastScreen, MatchesTheFullPathWhereLayoutsAreRejectedOrDoNotFit) {
+  register_builtins();
+  // GPT-3 6.7B (32 heads, 32 layers) on up to 64 A100 40 GB: tp 3 and 6 break the heads,
+  // pp 3 and 5 the layers, micro-batch 3 the batch; small tp * pp do not fit in 40 GB.
+  const nlohmann::json doc = {
+      {"base",
+       {{"cluster",
+         {{"pools", {{{"preset", "nvidia-a100-40gb-sxm"}, {"count", 64}}}},
+          {"topology", {{"type", "nvswitch-cluster"}, {"gpus_per_node", 8}}}}},
+        {"workload", {{"model", {{"preset", "gpt3-6.7b"}}}, {"global_batch", 96}, {"micro_batch", 1}}},
+        {"strategy", {{"tp", 8}, {"pp", 1}, {"dp", 8}}}}},
+      {"max_devices", 64},
+      {"space",
+       {{"tp", {1, 2, 3, 4, 6, 8}},
+        {"pp", {1, 2, 3, 4, 5}},
+        {"micro_batch", {1, 2, 3}},
+        {"schedule", {"gpipe", "1f1b", "interleaved-1f1b"}},
+        {"interleave", {2}},
+        {"recompute", {"none", "full"}},
+        {"zero", {0, 1, 3}},
+        {"sequence_parallel", {false, true}}}}};
+  const Counts n = expect_same_as_full_path(parse_search(doc, "search.json"));
+  EXPECT_GT(n.ok, 50u);
+  EXPECT_GT(n.infeasible, 50u);  // out of memory, with the memory check's reasons
+  EXPECT_GT(n.rest, 50u);        // rejected by the parser
+}
+
+TEST(FastScreen, LeavesEverythingToTheFullPathWhereItDoesNotApply) {
+  register_builtins();
+  SearchSpec spec = load_search(kSweeps + "quickstart-search.json");
+  spec.base.doc["strategy"]["offload"] = "pool";  // not reproduced by the fast path
+  const std::vector<SearchRow> rows = rows_of(spec);
+  const FastScreen fast = fast_screen(spec, rows, {0, 1, 2}, default_metrics());
+  EXPECT_TRUE(fast.records.empty());
+  EXPECT_EQ(fast.rest, (std::vector<std::size_t>{0, 1, 2}));
+  // Metrics the fast path does not fill.
+  spec = load_search(kSweeps + "quickstart-search.json");
+  EXPECT_TRUE(fast_screen(spec, rows, {0, 1}, {{"mem", "/memory/peak_bytes"}}).records.empty());
+}
+
+}  // namespace
+}  // namespace hcsim::sweep
