@@ -270,7 +270,8 @@ class Emitter {
                                      st_.sequence_parallel ? CommClass::sp : CommClass::tp,
                                      op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, false);
           for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = id;
-          if (d == 0) g_.add_mirror(id, tp_mirrors(s));
+          if (d == 0)  // the tensor-parallel collectives of the data-parallel ranks not built
+            g_.add_mirror(id, group_mirrors(tp_mirrors_, s, dp_, st_.dp, [&](int k) { return tp_group(s, k); }));
         }
         continue;
       }
@@ -479,21 +480,17 @@ class Emitter {
   // the tensor ranks not built (same bytes over their own data-parallel groups).
   void mirror_dp(int s, int t, TaskId id) {
     if (t != 0) return;
-    auto [it, added] = dp_mirrors_.try_emplace(s, 0);
-    if (added) {
-      std::vector<std::uint32_t> groups;
-      for (int tm = tp_; tm < st_.tp; ++tm) groups.push_back(dp_group(s, tm));
-      it->second = g_.add_group_mirror_set(std::move(groups));
-    }
-    g_.add_mirror(id, it->second);
+    g_.add_mirror(id, group_mirrors(dp_mirrors_, s, tp_, st_.tp, [&](int k) { return dp_group(s, k); }));
   }
 
-  // Symmetry: the tensor-parallel collectives of stage s's data-parallel ranks not built.
-  std::uint32_t tp_mirrors(int s) {
-    auto [it, added] = tp_mirrors_.try_emplace(s, 0);
+  // Symmetry: the mirror set of stage s's groups group(k), k in [from, to) (the ranks not
+  // built), made once per stage and kept in `sets`.
+  template <class Group>
+  std::uint32_t group_mirrors(std::map<int, std::uint32_t>& sets, int s, int from, int to, Group group) {
+    auto [it, added] = sets.try_emplace(s, 0);
     if (added) {
       std::vector<std::uint32_t> groups;
-      for (int dm = dp_; dm < st_.dp; ++dm) groups.push_back(tp_group(s, dm));
+      for (int k = from; k < to; ++k) groups.push_back(group(k));
       it->second = g_.add_group_mirror_set(std::move(groups));
     }
     return it->second;
