@@ -4,20 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/test_topology.hpp"
 #include "sim/engine/engine.hpp"
 #include "topologies/routing.hpp"
 
 namespace hcsim {
 namespace {
 
-TopologyGraph build(const nlohmann::json& desc, int devices) {
-  register_builtin_links();
-  register_builtin_topologies();
-  Diagnostics d;
-  TopologyGraph g = build_topology(desc, devices, "/t", d);
-  EXPECT_TRUE(d.ok()) << (d.ok() ? "" : d.issues()[0].message);
-  return g;
-}
+TopologyGraph build(const nlohmann::json& desc, int devices) { return testing::test_topology(desc, devices); }
 
 // One NVSwitch node: every GPU-to-GPU route is GPU -> switch -> GPU, alpha = 2 x latency,
 // B = bandwidth x 0.8.

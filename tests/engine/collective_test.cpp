@@ -1,6 +1,7 @@
 // Collectives replayed on SimGrid against the NCCL ring closed form.
 #include <gtest/gtest.h>
 
+#include "../support/test_topology.hpp"
 #include "sim/engine/engine.hpp"
 #include "topologies/routing.hpp"
 #include "workloads/formulas.hpp"
@@ -9,15 +10,11 @@ namespace hcsim {
 namespace {
 
 TopologyGraph node(int gpus, const char* bw, const char* lat) {
-  register_builtin_links();
-  register_builtin_topologies();
-  Diagnostics d;
-  nlohmann::json desc = {{"type", "nvswitch-cluster"},
-                         {"gpus_per_node", gpus},
-                         {"nvlink", {{"type", "electrical"}, {"bandwidth", bw}, {"latency", lat}, {"efficiency", 0.8}}}};
-  TopologyGraph g = build_topology(desc, gpus, "/t", d);
-  EXPECT_TRUE(d.ok()) << (d.ok() ? "" : d.issues()[0].message);
-  return g;
+  return testing::test_topology(
+      {{"type", "nvswitch-cluster"},
+       {"gpus_per_node", gpus},
+       {"nvlink", {{"type", "electrical"}, {"bandwidth", bw}, {"latency", lat}, {"efficiency", 0.8}}}},
+      gpus);
 }
 
 TaskGraph one_collective(int n, CollectiveOp op, double bytes, int copies = 1) {

@@ -3,19 +3,13 @@
 // share its host, max-min, as SimGrid's CPU model does (each gets half while both run).
 #include <gtest/gtest.h>
 
+#include "../support/test_topology.hpp"
 #include "sim/engine/engine.hpp"
 
 namespace hcsim {
 namespace {
 
-TopologyGraph two_devices() {
-  register_builtin_links();
-  register_builtin_topologies();
-  Diagnostics d;
-  TopologyGraph g = build_topology({{"type", "nvswitch-cluster"}, {"gpus_per_node", 2}}, 2, "/t", d);
-  EXPECT_TRUE(d.ok()) << (d.ok() ? "" : d.issues()[0].message);
-  return g;
-}
+TopologyGraph two_devices() { return testing::test_topology({{"type", "nvswitch-cluster"}, {"gpus_per_node", 2}}, 2); }
 
 Task compute(std::uint32_t device, double seconds) {
   Task t;

@@ -3,6 +3,7 @@
 // form of topologies/transfer_time (max-min sharing of alike flows is exact).
 #include <gtest/gtest.h>
 
+#include "../support/test_topology.hpp"
 #include "sim/engine/engine.hpp"
 #include "topologies/transfer_time.hpp"
 
@@ -10,13 +11,7 @@ namespace hcsim {
 namespace {
 
 TopologyGraph pool(int devices, int mems) {
-  register_builtin_links();
-  register_builtin_topologies();
-  Diagnostics d;
-  TopologyGraph g = build_topology({{"type", "cxl-pool"}, {"memory_devices", mems}, {"capacity", "512 GiB"}}, devices,
-                                   "/t", d);
-  EXPECT_TRUE(d.ok());
-  return g;
+  return testing::test_topology({{"type", "cxl-pool"}, {"memory_devices", mems}, {"capacity", "512 GiB"}}, devices);
 }
 
 // Device d reads `bytes` from memory endpoint d mod M; with `write`, it then writes them back.

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "../support/test_device.hpp"
+#include "../support/test_lowering.hpp"
+#include "../support/test_topology.hpp"
 #include "sim/engine/engine.hpp"
 #include "workloads/formulas.hpp"
 #include "workloads/lowering.hpp"
@@ -11,13 +13,10 @@ namespace hcsim {
 namespace {
 
 TopologyGraph free_network(int devices) {
-  register_builtin_links();
-  register_builtin_topologies();
-  Diagnostics d;
-  nlohmann::json desc = {{"type", "nvswitch-cluster"},
-                         {"gpus_per_node", devices},
-                         {"nvlink", {{"type", "electrical"}, {"bandwidth", "1 EB/s"}, {"latency", 0}}}};
-  return build_topology(desc, devices, "/t", d);
+  return testing::test_topology({{"type", "nvswitch-cluster"},
+                                 {"gpus_per_node", devices},
+                                 {"nvlink", {{"type", "electrical"}, {"bandwidth", "1 EB/s"}, {"latency", 0}}}},
+                                devices);
 }
 
 double bubble(const char* schedule, int p, int m, int v) {
@@ -35,8 +34,7 @@ double bubble(const char* schedule, int p, int m, int v) {
   w.global_batch = m;
   testing::TestDevice dev;
   auto sched = pipeline_schedules().get(schedule, "").make(Params());
-  LoweringInput in{&c, &st, &w, sched.get(), std::vector<const ComputeDevice*>(p, &dev),
-                   std::vector<int>(p, static_cast<int>(c.layers / p))};
+  const LoweringInput in = testing::uniform_lowering(c, st, w, *sched, dev);
   TaskGraph g = lower_training_step(in);
   EngineResult r = simulate(free_network(p), g, {});
   // Per stage: bubble = pipeline span - busy time; the span ends with the last pass of

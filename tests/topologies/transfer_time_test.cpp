@@ -3,18 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/test_topology.hpp"
+
 namespace hcsim {
 namespace {
 
 TopologyGraph pool(int devices, int mems, nlohmann::json extra = nlohmann::json::object()) {
-  register_builtin_links();
-  register_builtin_topologies();
-  Diagnostics d;
   nlohmann::json desc = {{"type", "cxl-pool"}, {"memory_devices", mems}, {"capacity", "512 GiB"}};
   desc.update(extra);
-  TopologyGraph g = build_topology(desc, devices, "/t", d);
-  EXPECT_TRUE(d.ok());
-  return g;
+  return testing::test_topology(desc, devices);
 }
 
 // Every device reads `bytes` from memory node d mod M, all at once.

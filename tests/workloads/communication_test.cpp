@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/test_device.hpp"
+#include "../support/test_lowering.hpp"
 #include "workloads/lowering.hpp"
 
 namespace hcsim {
@@ -22,8 +23,7 @@ double volume(const TransformerConfig& c, StrategySpec st, std::int64_t batch, C
   w.global_batch = batch;
   testing::TestDevice dev;
   auto sched = pipeline_schedules().get(st.schedule, "").make(Params());
-  LoweringInput in{&c, &st, &w, sched.get(), std::vector<const ComputeDevice*>(static_cast<std::size_t>(st.pp), &dev),
-                   std::vector<int>(static_cast<std::size_t>(st.pp), static_cast<int>(c.layers / st.pp))};
+  const LoweringInput in = testing::uniform_lowering(c, st, w, *sched, dev);
   const TaskGraph g = lower_training_step(in);
   double v = 0;
   for (const Task& t : g.tasks())

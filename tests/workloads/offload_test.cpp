@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/test_device.hpp"
+#include "../support/test_lowering.hpp"
 #include "workloads/lowering.hpp"
 #include "workloads/memory.hpp"
 #include "model_configs.hpp"
@@ -50,7 +51,7 @@ Lowered lower(bool offload, int dp_replicas) {
   w.global_batch = 8;
   const testing::TestDevice dev;
   const auto sched = pipeline_schedules().get("1f1b", "").make(Params());
-  LoweringInput in{&c, &st, &w, sched.get(), {&dev}, {4}};
+  LoweringInput in = testing::uniform_lowering(c, st, w, *sched, dev);
   in.dp_replicas = dp_replicas;
   if (offload) {
     in.memory_endpoints = 2;

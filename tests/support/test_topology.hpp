@@ -1,0 +1,22 @@
+#pragma once
+// A topology for a test, from its JSON description (docs/network.md), with the builtin
+// links and topologies registered. The description must be valid: a test failure names the
+// first issue.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "topologies/topology.hpp"
+
+namespace hcsim::testing {
+
+inline TopologyGraph test_topology(const nlohmann::json& desc, int devices) {
+  register_builtin_links();
+  register_builtin_topologies();
+  Diagnostics d;
+  TopologyGraph g = build_topology(desc, devices, "/t", d);
+  EXPECT_TRUE(d.ok()) << (d.ok() ? "" : d.issues()[0].message);
+  return g;
+}
+
+}  // namespace hcsim::testing
