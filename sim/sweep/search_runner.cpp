@@ -130,6 +130,7 @@ SearchResult run_search(const SearchSpec& spec, int jobs, bool progress, const s
     // Most rows at microseconds each (fast_screen.hpp); the rest as scenarios.
     FastScreen fast = fast_screen(spec, res.rows, all, default_metrics());
     for (auto& [i, line] : fast.records) fill_row(spec, res.rows[i], std::move(line));
+    res.fast_screened = fast.records.size();
     rest = std::move(fast.rest);
   }
   run_pass(spec, res.rows, rest, spec.prune_mode, jobs, progress, "search (screen)");

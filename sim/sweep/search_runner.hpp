@@ -28,6 +28,7 @@ struct SearchResult {
   std::vector<std::size_t> ranking;   // confirmed feasible rows, best first by the objective
   std::vector<std::size_t> pareto;    // confirmed feasible rows on the front, by step time
   std::size_t screened_ok = 0;        // feasible after the first pass
+  std::size_t fast_screened = 0;      // rows the first pass decided by the fast path (fast_screen.hpp)
   double seconds = 0;
 };
 
