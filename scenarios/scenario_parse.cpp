@@ -12,7 +12,7 @@
 #include "scenario.hpp"
 #include "sections.hpp"
 #include "topologies/transfer_time.hpp"
-#include "workloads/lowering.hpp"
+#include "workloads/stage_layout.hpp"
 
 namespace hcsim {
 

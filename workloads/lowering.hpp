@@ -69,12 +69,4 @@ inline std::uint32_t device_index(int stage, int dp_rank, int cp_rank, int tp_ra
 
 TaskGraph lower_training_step(const LoweringInput& in);
 
-// Layers per stage balanced by device speed: each stage gets layers in proportion to its
-// device's throughput on one layer (forward + backward), whole layers, each stage >= v.
-std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
-                                const std::vector<const ComputeDevice*>& stage_device);
-
-// Stage shapes (layers, embedding/head, in-flight micro-batches) for the memory model.
-std::vector<StageShape> stage_shapes(const LoweringInput& in);
-
 }  // namespace hcsim

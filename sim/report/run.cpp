@@ -12,6 +12,7 @@
 #include "topologies/torus.hpp"
 #include "topologies/transfer_time.hpp"
 #include "workloads/analytical.hpp"
+#include "workloads/stage_layout.hpp"
 
 namespace hcsim {
 

@@ -1,0 +1,59 @@
+// Stage layout (see stage_layout.hpp).
+#include "workloads/stage_layout.hpp"
+
+#include <algorithm>
+
+#include "workloads/transformer.hpp"
+
+namespace hcsim {
+
+std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
+                                const std::vector<const ComputeDevice*>& stage_device) {
+  const int p = static_cast<int>(stage_device.size());
+  const int v = std::max(1, st.interleave);
+  ShardShape sh{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision, st.cp};
+  // Forward + backward (2x) time of one layer, and of the embedding (stage 0) and the head
+  // (last stage), on each stage's device.
+  auto pass_time = [&](const std::vector<LayerOp>& ops, const ComputeDevice& dev) {
+    double t = 0;
+    for (const auto& op : ops) t += 3.0 * dev.time(op.kernel).value();
+    return t;
+  };
+  const auto layer = transformer_layer_ops(c, sh);
+  std::vector<double> per_layer(static_cast<std::size_t>(p)), fixed(static_cast<std::size_t>(p), 0.0);
+  for (int s = 0; s < p; ++s) per_layer[s] = pass_time(layer, *stage_device[s]);
+  fixed[0] += pass_time(embedding_ops(c, sh), *stage_device[0]);
+  fixed[static_cast<std::size_t>(p - 1)] += pass_time(head_ops(c, sh), *stage_device[static_cast<std::size_t>(p - 1)]);
+  // Min-max apportionment: each stage starts with v layers (one per chunk); every further
+  // layer goes to the stage whose time grows least, which minimises the slowest stage.
+  std::vector<int> out(static_cast<std::size_t>(p), v);
+  for (int given = p * v; given < static_cast<int>(c.layers); ++given) {
+    int best = 0;
+    double best_t = 0;
+    for (int s = 0; s < p; ++s) {
+      const double t = fixed[s] + (out[s] + 1) * per_layer[s];
+      if (s == 0 || t < best_t) { best = s; best_t = t; }
+    }
+    ++out[best];
+  }
+  return out;
+}
+
+std::vector<StageShape> stage_shapes(const LoweringInput& in) {
+  const int p = in.strategy->pp;
+  const int v = in.schedule->interleaved() ? in.strategy->interleave : 1;
+  const int m = static_cast<int>(in.workload->micro_batches(in.strategy->dp));
+  std::vector<StageShape> out;
+  for (int s = 0; s < p; ++s) {
+    StageShape sh;
+    sh.stage = s;
+    sh.layers = in.layers_per_stage[s];
+    sh.has_embedding = s == 0;
+    sh.has_head = s == p - 1;
+    sh.in_flight = in.schedule->in_flight(s, p, m, v);
+    out.push_back(sh);
+  }
+  return out;
+}
+
+}  // namespace hcsim
