@@ -9,6 +9,7 @@
 #include "sim/collectives/cost.hpp"
 #include "sim/report/run.hpp"
 #include "workloads/analytical.hpp"
+#include "workloads/stage_layout.hpp"
 
 namespace hcsim {
 namespace {
@@ -138,6 +139,7 @@ struct FastAnalytical::Impl {
 
   LayoutIssue configure(const FastLayout& l);
   void memory(FastResult& r);
+  [[nodiscard]] std::vector<Issue> memory_issues() const;
   void metrics(const AnalyticalResult& a, FastResult& r) const;
 
   const Scenario& base;
@@ -205,8 +207,7 @@ LayoutIssue FastAnalytical::Impl::configure(const FastLayout& l) {
 // such class is evaluated once, at its largest in-flight count.
 void FastAnalytical::Impl::memory(FastResult& r) {
   const int p = strategy.pp;
-  const int v = in.schedule->interleaved() ? strategy.interleave : 1;
-  const int m = static_cast<int>(workload.micro_batches(strategy.dp));
+  const std::vector<StageShape> shapes = stage_shapes(in);  // run_scenario's shapes
   const bool uniform = std::all_of(in.layers_per_stage.begin(), in.layers_per_stage.end(),
                                    [&](int x) { return x == in.layers_per_stage[0]; });
   StageShape interior{-1, 0, false, false, -1};
@@ -217,10 +218,8 @@ void FastAnalytical::Impl::memory(FastResult& r) {
       r.peak_memory_stage = sh.stage;
     }
   };
-  for (int s = 0; s < p; ++s) {
-    const StageShape sh{s, static_cast<double>(in.layers_per_stage[static_cast<std::size_t>(s)]), s == 0, s == p - 1,
-                        in.schedule->in_flight(s, p, m, v)};
-    if (uniform && s > 0 && s < p - 1) {
+  for (const StageShape& sh : shapes) {
+    if (uniform && sh.stage > 0 && sh.stage < p - 1) {
       if (sh.in_flight > interior.in_flight) interior = sh;
     } else {
       check(sh);
@@ -228,16 +227,18 @@ void FastAnalytical::Impl::memory(FastResult& r) {
   }
   if (interior.stage >= 0) check(interior);
   r.fits = r.peak_memory_bytes <= capacity;
-  if (r.fits) return;
-  // The memory check's issues, every stage that does not fit (run.cpp check_memory).
+}
+
+std::vector<Issue> FastAnalytical::Impl::memory_issues() const {
+  std::vector<Issue> out;
   const int per_stage = strategy.grad_ranks() * strategy.tp;
-  for (int s = 0; s < p; ++s) {
-    const StageShape sh{s, static_cast<double>(in.layers_per_stage[static_cast<std::size_t>(s)]), s == 0, s == p - 1,
-                        in.schedule->in_flight(s, p, m, v)};
+  for (const StageShape& sh : stage_shapes(in)) {
     const MemoryBreakdown need = stage_memory(base.model, strategy, workload, sh);
+    const int s = sh.stage;
     if (need.total().value() > capacity)
-      r.memory_issues.push_back(memory_shortfall(s, s * per_stage, (s + 1) * per_stage - 1, pool_name, capacity, need));
+      out.push_back(memory_shortfall(s, s * per_stage, (s + 1) * per_stage - 1, pool_name, capacity, need));
   }
+  return out;
 }
 
 // run.cpp's analytical metrics, summed per stage (dp * tp identical devices each).
@@ -289,6 +290,11 @@ FastResult FastAnalytical::evaluate(const FastLayout& l) {
   impl_->memory(r);
   impl_->metrics(analytical_step(impl_->in, impl_->cost_fn, &impl_->cache), r);
   return r;
+}
+
+std::vector<Issue> FastAnalytical::memory_issues(const FastLayout& l) {
+  if (impl_->configure(l) != LayoutIssue::none) return {};
+  return impl_->memory_issues();
 }
 
 std::size_t FastAnalytical::cached_collectives() const { return impl_->costs.size(); }

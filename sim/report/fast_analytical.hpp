@@ -55,9 +55,6 @@ struct FastResult {
   double bubble_fraction = 0;  // mean over the devices of bubble / step
   double it_energy_j = 0, energy_per_token_j = 0, average_power_w = 0;
   int devices = 0;
-  // When it does not fit: the memory check's issues (run.hpp memory_shortfall), stage by
-  // stage, as run_scenario raises them.
-  std::vector<Issue> memory_issues;
   double collective_schedule = 0;  // estimate_collective_schedule of the layout (run.hpp)
   [[nodiscard]] bool valid() const { return issue == LayoutIssue::none; }
 };
@@ -79,6 +76,10 @@ class FastAnalytical {
 
   // Not thread-safe (caches); step time computed for every valid layout, fitting or not.
   FastResult evaluate(const FastLayout& layout);
+  // The memory check's issues for `layout` (run.hpp memory_shortfall), stage by stage, as
+  // run_scenario raises them; empty when it fits or is invalid. Formatted on request only:
+  // a search screens many layouts that do not fit and reports few of them.
+  std::vector<Issue> memory_issues(const FastLayout& layout);
   [[nodiscard]] std::size_t cached_collectives() const;
 
  private:

@@ -107,7 +107,8 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
       out.rest.push_back(i);
       continue;
     }
-    const FastResult r = fast->evaluate(layout_of(c));
+    const FastLayout layout = layout_of(c);
+    const FastResult r = fast->evaluate(layout);
     // The parser's own message, and the task bound's, come from the full path.
     if (!r.valid() || r.collective_schedule > static_cast<double>(base->simulation.max_tasks)) {
       out.rest.push_back(i);
@@ -116,7 +117,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
     Evaluation ev;
     if (!r.fits && base->simulation.check_memory) {
       ev.status = "infeasible";
-      ev.reason = issues_text(InputError(r.memory_issues));
+      ev.reason = issues_text(InputError(fast->memory_issues(layout)));
     } else {
       ev.status = "ok";
       ev.report = fast_report(r);
