@@ -66,7 +66,11 @@ struct Scenario {
   [[nodiscard]] int device_count() const;
   [[nodiscard]] const DevicePool& pool_of_device(int device) const;
   [[nodiscard]] const PipelineSchedule& schedule() const;
+  [[nodiscard]] Layout layout() const { return strategy.layout(); }
 };
+
+// What the layout rules (workloads/layout.hpp) read of a scenario.
+LayoutRequest layout_request(const Scenario& sc);
 
 // Registers every built-in family (devices, links, topologies, models, schedules).
 void register_builtins();

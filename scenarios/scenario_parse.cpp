@@ -45,6 +45,23 @@ const PipelineSchedule& Scenario::schedule() const {
   return *s;
 }
 
+LayoutRequest layout_request(const Scenario& sc) {
+  LayoutRequest r;
+  r.model = &sc.model;
+  r.layout = sc.layout();
+  r.devices = sc.device_count();
+  r.interleaved = pipeline_schedules().find(sc.strategy.schedule) && sc.schedule().interleaved();
+  r.interleave = sc.strategy.interleave;
+  r.global_batch = sc.workload.global_batch;
+  r.micro_batch = sc.workload.micro_batch;
+  r.layers_per_stage = &sc.strategy.layers_per_stage;
+  r.uniform_stages = std::all_of(sc.stage_pool.begin(), sc.stage_pool.end(), [&](int p) {
+    return sc.pools[p].preset == sc.pools[sc.stage_pool[0]].preset &&
+           sc.pools[p].params == sc.pools[sc.stage_pool[0]].params;
+  });
+  return r;
+}
+
 namespace {
 
 // {"preset": P, "type": T?, "overrides": {...}} against one registry and preset library.
@@ -254,70 +271,14 @@ struct Parser {
     }
   }
 
+  // The layout rules (workloads/layout.hpp: check_layout), then the stages' placement.
   void layout_rules(const Params& s) {
-    const auto& st = sc.strategy;
-    const auto& c = sc.model;
-    const std::int64_t devices = sc.device_count();
-    const std::int64_t layout = static_cast<std::int64_t>(st.dp) * st.tp * st.cp * st.pp;
-    if (layout != devices)
-      diag.error(st.cp > 1 ? "/strategy/cp" : "/strategy",
-                 st.cp > 1 ? fmt::format("dp*cp*tp*pp = {}*{}*{}*{} = {} must equal the cluster's {} devices", st.dp,
-                                         st.cp, st.tp, st.pp, layout, devices)
-                           : fmt::format("dp*tp*pp = {}*{}*{} = {} must equal the cluster's {} devices", st.dp, st.tp,
-                                         st.pp, layout, devices));
-    context_rules();
-    if (c.heads > 0 && c.heads % st.tp != 0)
-      diag.error("/strategy/tp", fmt::format("the model's {} attention heads are not divisible by tp = {}", c.heads, st.tp));
-    else if (c.kv_heads > 0 && c.kv_heads % st.tp != 0 && st.tp % c.kv_heads != 0)
-      diag.error("/strategy/tp", fmt::format("the model's {} key/value heads cannot be split over tp = {}", c.kv_heads, st.tp));
-    if (c.ffn_hidden > 0 && c.ffn_hidden % st.tp != 0)
-      diag.error("/strategy/tp", fmt::format("the MLP size {} is not divisible by tp = {}", c.ffn_hidden, st.tp));
-    const int v = st.schedule == "interleaved-1f1b" ? st.interleave : 1;
-    if (st.interleave > 1 && st.schedule != "interleaved-1f1b")
-      diag.error("/strategy/interleave", "interleave > 1 needs \"schedule\": \"interleaved-1f1b\"");
-    if (st.schedule == "interleaved-1f1b" && st.pp < 2)
-      diag.error("/strategy/schedule", "the interleaved schedule needs pp >= 2");
-    const auto& w = sc.workload;
-    if (w.global_batch % (w.micro_batch * st.dp) != 0)
-      diag.error("/workload/global_batch",
-                 fmt::format("global batch {} is not divisible by micro_batch*dp = {}*{}", w.global_batch,
-                             w.micro_batch, st.dp));
-    else if (st.schedule == "interleaved-1f1b" && w.micro_batches(st.dp) % st.pp != 0)
-      diag.error("/workload/global_batch",
-                 fmt::format("the interleaved schedule needs the {} micro-batches per replica to be a multiple of pp = {}",
-                             w.micro_batches(st.dp), st.pp));
-    if (w.micro_batches(st.dp) > 65535)
-      diag.error("/workload/global_batch", fmt::format("{} micro-batches per replica; at most 65535 supported",
-                                                       w.micro_batches(st.dp)));
-    if (c.layers > 0 && c.layers < static_cast<std::int64_t>(st.pp) * v)
-      diag.error("/strategy/pp", fmt::format("{} layers cannot fill pp*interleave = {}*{} model chunks", c.layers,
-                                             st.pp, v));
-    if (!st.layers_per_stage.empty()) {
-      const std::int64_t sum =
-          std::accumulate(st.layers_per_stage.begin(), st.layers_per_stage.end(), std::int64_t{0});
-      if (static_cast<int>(st.layers_per_stage.size()) != st.pp)
-        diag.error("/strategy/layers_per_stage",
-                   fmt::format("{} entries given for pp = {} stages", st.layers_per_stage.size(), st.pp));
-      else if (sum != c.layers)
-        diag.error("/strategy/layers_per_stage", fmt::format("entries sum to {}, the model has {} layers", sum, c.layers));
-      else if (std::any_of(st.layers_per_stage.begin(), st.layers_per_stage.end(), [&](int x) { return x < v; }))
-        diag.error("/strategy/layers_per_stage", fmt::format("every stage needs at least {} layers (one per chunk)", v));
-    }
+    const LayoutRequest req = layout_request(sc);
+    check_layout(req, [&](LayoutIssue, std::string_view path, const std::function<std::string()>& message) {
+      diag.error(std::string(path), message());
+      return true;
+    });
     placement(s);
-  }
-
-  // Context parallelism: each rank holds s/cp tokens; a causal model's load-balanced
-  // assignment (Megatron-Core) splits the sequence into 2*cp chunks, rank i taking chunks i
-  // and 2*cp-1-i, so s must be a multiple of 2*cp.
-  void context_rules() {
-    const auto& st = sc.strategy;
-    const std::int64_t s = sc.model.seq_len;
-    if (st.cp <= 1 || s <= 0) return;
-    if (s % st.cp != 0)
-      diag.error("/strategy/cp", fmt::format("the sequence length {} is not divisible by cp = {}", s, st.cp));
-    else if (sc.model.causal && (s / st.cp) % 2 != 0)
-      diag.error("/strategy/cp", fmt::format("s/cp = {}/{} = {} tokens per rank must be even: the load-balanced causal "
-                                             "split gives each rank two of 2*cp chunks", s, st.cp, s / st.cp));
   }
 
   // Stage s occupies devices [s*dp*cp*tp, (s+1)*dp*cp*tp): each stage must sit inside one pool.
@@ -462,17 +423,17 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
     if (!sc.strategy.layers_per_stage.empty()) {
       sc.layers_per_stage = sc.strategy.layers_per_stage;
     } else {
-      const bool uniform = std::all_of(sc.stage_pool.begin(), sc.stage_pool.end(),
-                                       [&](int p) { return sc.pools[p].preset == sc.pools[sc.stage_pool[0]].preset &&
-                                                           sc.pools[p].params == sc.pools[sc.stage_pool[0]].params; });
-      const int v = sc.strategy.schedule == "interleaved-1f1b" ? sc.strategy.interleave : 1;
-      if (uniform && sc.model.layers % (static_cast<std::int64_t>(sc.strategy.pp) * v) != 0)
-        ps.diag.error("/strategy/pp", fmt::format("{} layers are not divisible by pp*interleave = {}*{}; give "
-                                                  "\"layers_per_stage\"", sc.model.layers, sc.strategy.pp, v));
-      else if (uniform)
+      const LayoutRequest req = layout_request(sc);
+      bool even = true;
+      check_layer_split(req, [&](LayoutIssue, std::string_view path, const std::function<std::string()>& message) {
+        ps.diag.error(std::string(path), message());
+        even = false;
+        return true;
+      });
+      if (even && req.uniform_stages)
         sc.layers_per_stage.assign(static_cast<std::size_t>(sc.strategy.pp),
                                    static_cast<int>(sc.model.layers / sc.strategy.pp));
-      else
+      else if (even)
         sc.layers_per_stage = balance_layers(sc.model, sc.strategy, sc.workload, stage_dev);
     }
   }

@@ -48,12 +48,7 @@ struct AnalyticalResult {
 
 AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn& cost);
 
-// The groups the step uses are arithmetic: devices first, first + stride, ... (count of
-// them). A tensor-parallel group is (stage's first device, 1, tp), a data-parallel one
-// (first, tp, dp), a pipeline send (sender, receiver - sender, 2).
-struct DeviceGroup {
-  int first = 0, stride = 1, count = 1;
-};
+// Collective time over an arithmetic group (workloads/layout.hpp).
 using GroupCostFn = std::function<double(const DeviceGroup& group, CollectiveOp op, double bytes)>;
 
 // Chunk cost sums (workloads/items: chunk_totals) kept across analytical_step calls, keyed

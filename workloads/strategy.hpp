@@ -11,6 +11,7 @@
 #include "models/compression/codec.hpp"
 #include "models/kernel.hpp"
 #include "sim/core/units.hpp"
+#include "workloads/layout.hpp"
 
 namespace hcsim {
 
@@ -31,6 +32,7 @@ struct StrategySpec {
   int cp = 1;
   // Ranks that hold the same weights and reduce gradients together (ZeRO shards over them).
   [[nodiscard]] int grad_ranks() const { return dp * cp; }
+  [[nodiscard]] Layout layout() const { return {dp, tp, pp, cp}; }
   std::string schedule = "1f1b";  // pipeline schedule registry key
   int interleave = 1;             // v: model chunks per device (interleaved-1f1b)
   bool sequence_parallel = false;

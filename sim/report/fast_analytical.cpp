@@ -68,26 +68,6 @@ class CostTable {
 
 }  // namespace
 
-std::string_view layout_issue_text(LayoutIssue i) {
-  switch (i) {
-    case LayoutIssue::none: return "valid";
-    case LayoutIssue::degrees: return "tp, pp, dp and micro_batch must be at least 1";
-    case LayoutIssue::too_many_devices: return "tp*pp*dp is more than the cluster's devices";
-    case LayoutIssue::heads: return "attention heads not divisible by tp";
-    case LayoutIssue::kv_heads: return "key/value heads cannot be split over tp";
-    case LayoutIssue::ffn: return "MLP size not divisible by tp";
-    case LayoutIssue::schedule: return "unknown pipeline schedule, or interleaved with pp < 2";
-    case LayoutIssue::interleave: return "interleave > 1 needs the interleaved schedule";
-    case LayoutIssue::batch: return "global batch not divisible by micro_batch*dp";
-    case LayoutIssue::interleaved_batch: return "interleaved schedule needs micro-batches a multiple of pp";
-    case LayoutIssue::too_many_micro_batches: return "more than 65535 micro-batches per replica";
-    case LayoutIssue::layers: return "fewer layers than pp*interleave model chunks";
-    case LayoutIssue::uneven_layers: return "layers not divisible by pp*interleave (and no layers_per_stage for this pp)";
-    case LayoutIssue::zero: return "ZeRO stage outside 0..3";
-  }
-  return "";
-}
-
 struct FastAnalytical::Impl {
   explicit Impl(const Scenario& b) : base(b), model(b.topology), cache() {
     int layout_pools = 0;
@@ -137,6 +117,7 @@ struct FastAnalytical::Impl {
     return t;
   }
 
+  LayoutRequest request(const FastLayout& l);
   LayoutIssue configure(const FastLayout& l);
   void memory(FastResult& r);
   [[nodiscard]] std::vector<Issue> memory_issues() const;
@@ -158,40 +139,38 @@ struct FastAnalytical::Impl {
   GroupCostFn cost_fn = [this](const DeviceGroup& g, CollectiveOp op, double bytes) { return collective(g, op, bytes); };
 };
 
-// The scenario parser's layout rules (scenario_parse.cpp, layout_rules and the layer
-// split), in its order; fills the strategy, workload and lowering input.
+// The layout rules (workloads/layout.hpp) for `l` on the first tp * pp * dp * cp devices of
+// the base cluster.
+LayoutRequest FastAnalytical::Impl::request(const FastLayout& l) {
+  LayoutRequest r;
+  r.model = &base.model;
+  r.layout = {l.dp, l.tp, l.pp, l.cp};
+  r.devices = r.layout.devices();
+  r.interleaved = in.schedule && in.schedule->interleaved();
+  r.interleave = l.interleave;
+  r.global_batch = base.workload.global_batch;
+  r.micro_batch = l.micro_batch;
+  r.layers_per_stage = &base.strategy.layers_per_stage;
+  return r;
+}
+
+// Fills the strategy, workload and lowering input of `l`; the first rule it breaks.
 LayoutIssue FastAnalytical::Impl::configure(const FastLayout& l) {
-  const TransformerConfig& c = base.model;
-  if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.micro_batch < 1 || l.interleave < 1) return LayoutIssue::degrees;
-  if (static_cast<std::int64_t>(l.tp) * l.pp * l.dp > base.device_count()) return LayoutIssue::too_many_devices;
-  if (c.heads > 0 && c.heads % l.tp != 0) return LayoutIssue::heads;
-  if (c.heads > 0 && c.kv_heads > 0 && c.kv_heads % l.tp != 0 && l.tp % c.kv_heads != 0) return LayoutIssue::kv_heads;
-  if (c.ffn_hidden > 0 && c.ffn_hidden % l.tp != 0) return LayoutIssue::ffn;
+  if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1 || l.micro_batch < 1 || l.interleave < 1) return LayoutIssue::degrees;
+  if (static_cast<std::int64_t>(l.tp) * l.pp * l.dp * l.cp > base.device_count()) return LayoutIssue::too_many_devices;
   if (l.zero < 0 || l.zero > 3) return LayoutIssue::zero;
   in.schedule = schedule(l.schedule);
   if (!in.schedule) return LayoutIssue::schedule;
-  const bool interleaved = in.schedule->interleaved();
-  if (l.interleave > 1 && !interleaved) return LayoutIssue::interleave;
-  if (interleaved && l.pp < 2) return LayoutIssue::schedule;
-  const int v = interleaved ? l.interleave : 1;
-  const std::int64_t gb = base.workload.global_batch;
-  if (gb % (l.micro_batch * l.dp) != 0) return LayoutIssue::batch;
-  const std::int64_t m = gb / (l.micro_batch * l.dp);
-  if (interleaved && m % l.pp != 0) return LayoutIssue::interleaved_batch;
-  if (m > 65535) return LayoutIssue::too_many_micro_batches;
-  if (c.layers > 0 && c.layers < static_cast<std::int64_t>(l.pp) * v) return LayoutIssue::layers;
+  if (const LayoutIssue i = first_layout_issue(request(l)); i != LayoutIssue::none) return i;
   const auto& given = base.strategy.layers_per_stage;
-  if (!given.empty()) {
-    if (static_cast<int>(given.size()) != l.pp || std::any_of(given.begin(), given.end(), [&](int x) { return x < v; }))
-      return LayoutIssue::uneven_layers;
+  if (!given.empty())
     in.layers_per_stage.assign(given.begin(), given.end());
-  } else {
-    if (c.layers % (static_cast<std::int64_t>(l.pp) * v) != 0) return LayoutIssue::uneven_layers;
-    in.layers_per_stage.assign(static_cast<std::size_t>(l.pp), static_cast<int>(c.layers / l.pp));
-  }
+  else
+    in.layers_per_stage.assign(static_cast<std::size_t>(l.pp), static_cast<int>(base.model.layers / l.pp));
   strategy.tp = l.tp;
   strategy.pp = l.pp;
   strategy.dp = l.dp;
+  strategy.cp = l.cp;
   if (strategy.schedule != l.schedule) strategy.schedule.assign(l.schedule);
   strategy.interleave = l.interleave;
   strategy.recompute = l.recompute;
@@ -295,6 +274,19 @@ FastResult FastAnalytical::evaluate(const FastLayout& l) {
 std::vector<Issue> FastAnalytical::memory_issues(const FastLayout& l) {
   if (impl_->configure(l) != LayoutIssue::none) return {};
   return impl_->memory_issues();
+}
+
+std::vector<Issue> FastAnalytical::layout_issues(const FastLayout& l) {
+  std::vector<Issue> out;
+  impl_->in.schedule = impl_->schedule(l.schedule);
+  const LayoutRequest r = impl_->request(l);
+  const LayoutSink sink = [&](LayoutIssue, std::string_view path, const std::function<std::string()>& message) {
+    out.push_back({std::string(path), message()});
+    return true;
+  };
+  check_layout(r, sink);
+  if (out.empty()) check_layer_split(r, sink);
+  return out;
 }
 
 std::size_t FastAnalytical::cached_collectives() const { return impl_->costs.size(); }

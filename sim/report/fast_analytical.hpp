@@ -37,14 +37,8 @@ struct FastLayout {
   Recompute recompute = Recompute::none;
   int zero = 0;
   bool sequence_parallel = false;
+  int cp = 1;
 };
-
-// The scenario parser's rule a layout breaks (the parser's messages say more).
-enum class LayoutIssue : std::uint8_t {
-  none, degrees, too_many_devices, heads, kv_heads, ffn, schedule, interleave, batch, interleaved_batch,
-  too_many_micro_batches, layers, uneven_layers, zero
-};
-std::string_view layout_issue_text(LayoutIssue i);
 
 struct FastResult {
   LayoutIssue issue = LayoutIssue::none;  // none: a valid layout, the rest is filled
@@ -80,6 +74,9 @@ class FastAnalytical {
   // run_scenario raises them; empty when it fits or is invalid. Formatted on request only:
   // a search screens many layouts that do not fit and reports few of them.
   std::vector<Issue> memory_issues(const FastLayout& layout);
+  // The layout rules `layout` breaks (workloads/layout.hpp), with the scenario parser's
+  // messages and in its order; empty when it breaks none.
+  std::vector<Issue> layout_issues(const FastLayout& layout);
   [[nodiscard]] std::size_t cached_collectives() const;
 
  private:

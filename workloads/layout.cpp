@@ -1,0 +1,160 @@
+// The layout rules (see layout.hpp): one copy, read by the parser, the driver and the search.
+#include "workloads/layout.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "workloads/transformer.hpp"
+
+namespace hcsim {
+
+std::vector<int> DeviceGroup::devices() const {
+  std::vector<int> out(static_cast<std::size_t>(count));
+  for (int k = 0; k < count; ++k) out[static_cast<std::size_t>(k)] = device(k);
+  return out;
+}
+
+std::string_view layout_issue_text(LayoutIssue i) {
+  switch (i) {
+    case LayoutIssue::none: return "valid";
+    case LayoutIssue::degrees: return "tp, pp, dp, cp and micro_batch must be at least 1";
+    case LayoutIssue::too_many_devices: return "dp*cp*tp*pp is not the cluster's device count";
+    case LayoutIssue::heads: return "attention heads not divisible by tp";
+    case LayoutIssue::kv_heads: return "key/value heads cannot be split over tp";
+    case LayoutIssue::ffn: return "MLP size not divisible by tp";
+    case LayoutIssue::schedule: return "unknown pipeline schedule, or interleaved with pp < 2";
+    case LayoutIssue::interleave: return "interleave > 1 needs the interleaved schedule";
+    case LayoutIssue::batch: return "global batch not divisible by micro_batch*dp";
+    case LayoutIssue::interleaved_batch: return "interleaved schedule needs micro-batches a multiple of pp";
+    case LayoutIssue::too_many_micro_batches: return "more than 65535 micro-batches per replica";
+    case LayoutIssue::layers: return "fewer layers than pp*interleave model chunks";
+    case LayoutIssue::uneven_layers: return "layers not divisible by pp*interleave (and no layers_per_stage for this pp)";
+    case LayoutIssue::zero: return "ZeRO stage outside 0..3";
+    case LayoutIssue::context: return "sequence not divisible for context parallelism";
+  }
+  return "";
+}
+
+void check_layout(const LayoutRequest& r, const LayoutSink& sink) {
+  const Layout& l = r.layout;
+  const TransformerConfig& c = *r.model;
+  // Each rule: if broken, report; stop when the sink says so.
+  auto broken = [&](LayoutIssue code, std::string_view path, const std::function<std::string()>& msg) {
+    return !sink(code, path, msg);
+  };
+  const std::int64_t layout = l.devices();
+  if (layout != r.devices &&
+      broken(LayoutIssue::too_many_devices, l.cp > 1 ? "/strategy/cp" : "/strategy", [&] {
+        return l.cp > 1 ? fmt::format("dp*cp*tp*pp = {}*{}*{}*{} = {} must equal the cluster's {} devices", l.dp, l.cp,
+                                      l.tp, l.pp, layout, r.devices)
+                        : fmt::format("dp*tp*pp = {}*{}*{} = {} must equal the cluster's {} devices", l.dp, l.tp, l.pp,
+                                      layout, r.devices);
+      }))
+    return;
+  // Context parallelism: each rank holds s/cp tokens; a causal model's load-balanced
+  // assignment (Megatron-Core) splits the sequence into 2*cp chunks, rank i taking chunks i
+  // and 2*cp-1-i, so s must be a multiple of 2*cp.
+  const std::int64_t s = c.seq_len;
+  if (l.cp > 1 && s > 0) {
+    if (s % l.cp != 0) {
+      if (broken(LayoutIssue::context, "/strategy/cp", [&] {
+            return fmt::format("the sequence length {} is not divisible by cp = {}", s, l.cp);
+          }))
+        return;
+    } else if (c.causal && (s / l.cp) % 2 != 0) {
+      if (broken(LayoutIssue::context, "/strategy/cp", [&] {
+            return fmt::format("s/cp = {}/{} = {} tokens per rank must be even: the load-balanced causal split gives "
+                               "each rank two of 2*cp chunks",
+                               s, l.cp, s / l.cp);
+          }))
+        return;
+    }
+  }
+  if (c.heads > 0 && c.heads % l.tp != 0) {
+    if (broken(LayoutIssue::heads, "/strategy/tp", [&] {
+          return fmt::format("the model's {} attention heads are not divisible by tp = {}", c.heads, l.tp);
+        }))
+      return;
+  } else if (c.kv_heads > 0 && c.kv_heads % l.tp != 0 && l.tp % c.kv_heads != 0) {
+    if (broken(LayoutIssue::kv_heads, "/strategy/tp", [&] {
+          return fmt::format("the model's {} key/value heads cannot be split over tp = {}", c.kv_heads, l.tp);
+        }))
+      return;
+  }
+  if (c.ffn_hidden > 0 && c.ffn_hidden % l.tp != 0 &&
+      broken(LayoutIssue::ffn, "/strategy/tp",
+             [&] { return fmt::format("the MLP size {} is not divisible by tp = {}", c.ffn_hidden, l.tp); }))
+    return;
+  const int v = r.interleaved ? r.interleave : 1;
+  if (r.interleave > 1 && !r.interleaved &&
+      broken(LayoutIssue::interleave, "/strategy/interleave",
+             [] { return std::string("interleave > 1 needs \"schedule\": \"interleaved-1f1b\""); }))
+    return;
+  if (r.interleaved && l.pp < 2 &&
+      broken(LayoutIssue::schedule, "/strategy/schedule",
+             [] { return std::string("the interleaved schedule needs pp >= 2"); }))
+    return;
+  const std::int64_t m = r.global_batch / (r.micro_batch * l.dp);
+  if (r.global_batch % (r.micro_batch * l.dp) != 0) {
+    if (broken(LayoutIssue::batch, "/workload/global_batch", [&] {
+          return fmt::format("global batch {} is not divisible by micro_batch*dp = {}*{}", r.global_batch,
+                             r.micro_batch, l.dp);
+        }))
+      return;
+  } else if (r.interleaved && m % l.pp != 0) {
+    if (broken(LayoutIssue::interleaved_batch, "/workload/global_batch", [&] {
+          return fmt::format("the interleaved schedule needs the {} micro-batches per replica to be a multiple of pp = {}",
+                             m, l.pp);
+        }))
+      return;
+  }
+  if (m > 65535 && broken(LayoutIssue::too_many_micro_batches, "/workload/global_batch", [&] {
+        return fmt::format("{} micro-batches per replica; at most 65535 supported", m);
+      }))
+    return;
+  if (c.layers > 0 && c.layers < static_cast<std::int64_t>(l.pp) * v &&
+      broken(LayoutIssue::layers, "/strategy/pp", [&] {
+        return fmt::format("{} layers cannot fill pp*interleave = {}*{} model chunks", c.layers, l.pp, v);
+      }))
+    return;
+  if (r.layers_per_stage && !r.layers_per_stage->empty()) {
+    const auto& given = *r.layers_per_stage;
+    const std::int64_t sum = std::accumulate(given.begin(), given.end(), std::int64_t{0});
+    if (static_cast<int>(given.size()) != l.pp) {
+      broken(LayoutIssue::uneven_layers, "/strategy/layers_per_stage",
+             [&] { return fmt::format("{} entries given for pp = {} stages", given.size(), l.pp); });
+    } else if (sum != c.layers) {
+      broken(LayoutIssue::uneven_layers, "/strategy/layers_per_stage",
+             [&] { return fmt::format("entries sum to {}, the model has {} layers", sum, c.layers); });
+    } else if (std::any_of(given.begin(), given.end(), [&](int x) { return x < v; })) {
+      broken(LayoutIssue::uneven_layers, "/strategy/layers_per_stage",
+             [&] { return fmt::format("every stage needs at least {} layers (one per chunk)", v); });
+    }
+  }
+}
+
+void check_layer_split(const LayoutRequest& r, const LayoutSink& sink) {
+  if ((r.layers_per_stage && !r.layers_per_stage->empty()) || !r.uniform_stages) return;
+  const int v = r.interleaved ? r.interleave : 1;
+  const std::int64_t chunks = static_cast<std::int64_t>(r.layout.pp) * v;
+  if (r.model->layers % chunks == 0) return;
+  sink(LayoutIssue::uneven_layers, "/strategy/pp", [&] {
+    return fmt::format("{} layers are not divisible by pp*interleave = {}*{}; give \"layers_per_stage\"",
+                       r.model->layers, r.layout.pp, v);
+  });
+}
+
+LayoutIssue first_layout_issue(const LayoutRequest& r) {
+  LayoutIssue first = LayoutIssue::none;
+  const LayoutSink sink = [&](LayoutIssue code, std::string_view, const std::function<std::string()>&) {
+    first = code;
+    return false;
+  };
+  check_layout(r, sink);
+  if (first == LayoutIssue::none) check_layer_split(r, sink);
+  return first;
+}
+
+}  // namespace hcsim

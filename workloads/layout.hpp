@@ -1,0 +1,101 @@
+#pragma once
+// The parallel layout of a training step: the degrees (data dp, tensor tp, pipeline pp,
+// context cp), how devices are numbered, every group the step communicates in, and the one
+// copy of the layout rules (check_layout), which the scenario parser, the run driver and
+// the layout search all use.
+//
+// Device numbering (Megatron-Core's tensor-context-data-pipeline order, tensor fastest):
+//   device = ((stage * dp + dp_rank) * cp + cp_rank) * tp + tp_rank
+// so a stage is a contiguous block of devices (a pool can hold whole stages), a tensor-
+// parallel group sits inside a node and a context-parallel ring is next closest. The dp * cp
+// ranks of a stage that hold the same weights form its "replica" axis,
+// r = dp_rank * cp + cp_rank: their gradients are reduced together and ZeRO shards over them.
+//
+// Every group is arithmetic (first device, stride, count):
+//   tensor group of (stage, replica r):       (first(stage) + r * tp, 1, tp)
+//   replica group of (stage, tensor rank t):  (first(stage) + t, tp, dp * cp)
+//   context ring neighbours of a stage:       (first(stage), tp, 2)
+//   pipeline pair (stage a -> stage b):       (first(a), first(b) - first(a), 2)
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// TransformerConfig: workloads/transformer.hpp (which includes this file through strategy.hpp).
+
+namespace hcsim {
+
+struct TransformerConfig;
+
+// A group of devices first, first + stride, ... (count of them).
+struct DeviceGroup {
+  int first = 0, stride = 1, count = 1;
+  [[nodiscard]] int device(int k) const { return first + k * stride; }
+  [[nodiscard]] std::vector<int> devices() const;
+};
+
+struct Layout {
+  int dp = 1, tp = 1, pp = 1, cp = 1;
+
+  [[nodiscard]] int replicas() const { return dp * cp; }          // ranks of equal weights
+  [[nodiscard]] int per_stage() const { return dp * cp * tp; }    // devices of one stage
+  [[nodiscard]] std::int64_t devices() const { return static_cast<std::int64_t>(per_stage()) * pp; }
+  [[nodiscard]] int stage_of(int device) const { return device / per_stage(); }
+  [[nodiscard]] int first_device(int stage) const { return stage * per_stage(); }
+  [[nodiscard]] std::uint32_t device(int stage, int replica, int tp_rank) const {
+    return static_cast<std::uint32_t>((stage * replicas() + replica) * tp + tp_rank);
+  }
+  [[nodiscard]] std::uint32_t device(int stage, int dp_rank, int cp_rank, int tp_rank) const {
+    return device(stage, dp_rank * cp + cp_rank, tp_rank);
+  }
+  [[nodiscard]] DeviceGroup tensor_group(int stage, int replica = 0) const {
+    return {first_device(stage) + replica * tp, 1, tp};
+  }
+  [[nodiscard]] DeviceGroup replica_group(int stage, int tp_rank = 0) const {
+    return {first_device(stage) + tp_rank, tp, replicas()};
+  }
+  [[nodiscard]] DeviceGroup context_pair(int stage) const { return {first_device(stage), tp, 2}; }
+  [[nodiscard]] DeviceGroup pipeline_pair(int from, int to) const {
+    return {first_device(from), first_device(to) - first_device(from), 2};
+  }
+};
+
+// The rule a layout breaks, for callers that need a code rather than the message.
+enum class LayoutIssue : std::uint8_t {
+  none, degrees, too_many_devices, heads, kv_heads, ffn, schedule, interleave, batch, interleaved_batch,
+  too_many_micro_batches, layers, uneven_layers, zero, context
+};
+std::string_view layout_issue_text(LayoutIssue i);
+
+// What the layout rules read.
+struct LayoutRequest {
+  const TransformerConfig* model = nullptr;
+  Layout layout;
+  std::int64_t devices = 0;         // of the cluster
+  bool interleaved = false;         // the schedule keeps v > 1 model chunks per device
+  int interleave = 1;               // v as given
+  std::int64_t global_batch = 1, micro_batch = 1;
+  const std::vector<int>* layers_per_stage = nullptr;  // as given; null or empty: balanced
+  // Every stage on the same device model: layers split evenly (else by device speed).
+  bool uniform_stages = true;
+};
+
+// Receives each broken rule: its code, JSON pointer and (on request) its message. Return
+// false to stop at this rule.
+using LayoutSink = std::function<bool(LayoutIssue, std::string_view path, const std::function<std::string()>& message)>;
+
+// The cross-field layout rules, in the order the parser reports them: layout = devices,
+// context parallelism (s divisible by cp, even s/cp for causal models), heads, key/value
+// heads and MLP divisible by tp, the schedule's interleaving, batch divisibility, the
+// micro-batch limit, layers enough for the model chunks, and layers_per_stage when given.
+void check_layout(const LayoutRequest& r, const LayoutSink& sink);
+// The even layer split of uniform stages without layers_per_stage (checked once the
+// cluster is built): layers divisible by pp * v.
+void check_layer_split(const LayoutRequest& r, const LayoutSink& sink);
+// The first rule `r` breaks in check_layout then check_layer_split, none if it breaks none;
+// no message is formatted.
+LayoutIssue first_layout_issue(const LayoutRequest& r);
+
+}  // namespace hcsim
