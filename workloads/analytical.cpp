@@ -2,77 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <map>
 #include <numeric>
-#include <tuple>
-
-#include "workloads/items.hpp"
 
 namespace hcsim {
-
-struct AnalyticalCache::Impl {
-  // (model, device) by address: the caller keeps both alive and unchanged while the cache lives.
-  using Key = std::tuple<std::uintptr_t, std::uintptr_t, int, bool, bool, std::int64_t, int, bool, bool, Recompute, DType, int>;
-  std::map<Key, ChunkTotals> chunks;
-};
-
-AnalyticalCache::AnalyticalCache() : impl_(std::make_unique<Impl>()) {}
-AnalyticalCache::~AnalyticalCache() = default;
-
 namespace {
 
 struct PassCost {
   double compute = 0, comm = 0, flops = 0, model_flops = 0, energy = 0;
-};
-
-// The chunk sums of one call: a few distinct (device, layers, embedding, head) shapes,
-// looked up locally first, then in the caller's cache, else computed.
-class ChunkSource {
- public:
-  ChunkSource(const LoweringInput& in, AnalyticalCache* cache) : in_(in), cache_(cache) {}
-
-  const ChunkTotals& get(const ComputeDevice& dev, int layers, bool embedding, bool head) {
-    for (const auto& e : local_)
-      if (e.dev == &dev && e.layers == layers && e.embedding == embedding && e.head == head) return *e.totals;
-    const ChunkTotals* t = nullptr;
-    if (cache_) {
-      const StrategySpec& st = *in_.strategy;
-      const AnalyticalCache::Impl::Key key{reinterpret_cast<std::uintptr_t>(in_.model),
-                                           reinterpret_cast<std::uintptr_t>(&dev),
-                                           layers,
-                                           embedding,
-                                           head,
-                                           in_.workload->micro_batch,
-                                           st.tp,
-                                           st.sequence_parallel,
-                                           st.flash_attention,
-                                           st.recompute,
-                                           in_.workload->precision,
-                                           st.cp};
-      auto& chunks = cache_->impl().chunks;
-      auto it = chunks.find(key);
-      if (it == chunks.end()) it = chunks.emplace(key, chunk_totals(in_, dev, layers, embedding, head)).first;
-      t = &it->second;
-    } else {
-      own_.push_back(std::make_unique<ChunkTotals>(chunk_totals(in_, dev, layers, embedding, head)));
-      t = own_.back().get();
-    }
-    local_.push_back({&dev, layers, embedding, head, t});
-    return *t;
-  }
-
- private:
-  struct Entry {
-    const ComputeDevice* dev;
-    int layers;
-    bool embedding, head;
-    const ChunkTotals* totals;
-  };
-  const LoweringInput& in_;
-  AnalyticalCache* cache_;
-  std::vector<Entry> local_;
-  std::vector<std::unique_ptr<ChunkTotals>> own_;
 };
 
 // Tensor-parallel collectives of one stage, each op costed once.
@@ -103,47 +39,27 @@ void add(PassCost& a, const PassCost& b) {
   a.energy += b.energy;
 }
 
-// Gradient collectives of `grads` bytes in buckets of `bucket` bytes; returns (total, last).
-std::pair<double, double> grad_reduction(const LoweringInput& in, double grads, const DeviceGroup& dp_group,
-                                         const ComputeDevice& dev, const GroupCostFn& cost) {
-  const StrategySpec& st = *in.strategy;
-  if (st.grad_ranks() <= 1 || grads <= 0) return {0, 0};
-  const double bucket = st.overlap_dp ? st.dp_bucket.value() : grads;
-  const CollectiveOp plain = st.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-  auto one = [&](double bytes) {
-    if (!st.dp_codec) return cost(dp_group, plain, bytes);
-    const double e = dtype_bytes(in.workload->precision);
-    const auto elements = static_cast<std::int64_t>(bytes / e);
-    const std::int64_t rows = std::min<std::int64_t>(in.model->hidden, std::max<std::int64_t>(1, elements));
-    const CodecInput ci{rows, std::max<std::int64_t>(1, elements / rows), e, st.grad_ranks(), st.step};
-    const CodecCost cc = st.zero >= 1
-                             ? cost_for_in_place_allreduce(*st.dp_codec, ci, st.dp_on_incompatible, "/strategy/compression/dp")
-                             : st.dp_codec->cost(ci);
-    if (!cc.compressed) return cost(dp_group, plain, bytes);
-    double t = dev.time(memory_kernel(KernelKind::codec, cc.encode_memory_traffic, cc.encode_flops, DType::fp32)).value() +
-               dev.time(memory_kernel(KernelKind::codec, cc.decode_memory_traffic, cc.decode_flops, DType::fp32)).value();
-    for (const auto& ph : cc.plan.phases) {
-      const CollectiveOp op = ph.op == WireOp::all_gather   ? CollectiveOp::all_gather
-                              : ph.op == WireOp::all_to_all ? CollectiveOp::all_to_all
-                                                            : plain;
-      t += cost(dp_group, op, ph.buffer.value());
-    }
-    return t;
-  };
-  const double full = std::floor(grads / bucket);
-  const double rest = grads - full * bucket;
-  const double t_full = full > 0 ? one(bucket) : 0.0;
-  const double t_rest = rest > 0 ? one(rest) : 0.0;
-  return {full * t_full + t_rest, rest > 0 ? t_rest : t_full};
+// One gradient reduction of the plan: its collectives over the replica group, and its
+// codec's encode and decode.
+double reduction_time(const GradReduction& r, const DeviceGroup& group, const GroupCostFn& cost) {
+  double t = r.codec.compressed ? r.codec.encode.t + r.codec.decode.t : 0.0;
+  for (const GradReduction::Phase& ph : r.phases) t += cost(group, ph.op, ph.bytes);
+  return t;
 }
 
 // Ring attention (workloads/items: cp_ring): cp blocks of t/cp each overlapped with one of
 // the cp - 1 sends (tau each) to the next context-parallel rank, as the lowering chains them:
 // the ring takes t/cp + (cp - 1) max(tau, t/cp), so (cp - 1) max(0, tau - t/cp) is exposed.
-double ring_exposed(const PassTotals& p, int cp, const DeviceGroup& pair, const GroupCostFn& cost) {
+// Every rank waits for its predecessor's block, so the slowest hop of the ring sets tau (a
+// ring that crosses a node edge runs at the speed of that edge).
+double ring_exposed(const PassTotals& p, const Layout& lay, int stage, const GroupCostFn& cost) {
+  const int cp = lay.cp;
   double x = 0;
-  for (const CpRing& r : p.cp)
-    x += r.count * (cp - 1) * std::max(0.0, cost(pair, CollectiveOp::send_recv, r.bytes) - r.t / cp);
+  for (const CpRing& r : p.cp) {
+    double tau = 0;
+    for (int k = 0; k < cp; ++k) tau = std::max(tau, cost(lay.context_hop(stage, k), CollectiveOp::send_recv, r.bytes));
+    x += r.count * (cp - 1) * std::max(0.0, tau - r.t / cp);
+  }
   return x;
 }
 
@@ -155,7 +71,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn
       in,
       [&](const DeviceGroup& g, CollectiveOp op, double bytes) {
         devices.resize(static_cast<std::size_t>(g.count));
-        for (int k = 0; k < g.count; ++k) devices[static_cast<std::size_t>(k)] = g.first + k * g.stride;
+        for (int k = 0; k < g.count; ++k) devices[static_cast<std::size_t>(k)] = g.device(k);
         return cost(devices, op, bytes);
       },
       nullptr);
@@ -163,39 +79,43 @@ AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn
 
 AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cost, AnalyticalCache* cache) {
   const StrategySpec& st = *in.strategy;
-  const int p = st.pp;
-  const int v = in.schedule->interleaved() ? st.interleave : 1;
-  const double m = static_cast<double>(in.workload->micro_batches(st.dp));
-  const double act = static_cast<double>(in.workload->micro_batch * (in.model->seq_len / st.cp) * in.model->hidden) *
-                     dtype_bytes(in.workload->precision);
-  const double send_bytes = st.scatter_gather || st.sequence_parallel ? act / st.tp : act;
-  auto first_device = [&](int stage) { return static_cast<int>(device_index(stage, 0, 0, st.grad_ranks(), st.tp)); };
+  const StepPlan plan = build_step_plan(in, PlanDetail::totals, cache);
+  const Layout& lay = plan.layout;
+  const int p = lay.pp;
+  const int v = plan.v;
+  const double m = plan.m;
 
   AnalyticalResult r;
   r.stages.resize(static_cast<std::size_t>(p));
-  std::vector<double> c(static_cast<std::size_t>(p)), bwd(c.size()), grads(c.size());
-  ChunkSource chunks(in, cache);
+  std::vector<double> c(static_cast<std::size_t>(p)), bwd(c.size()), gathers(c.size(), 0.0);
+  double first_gather = 0;
   for (int s = 0; s < p; ++s) {
-    TpCosts tp(cost, {first_device(s), 1, st.tp});
-    const DeviceGroup cp_pair{first_device(s), st.tp, 2};  // neighbours on the context-parallel ring
+    const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
+    TpCosts tp(cost, lay.tensor_group(s));
+    const DeviceGroup replicas = lay.replica_group(s);
     PassCost f, b;
     double cp_f = 0, cp_b = 0;  // exposed ring-attention sends per micro-batch
     for (int ch = 0; ch < v; ++ch) {
-      const int vs = ch * p + s;
-      const ChunkTotals& ct =
-          chunks.get(*in.stage_device[s], chunk_layers(in.layers_per_stage[s], v, ch), vs == 0, vs == p * v - 1);
+      const ChunkTotals& ct = *sp.totals[static_cast<std::size_t>(ch)];
       add(f, tp.pass(ct.fwd, ct.comm_bytes));
       add(b, tp.pass(ct.bwd, ct.comm_bytes));
-      cp_f += ring_exposed(ct.fwd, st.cp, cp_pair, cost);
-      cp_b += ring_exposed(ct.bwd, st.cp, cp_pair, cost);
-      grads[s] += ct.grad_bytes;
+      cp_f += ring_exposed(ct.fwd, lay, s, cost);
+      cp_b += ring_exposed(ct.bwd, lay, s, cost);
+      if (sp.gather_per_pass) {
+        const double g = cost(replicas, CollectiveOp::all_gather, ct.grad_bytes);
+        gathers[static_cast<std::size_t>(s)] += 2.0 * m * g;  // before each forward and each backward
+        if (s == 0 && ch == 0) first_gather = g;
+      }
     }
     double pp = 0;
     if (p > 1) {
+      // Per micro-batch and chunk: one send forward, one backward; with a codec each is
+      // encoded here and decoded on the receiver (the receiver's decode counted there).
       const int next = s + 1 < p ? s + 1 : s - 1;
-      pp = 2.0 * v * cost({first_device(s), first_device(next) - first_device(s), 2}, CollectiveOp::send_recv, send_bytes);
+      const double codec = sp.send_codec.compressed ? sp.send_codec.encode.t + sp.recv_decode.t : 0.0;
+      pp = 2.0 * v * (cost(lay.pipeline_pair(s, next), CollectiveOp::send_recv, sp.send_bytes) + codec);
     }
-    auto& a = r.stages[s];
+    auto& a = r.stages[static_cast<std::size_t>(s)];
     a.compute_s = m * (f.compute + b.compute);
     a.tp_comm_s = m * (f.comm + b.comm);
     a.cp_comm_s = m * (cp_f + cp_b);
@@ -203,38 +123,46 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     a.flops = m * (f.flops + b.flops);
     a.model_flops = m * (f.model_flops + b.model_flops);
     a.dynamic_energy_j = m * (f.energy + b.energy);
-    c[s] = f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b;
-    bwd[s] = b.compute + b.comm + cp_b;
+    c[static_cast<std::size_t>(s)] = f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b;
+    bwd[static_cast<std::size_t>(s)] = b.compute + b.comm + cp_b;
   }
   const double cmax = *std::max_element(c.begin(), c.end());
   const double csum = std::accumulate(c.begin(), c.end(), 0.0);
   r.pipeline_s = m * cmax + (csum - cmax) / v;
 
+  // ZeRO-3: the latest start of each stage's last backward pass set by its gathers, and the
+  // backward passes of the later stages it waits for (see analytical.hpp).
+  std::vector<double> gather_bound(static_cast<std::size_t>(p) + 1, 0.0);
+  for (int s = p - 1; s >= 0; --s) {
+    const auto k = static_cast<std::size_t>(s);
+    gather_bound[k] = gathers[k] > 0 ? std::max(gathers[k], gather_bound[k + 1]) + bwd[k] / v : 0.0;
+  }
+
   double drain = 0;  // stage s finishes its last backward this long before stage 0
   for (int s = 0; s < p; ++s) {
-    auto& a = r.stages[s];
-    const ComputeDevice& dev = *in.stage_device[s];
-    const DeviceGroup dp_group{first_device(s), st.tp, st.grad_ranks()};
-    const auto [dp_total, dp_last] = grad_reduction(in, grads[s], dp_group, dev, cost);
-    a.dp_exposed_s = st.overlap_dp ? std::max(dp_last, dp_total - bwd[s] / v) : dp_total;
-    const double e = dtype_bytes(in.workload->precision);
-    const Kernel opt = optimizer_kernel(grads[s] / e / (st.zero >= 1 ? st.grad_ranks() : 1), in.workload->precision);
-    a.optimizer_s = dev.time(opt).value();
-    if (!in.offload_stream_s.empty()) a.offload_s = 2.0 * in.offload_stream_s[static_cast<std::size_t>(s)];
-    a.dynamic_energy_j += dev.dynamic_energy(opt).value();
-    if (st.zero >= 1 && st.zero <= 2 && st.grad_ranks() > 1) a.optimizer_s += cost(dp_group, CollectiveOp::all_gather, grads[s]);
-    if (st.zero >= 3 && st.grad_ranks() > 1) {
-      // Parameter gathers run ahead on the communication stream; what they cannot hide
-      // behind the pipeline is exposed.
-      const double gathers = 2.0 * m * v * cost(dp_group, CollectiveOp::all_gather, grads[s] / v);
-      a.dp_exposed_s += std::max(0.0, gathers - r.pipeline_s);
+    auto& a = r.stages[static_cast<std::size_t>(s)];
+    const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
+    const DeviceGroup replicas = lay.replica_group(s);
+    double dp_total = 0, dp_last = 0;
+    for (const BucketPoint& bp : sp.buckets) {
+      dp_last = reduction_time(bp.reduction, replicas, cost);
+      dp_total += dp_last;
     }
-    const double end = r.pipeline_s - drain + a.dp_exposed_s + a.offload_s + a.optimizer_s;
-    r.step_time_s = std::max(r.step_time_s, end);
-    drain += bwd[s] / v;
+    a.dp_exposed_s = st.overlap_dp ? std::max(dp_last, dp_total - bwd[static_cast<std::size_t>(s)] / v) : dp_total;
+    a.optimizer_s = sp.optimizer.t;
+    if (!in.offload_stream_s.empty()) a.offload_s = 2.0 * in.offload_stream_s[static_cast<std::size_t>(s)];
+    a.dynamic_energy_j += sp.optimizer.energy;
+    if (sp.zero_gather_bytes > 0) a.optimizer_s += cost(replicas, CollectiveOp::all_gather, sp.zero_gather_bytes);
+    // ZeRO-3's gathers delay the stage's last backward pass; the delay is exposed.
+    const double last_backward = r.pipeline_s - drain;
+    const double zero3 =
+        std::max(first_gather, gather_bound[static_cast<std::size_t>(s)] - last_backward);
+    a.dp_exposed_s += std::max(0.0, zero3);
+    r.step_time_s = std::max(r.step_time_s, last_backward + a.dp_exposed_s + a.offload_s + a.optimizer_s);
+    drain += bwd[static_cast<std::size_t>(s)] / v;
   }
   for (int s = 0; s < p; ++s) {
-    auto& a = r.stages[s];
+    auto& a = r.stages[static_cast<std::size_t>(s)];
     a.bubble_s = std::max(0.0, r.pipeline_s - a.compute_s - a.tp_comm_s - a.cp_comm_s - a.pp_comm_s);
     a.idle_s = std::max(0.0, r.step_time_s - r.pipeline_s - a.dp_exposed_s - a.offload_s - a.optimizer_s);
   }

@@ -1,8 +1,9 @@
 #pragma once
-// The analytical fidelity: a training step in closed form from the same cost items the
-// lowering emits (workloads/items), with no engine. Per stage s and micro-batch, c_s is the
-// forward plus backward compute, the exposed tensor-parallel collectives and the pipeline
-// sends; the pipeline takes
+// The analytical fidelity: a training step in closed form over the step plan the lowering
+// emits (workloads/step_plan.hpp: the same items, bytes, groups, buckets and codecs), with
+// no engine. Per stage s and micro-batch, c_s is the forward plus backward compute, the
+// exposed tensor-parallel collectives and the pipeline sends (with their codec's encode
+// and decode); the pipeline takes
 //   T_pipe = m * max_s c_s + (sum_s c_s - max_s c_s) / v
 // which is (m + p - 1) c for uniform GPipe/1F1B stages and (m + (p-1)/v) c for interleaved
 // 1F1B (Narayanan et al. SC21 §2.2). Stage s finishes its last backward pass
@@ -11,6 +12,11 @@
 // then the optimizer runs (with its state offloaded: streamed in before and back after,
 // LoweringInput::offload_stream_s each), then ZeRO's parameter all-gather. The step is
 // the latest stage.
+// ZeRO-3: every pass waits for its chunk's parameter all-gather; the gathers run ahead,
+// one after the other on the communication stream from the start of the step. So the first
+// pass starts after the first gather g_0, and stage s's last pass no earlier than the sum
+// G_s of its 2 m v gathers; its last backward, and those of the stages before it, follow:
+//   end_s = max(T_pipe + g_0 - drain_s, max(G_s, B_{s+1}) + b_s / v),  B_s = that second term.
 // Context parallelism: c_s also holds the ring-attention sends attention blocks do not
 // hide; data-parallel groups span the dp * cp ranks of equal weights.
 // Collective times come from a callback (the topology-aware collective cost model), so
@@ -20,7 +26,7 @@
 #include <memory>
 #include <vector>
 
-#include "workloads/lowering.hpp"
+#include "workloads/step_plan.hpp"
 
 namespace hcsim {
 
@@ -51,20 +57,8 @@ AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn
 // Collective time over an arithmetic group (workloads/layout.hpp).
 using GroupCostFn = std::function<double(const DeviceGroup& group, CollectiveOp op, double bytes)>;
 
-// Chunk cost sums (workloads/items: chunk_totals) kept across analytical_step calls, keyed
-// by everything they depend on, for callers that evaluate many layouts of one model.
-class AnalyticalCache {
- public:
-  AnalyticalCache();
-  ~AnalyticalCache();
-  AnalyticalCache(const AnalyticalCache&) = delete;
-  AnalyticalCache& operator=(const AnalyticalCache&) = delete;
-  struct Impl;
-  Impl& impl() { return *impl_; }
-
- private:
-  std::unique_ptr<Impl> impl_;
-};
+// Chunk cost sums kept across analytical_step calls (workloads/step_plan.hpp).
+using AnalyticalCache = ChunkCache;
 
 // The same step with group-shaped collective costs and, optionally, a cache of chunk
 // sums (null: none). analytical_step(in, cost) is this with the groups listed.

@@ -76,6 +76,7 @@ class ItemBuilder {
     b.grad_bytes = grad_bytes;
     out.bwd.push_back(b);
     out.grad_bytes += grad_bytes;
+    out.markers.push_back(grad_bytes);
   }
 
   void compute(std::vector<Item>& out, const Kernel& k, Phase phase, double model_flops) {
@@ -200,6 +201,11 @@ ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int 
   t.bwd = add_scaled(pass_totals(ends.bwd), pass_totals(one.bwd), layers);
   t.comm_bytes = b.act_bytes();
   t.grad_bytes = ends.grad_bytes + layers * one.grad_bytes;
+  // Backward order: the head's marker, each layer's, the embedding's.
+  const std::size_t head_markers = head ? 1 : 0;
+  t.markers.assign(ends.markers.begin(), ends.markers.begin() + static_cast<std::ptrdiff_t>(head_markers));
+  for (int l = 0; l < layers; ++l) t.markers.insert(t.markers.end(), one.markers.begin(), one.markers.end());
+  t.markers.insert(t.markers.end(), ends.markers.begin() + static_cast<std::ptrdiff_t>(head_markers), ends.markers.end());
   return t;
 }
 

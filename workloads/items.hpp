@@ -27,7 +27,8 @@ struct Item {
 
 struct ChunkItems {
   std::vector<Item> fwd, bwd;
-  double grad_bytes = 0;  // gradient bytes of the chunk on one device
+  double grad_bytes = 0;        // gradient bytes of the chunk on one device
+  std::vector<double> markers;  // the bucket markers' gradient bytes, in backward order
 };
 
 // Items of a chunk of `layers` transformer layers (plus the embedding on the first
@@ -53,6 +54,7 @@ struct ChunkTotals {
   PassTotals fwd, bwd;
   double comm_bytes = 0;  // payload of every tensor-parallel collective
   double grad_bytes = 0;
+  std::vector<double> markers;  // as ChunkItems::markers
 };
 ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head);
 

@@ -14,7 +14,7 @@
 // Every group is arithmetic (first device, stride, count):
 //   tensor group of (stage, replica r):       (first(stage) + r * tp, 1, tp)
 //   replica group of (stage, tensor rank t):  (first(stage) + t, tp, dp * cp)
-//   context ring neighbours of a stage:       (first(stage), tp, 2)
+//   context ring hop k of a stage:            (context rank k, its successor's offset, 2)
 //   pipeline pair (stage a -> stage b):       (first(a), first(b) - first(a), 2)
 
 #include <cstdint>
@@ -56,7 +56,12 @@ struct Layout {
   [[nodiscard]] DeviceGroup replica_group(int stage, int tp_rank = 0) const {
     return {first_device(stage) + tp_rank, tp, replicas()};
   }
-  [[nodiscard]] DeviceGroup context_pair(int stage) const { return {first_device(stage), tp, 2}; }
+  // Hop k of the context-parallel ring of (stage, data-parallel rank 0, tensor rank 0):
+  // context rank k to k + 1 (mod cp).
+  [[nodiscard]] DeviceGroup context_hop(int stage, int k) const {
+    const int from = static_cast<int>(device(stage, 0, k, 0)), to = static_cast<int>(device(stage, 0, (k + 1) % cp, 0));
+    return {from, to - from, 2};
+  }
   [[nodiscard]] DeviceGroup pipeline_pair(int from, int to) const {
     return {first_device(from), first_device(to) - first_device(from), 2};
   }

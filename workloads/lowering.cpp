@@ -1,20 +1,21 @@
-// Lowering of one training step to a TaskGraph (see lowering.hpp).
+// Lowering of one training step to a TaskGraph (see lowering.hpp): the step plan
+// (workloads/step_plan.hpp) times the schedule.
 //
-// Each (stage, chunk) gets a forward and a backward "item list" once: compute items (one
-// per kernel, already costed on the stage's device) separated by tensor-parallel
+// Each (stage, chunk) has a forward and a backward "item list" in the plan: compute items
+// (one per kernel, already costed on the stage's device) separated by tensor-parallel
 // communication items and gradient-bucket markers. Emitting a pipeline pass walks the list
 // for every (data-parallel, tensor-parallel) rank of the stage, folding consecutive compute
 // items into one task (compute between two communication points is one activity). Passes
 // are emitted in a global topological order by stepping each stage through its schedule
 // whenever the activations or gradients it needs have been sent.
 #include "lowering.hpp"
-#include "items.hpp"
-#include "offload.hpp"
+#include "step_plan.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
+#include <functional>
 #include <numeric>
 
 #include "sim/core/error.hpp"
@@ -37,26 +38,27 @@ StrategySpec replica_axis(const StrategySpec& st) {
 
 class Emitter {
  public:
-  explicit Emitter(const LoweringInput& in) : in_(in), st_(replica_axis(*in.strategy)), cp_(in.strategy->cp) {
+  explicit Emitter(const LoweringInput& in)
+      : in_(in), st_(replica_axis(*in.strategy)), cp_(in.strategy->cp), plan_(build_step_plan(in)) {
     p_ = st_.pp;
-    v_ = in.schedule->interleaved() ? st_.interleave : 1;
-    dp_ = in.dp_replicas > 0 ? std::min(in.dp_replicas, st_.dp) : st_.dp;
+    v_ = plan_.v;
+    // Symmetry builds whole context-parallel rings: the cp ranks of a data-parallel rank
+    // are not identical where their ring crosses links of different speeds (a node edge).
+    dp_ = in.dp_replicas > 0 ? std::min(in.dp_replicas * cp_, st_.dp) : st_.dp;
     tp_ = in.tp_ranks > 0 ? std::min(in.tp_ranks, st_.tp) : st_.tp;  // simulated tensor-parallel ranks
-    m_ = static_cast<int>(in.workload->micro_batches(in.strategy->dp));
+    m_ = plan_.m;
     ranks_ = dp_ * tp_;
     const std::uint32_t devices = static_cast<std::uint32_t>(p_ * st_.dp * st_.tp);
     g_.devices = devices;
     g_.memory_endpoints = in.memory_endpoints;
     compute_tail_.assign(devices, kNone);
     comm_tail_.assign(devices, kNone);
-    act_bytes_ = static_cast<double>(in.workload->micro_batch * (in.model->seq_len / cp_) * in.model->hidden) *
-                 dtype_bytes(in.workload->precision);
-    build_items();
+    next_bucket_.assign(static_cast<std::size_t>(p_), 0);
   }
 
   TaskGraph run() {
     std::vector<std::vector<PipeOp>> order(static_cast<std::size_t>(p_));
-    for (int s = 0; s < p_; ++s) order[s] = in_.schedule->order(s, p_, m_, v_);
+    for (int s = 0; s < p_; ++s) order[s] = plan_.stages[static_cast<std::size_t>(s)].order;
     std::vector<std::size_t> pos(static_cast<std::size_t>(p_), 0);
     std::size_t remaining = 0;
     for (const auto& o : order) remaining += o.size();
@@ -78,7 +80,8 @@ class Emitter {
 
  private:
   int vstage(int s, int c) const { return c * p_ + s; }
-  std::uint32_t dev(int s, int dpi, int tpi) const { return device_index(s, dpi, tpi, st_.dp, st_.tp); }
+  std::uint32_t dev(int s, int r, int tpi) const { return plan_.layout.device(s, r, tpi); }
+  const StagePlan& stage(int s) const { return plan_.stages[static_cast<std::size_t>(s)]; }
   std::uint64_t key(int vs, int mb, bool bwd) const {
     return (static_cast<std::uint64_t>(vs) * static_cast<std::uint64_t>(m_) + static_cast<std::uint64_t>(mb)) * 2 +
            (bwd ? 1 : 0);
@@ -88,17 +91,6 @@ class Emitter {
     const int vs = vstage(s, op.chunk);
     if (!op.backward) return vs == 0 || recv_.count(key(vs, op.microbatch, false));
     return vs == p_ * v_ - 1 || recv_.count(key(vs, op.microbatch, true));
-  }
-
-  void build_items() {
-    items_.resize(static_cast<std::size_t>(p_ * v_));
-    for (int s = 0; s < p_; ++s) {
-      for (int c = 0; c < v_; ++c) {
-        const int vs = vstage(s, c);
-        items_[vs] = build_chunk_items(in_, *in_.stage_device[s], chunk_layers(in_.layers_per_stage[s], v_, c),
-                                       vs == 0, vs == p_ * v_ - 1);
-      }
-    }
   }
 
   TaskId add_compute(std::uint32_t device, const Item& acc, Phase phase, int s, int mb, TaskId dep, TaskId dep2) {
@@ -164,75 +156,58 @@ class Emitter {
     return dp_groups_[k] = g_.add_group(std::move(devs));
   }
 
-  // Gradient collective for `bytes` of stage s, one per tensor-parallel rank.
-  void emit_grad_collective(int s, double bytes, const std::vector<TaskId>& chain) {
-    if (st_.dp <= 1 || bytes <= 0) return;
-    const CommClass cls = st_.zero >= 1 ? CommClass::zero : CommClass::dp;
-    const CollectiveOp plain = st_.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-    const CodecCost cc = grad_codec_cost(bytes);
+  // A gradient reduction of stage s (the plan's), one per tensor-parallel rank: its codec's
+  // encode on each rank, its collectives one after the other, decode.
+  void emit_grad_collective(int s, const GradReduction& red, const std::vector<TaskId>& chain) {
     for (int t = 0; t < tp_; ++t) {
       std::vector<TaskId> deps;
-      if (!cc.compressed) {
-        for (int d = 0; d < dp_; ++d) deps.push_back(chain[static_cast<std::size_t>(d * tp_ + t)]);
-        mirror_dp(s, t, add_collective(dp_group(s, t), plain, bytes, cls, Phase::backward, s, m_ - 1, deps, true));
-        continue;
+      for (int d = 0; d < dp_; ++d) {
+        const TaskId after = chain[static_cast<std::size_t>(d * tp_ + t)];
+        deps.push_back(red.codec.compressed ? add_codec(dev(s, d, t), red.codec.encode, Phase::backward, s, m_ - 1, after)
+                                            : after);
       }
-      // Encode on each rank, the codec's collectives one after the other, decode.
-      for (int d = 0; d < dp_; ++d)
-        deps.push_back(add_compute(dev(s, d, t), codec_item(s, cc.encode_flops, cc.encode_memory_traffic),
-                                   Phase::backward, s, m_ - 1, chain[static_cast<std::size_t>(d * tp_ + t)], kNone));
       TaskId last = kNone;
-      for (const CollectivePhase& ph : cc.plan.phases) {
-        CollectiveOp op = ph.op == WireOp::all_gather ? CollectiveOp::all_gather
-                          : ph.op == WireOp::all_to_all ? CollectiveOp::all_to_all
-                                                        : plain;
-        last = add_collective(dp_group(s, t), op, ph.buffer.value(), cls, Phase::backward, s, m_ - 1, deps, true);
+      for (const GradReduction::Phase& ph : red.phases) {
+        last = add_collective(dp_group(s, t), ph.op, ph.bytes, plan_.grad_class, Phase::backward, s, m_ - 1, deps, true);
         mirror_dp(s, t, last);
         deps = {last};
       }
-      for (int d = 0; d < dp_; ++d)
-        add_compute(dev(s, d, t), codec_item(s, cc.decode_flops, cc.decode_memory_traffic), Phase::backward, s,
-                    m_ - 1, last, kNone);
+      if (red.codec.compressed)
+        for (int d = 0; d < dp_; ++d) add_codec(dev(s, d, t), red.codec.decode, Phase::backward, s, m_ - 1, last);
     }
   }
 
-  // Gradient codec cost for a bucket of `bytes`, seen as a (hidden x elements/hidden)
-  // matrix. Under ZeRO the gradients are reduce-scattered in place, so a codec that does
-  // not sum in place is refused or sent by all-gather ("on_incompatible").
-  CodecCost grad_codec_cost(double bytes) const {
-    if (!st_.dp_codec) return {};
-    const double e = dtype_bytes(in_.workload->precision);
-    const auto elements = static_cast<std::int64_t>(bytes / e);
-    const std::int64_t rows = std::min<std::int64_t>(in_.model->hidden, std::max<std::int64_t>(1, elements));
-    CodecInput ci{rows, std::max<std::int64_t>(1, elements / rows), e, st_.dp, st_.step};
-    if (st_.zero >= 1)
-      return cost_for_in_place_allreduce(*st_.dp_codec, ci, st_.dp_on_incompatible, "/strategy/compression/dp");
-    return st_.dp_codec->cost(ci);
+  TaskId add_codec(std::uint32_t device, Item it, Phase phase, int s, int mb, TaskId dep) {
+    it.label = codec_label_;
+    return add_compute(device, it, phase, s, mb, dep, kNone);
   }
 
-  Item codec_item(int s, Flops flops, Bytes traffic) const {
-    const Kernel k = memory_kernel(KernelKind::codec, traffic, flops, DType::fp32);
-    Item it;
-    it.label = codec_label_;
-    it.t = in_.stage_device[s]->time(k).value();
-    it.bytes = traffic.value();
-    it.energy = in_.stage_device[s]->dynamic_energy(k).value();
-    return it;
+  // The plan's reductions issued at this point of stage s's pass over `chunk` (its last
+  // micro-batch's backward): bucket marker `marker`, or -1 after the pass's items.
+  void issue_buckets(int s, int chunk, int marker, const std::function<void()>& flush, const std::vector<TaskId>& chain) {
+    const auto& buckets = stage(s).buckets;
+    std::size_t& k = next_bucket_[static_cast<std::size_t>(s)];
+    while (k < buckets.size() && buckets[k].chunk == chunk && buckets[k].marker == marker) {
+      flush();
+      emit_grad_collective(s, buckets[k].reduction, chain);
+      ++k;
+    }
   }
 
   void emit_pass(int s, const PipeOp& op) {
     const int vs = vstage(s, op.chunk);
-    const ChunkItems& ci = items_[vs];
+    const ChunkItems& ci = stage(s).chunks[static_cast<std::size_t>(op.chunk)];
     const auto& items = op.backward ? ci.bwd : ci.fwd;
     std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone), extra(chain.size(), kNone);
     if (auto it = recv_.find(key(vs, op.microbatch, op.backward)); it != recv_.end()) chain = it->second;
-    if (st_.zero >= 3 && st_.dp > 1) gather_params(s, ci.grad_bytes, op, extra);
+    if (stage(s).gather_per_pass) gather_params(s, ci.grad_bytes, op, extra);
     const bool last = op.backward && op.microbatch == m_ - 1;
+    int marker = 0;
 
     Item acc;
     Phase acc_phase = Phase::forward;
     bool pending = false;
-    auto flush = [&] {
+    const std::function<void()> flush = [&] {
       if (!pending) return;
       for (int d = 0; d < dp_; ++d)
         for (int t = 0; t < tp_; ++t) {
@@ -275,21 +250,12 @@ class Emitter {
         }
         continue;
       }
-      // Gradient bucket marker: only the last micro-batch's backward completes gradients.
-      if (!last || !st_.overlap_dp) continue;
-      bucket_bytes_[s] += it.grad_bytes;
-      if (bucket_bytes_[s] >= st_.dp_bucket.value()) {
-        flush();
-        emit_grad_collective(s, bucket_bytes_[s], chain);
-        bucket_bytes_[s] = 0;
-      }
+      // Gradient bucket marker: the plan's reductions issued here (last micro-batch only).
+      if (last) issue_buckets(s, op.chunk, marker, flush, chain);
+      ++marker;
     }
     flush();
-    if (last && ++last_chunks_[s] == v_ && st_.overlap_dp && bucket_bytes_[s] > 0) {
-      // The stage's last backward pass: whatever is left in the bucket goes now.
-      emit_grad_collective(s, bucket_bytes_[s], chain);
-      bucket_bytes_[s] = 0;
-    }
+    if (last) issue_buckets(s, op.chunk, -1, flush, chain);
     send(s, op, vs, chain);
   }
 
@@ -362,25 +328,14 @@ class Emitter {
     const int next_vs = op.backward ? vs - 1 : vs + 1;
     if (next_vs < 0 || next_vs >= p_ * v_) return;
     const int ns = next_vs % p_;
-    double bytes = st_.scatter_gather || st_.sequence_parallel ? act_bytes_ / st_.tp : act_bytes_;
-    // Activation compression (Optimus-CC style): encode on the sender, fewer bytes on the
-    // wire, decode on the receiver before its pass.
-    CodecCost cc;
-    if (st_.pp_codec) {
-      const double e = dtype_bytes(in_.workload->precision);
-      const auto elements = static_cast<std::int64_t>(bytes / e);
-      const std::int64_t rows = std::max<std::int64_t>(1, elements / in_.model->hidden);
-      cc = st_.pp_codec->cost(CodecInput{rows, std::max<std::int64_t>(1, elements / rows), e, 1, st_.step});
-      if (cc.compressed) bytes = cc.wire_bytes_per_rank.value();
-    }
+    const StagePlan& from = stage(s);
+    const Phase phase = op.backward ? Phase::backward : Phase::forward;
     std::vector<TaskId> ids(chain.size(), kNone);
     for (int d = 0; d < dp_; ++d)
       for (int t = 0; t < tp_; ++t) {
         const auto r = static_cast<std::size_t>(d * tp_ + t);
         TaskId dep = chain[r];
-        if (cc.compressed)
-          dep = add_compute(dev(s, d, t), codec_item(s, cc.encode_flops, cc.encode_memory_traffic),
-                            op.backward ? Phase::backward : Phase::forward, s, op.microbatch, dep, kNone);
+        if (from.send_codec.compressed) dep = add_codec(dev(s, d, t), from.send_codec.encode, phase, s, op.microbatch, dep);
         Task task;
         task.kind = TaskKind::send;
         task.comm = CommClass::pp;
@@ -388,14 +343,13 @@ class Emitter {
         task.stream = Stream::comm;
         task.device = dev(s, d, t);
         task.peer = dev(ns, d, t);
-        task.bytes = bytes;
+        task.bytes = from.send_bytes;
         task.stage = static_cast<std::uint16_t>(s);
         task.microbatch = static_cast<std::uint16_t>(op.microbatch);
         task.label = send_label_;
         ids[r] = g_.add(task, {dep});
-        if (cc.compressed)
-          ids[r] = add_compute(dev(ns, d, t), codec_item(ns, cc.decode_flops, cc.decode_memory_traffic),
-                               op.backward ? Phase::backward : Phase::forward, ns, op.microbatch, ids[r], kNone);
+        if (from.send_codec.compressed)
+          ids[r] = add_codec(dev(ns, d, t), stage(ns).recv_decode, phase, ns, op.microbatch, ids[r]);
       }
     // Ranks not built (symmetry) send the same bytes between their own devices.
     g_.add_mirror(first_send(ids[0]), pair_mirrors({s, ns, 0}, [](int d) { return d; }));
@@ -411,21 +365,15 @@ class Emitter {
   }
 
   void finish_stage(int s) {
-    double grads = 0;
-    for (int c = 0; c < v_; ++c) grads += items_[vstage(s, c)].grad_bytes;
-    if (!st_.overlap_dp) {
+    const StagePlan& sp = stage(s);
+    if (!sp.buckets.empty() && sp.buckets.front().chunk < 0) {
+      // No overlap: every gradient reduced after the stage's last pass.
       std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone);
       for (int d = 0; d < dp_; ++d)
         for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = compute_tail_[dev(s, d, t)];
-      emit_grad_collective(s, grads, chain);
+      emit_grad_collective(s, sp.buckets.front().reduction, chain);
     }
     // Adam over this device's parameters (its 1/dp shard under ZeRO >= 1).
-    const double e = dtype_bytes(in_.workload->precision);
-    const Kernel k = optimizer_kernel(grads / e / (st_.zero >= 1 ? st_.dp : 1), in_.workload->precision);
-    Item opt;
-    opt.t = in_.stage_device[s]->time(k).value();
-    opt.bytes = k.bytes.value();
-    opt.energy = in_.stage_device[s]->dynamic_energy(k).value();
     std::vector<TaskId> upd(static_cast<std::size_t>(ranks_), kNone);
     // Offload: a device's state streams in once its gradients are complete (last backward,
     // last gradient collective), not before: there is no room to keep it on the device.
@@ -435,28 +383,27 @@ class Emitter {
       for (int t = 0; t < tp_; ++t) {
         const auto dv = dev(s, d, t);
         const auto r = static_cast<std::size_t>(d * tp_ + t);
-        const TaskId read = offload_stream(s, dv, true, grads / e, compute_tail_[dv], comm_tail_[dv]);
-        upd[r] = add_compute(dv, opt, Phase::optimizer, s, 0, comm_tail_[dv], read);
-        offload_stream(s, dv, false, grads / e, upd[r], kNone);
+        const TaskId read = offload_stream(s, dv, true, compute_tail_[dv], comm_tail_[dv]);
+        upd[r] = add_compute(dv, sp.optimizer, Phase::optimizer, s, 0, comm_tail_[dv], read);
+        offload_stream(s, dv, false, upd[r], kNone);
       }
     // Ranks not built stream their own state at the same time as their built twin.
     for (int d = 0; d < st_.dp; ++d)
       for (int t = 0; t < st_.tp; ++t)
         if (d >= dp_ || t >= tp_)
-          offload_stream(s, dev(s, d, t), false, grads / e,
-                         offload_stream(s, dev(s, d, t), true, grads / e, twin_compute, twin_comm), upd[0]);
-    if (st_.zero >= 1 && st_.zero <= 2 && st_.dp > 1)
+          offload_stream(s, dev(s, d, t), false, offload_stream(s, dev(s, d, t), true, twin_compute, twin_comm), upd[0]);
+    if (sp.zero_gather_bytes > 0)
       for (int t = 0; t < tp_; ++t) {
         std::vector<TaskId> deps;
         for (int d = 0; d < dp_; ++d) deps.push_back(upd[static_cast<std::size_t>(d * tp_ + t)]);
-        mirror_dp(s, t, add_collective(dp_group(s, t), CollectiveOp::all_gather, grads, CommClass::zero,
+        mirror_dp(s, t, add_collective(dp_group(s, t), CollectiveOp::all_gather, sp.zero_gather_bytes, CommClass::zero,
                                        Phase::optimizer, s, 0, deps, true));
       }
   }
 
-  // One stream of a device's optimizer state (12 B per parameter of its shard) from its
-  // memory endpoint (`read`) or back to it, after `dep` and `dep2`; kNone without offload.
-  TaskId offload_stream(int s, std::uint32_t device, bool read, double params, TaskId dep, TaskId dep2) {
+  // One stream of a device's optimizer state (the plan's offload_bytes) from its memory
+  // endpoint (`read`) or back to it, after `dep` and `dep2`; kNone without offload.
+  TaskId offload_stream(int s, std::uint32_t device, bool read, TaskId dep, TaskId dep2) {
     if (in_.offload_endpoint.empty()) return kNone;
     const std::uint32_t mem = g_.devices + in_.offload_endpoint[device];
     Task task;
@@ -466,7 +413,7 @@ class Emitter {
     task.stream = Stream::comm;
     task.device = read ? mem : device;
     task.peer = read ? device : mem;
-    task.bytes = offload_state_bytes(params / (st_.zero >= 1 ? st_.dp : 1)).value();
+    task.bytes = stage(s).offload_bytes;
     task.stage = static_cast<std::uint16_t>(s);
     task.label = offload_label_;
     TaskId deps[2];
@@ -515,16 +462,14 @@ class Emitter {
   const StrategySpec st_;  // replica_axis(): dp is dp * cp
   int cp_ = 1;
   int p_ = 1, v_ = 1, dp_ = 1, tp_ = 1, m_ = 1, ranks_ = 1;
-  double act_bytes_ = 0;
+  StepPlan plan_;
   TaskGraph g_;
-  std::vector<ChunkItems> items_;
   std::vector<TaskId> compute_tail_, comm_tail_;
   std::map<std::uint64_t, std::vector<TaskId>> recv_;
   std::map<std::pair<int, int>, std::uint32_t> tp_groups_, dp_groups_;
   std::map<int, std::uint32_t> tp_mirrors_, dp_mirrors_;      // mirror sets by stage
   std::map<std::array<int, 3>, std::uint32_t> pair_mirrors_;  // by (from stage, to stage, kind)
-  std::map<int, double> bucket_bytes_;
-  std::map<int, int> last_chunks_;
+  std::vector<std::size_t> next_bucket_;  // per stage: the plan's next bucket point
   std::uint32_t label_[5] = {g_.intern_label("forward"), g_.intern_label("backward"), g_.intern_label("recompute"),
                              g_.intern_label("optimizer"), g_.intern_label("other")};
   std::uint32_t coll_label_ = g_.intern_label("collective");

@@ -37,8 +37,9 @@ struct LoweringInput {
   const PipelineSchedule* schedule = nullptr;
   std::vector<const ComputeDevice*> stage_device;  // per pipeline stage
   std::vector<int> layers_per_stage;               // per stage, all chunks; sums to layers
-  // Symmetry: build only the first `dp_replicas` of the dp * cp replicas and the first
-  // `tp_ranks` tensor-parallel ranks of each stage (-1: all). Collectives still span their
+  // Symmetry: build only the first `dp_replicas` data-parallel ranks (each with all its cp
+  // context-parallel ranks) and the first `tp_ranks` tensor-parallel ranks of each stage
+  // (-1: all). Collectives still span their
   // whole groups, so every link they load is loaded; the ranks not built are identical to
   // a built one (same device model, same schedule, symmetric links) and take its results.
   int dp_replicas = -1;
@@ -53,11 +54,6 @@ struct LoweringInput {
   // Analytical mode: per stage, the time of one offload stream (the read, or the write
   // back) with every device of the cluster streaming at once (topologies/transfer_time.hpp).
   std::vector<double> offload_stream_s;
-};
-
-struct StagePlan {
-  int first_layer = 0;
-  int layers = 0;  // over all chunks of the stage
 };
 
 inline std::uint32_t device_index(int stage, int dp_rank, int tp_rank, int dp, int tp) {

@@ -120,7 +120,8 @@ double estimate_tasks(const Scenario& sc) {
   // Context parallelism: per layer and pass up to three attention rings (forward,
   // recomputation, backward) of cp blocks and cp - 1 sends.
   if (st.cp > 1) per_pass += layers_per_stage * 3.0 * 2.0 * st.cp;
-  const double ranks = sc.simulation.symmetry ? st.pp : static_cast<double>(st.grad_ranks()) * st.tp * st.pp;
+  const double ranks = sc.simulation.symmetry ? static_cast<double>(st.pp) * st.cp
+                                             : static_cast<double>(st.grad_ranks()) * st.tp * st.pp;
   return ranks * m * 2.0 * (per_pass + 1.0) + ranks * 4.0 + estimate_collective_schedule(sc);
 }
 

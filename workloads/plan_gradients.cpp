@@ -1,0 +1,88 @@
+// Step-plan builder: data-parallel gradient reductions (see step_plan.hpp).
+//
+// Gradients are reduced over the stage's replica group (the dp * cp ranks of equal weights):
+// an all-reduce, or a reduce-scatter under ZeRO >= 1 (Rajbhandari et al. SC20 §5). With
+// overlap (PyTorch DDP's buckets, Li et al. VLDB 2020), the last micro-batch's backward
+// passes fill a bucket as each layer's gradients complete (the bucket markers); a full
+// bucket (>= strategy.dp_bucket) is reduced at once, and what is left goes after the
+// stage's last backward pass. Without overlap, all gradients after the last pass.
+// A gradient codec (models/compression) encodes before and decodes after its collective
+// plan; under ZeRO the gradients are reduce-scattered in place, so a codec that does not
+// sum in place is refused or sent by all-gather ("on_incompatible").
+#include "workloads/step_plan.hpp"
+
+#include <algorithm>
+
+namespace hcsim {
+
+Item codec_item(const ComputeDevice& dev, Flops flops, Bytes traffic) {
+  const Kernel k = memory_kernel(KernelKind::codec, traffic, flops, DType::fp32);
+  Item it;
+  it.t = dev.time(k).value();
+  it.bytes = traffic.value();
+  it.energy = dev.dynamic_energy(k).value();
+  return it;
+}
+
+GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& dev, double bytes) {
+  const StrategySpec& st = *in.strategy;
+  const int ranks = st.grad_ranks();
+  const CollectiveOp plain = st.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+  GradReduction r;
+  r.bytes = bytes;
+  CodecCost cc;
+  if (st.dp_codec) {
+    // The bucket seen as a (hidden x elements/hidden) matrix.
+    const double e = dtype_bytes(in.workload->precision);
+    const auto elements = static_cast<std::int64_t>(bytes / e);
+    const std::int64_t rows = std::min<std::int64_t>(in.model->hidden, std::max<std::int64_t>(1, elements));
+    const CodecInput ci{rows, std::max<std::int64_t>(1, elements / rows), e, ranks, st.step};
+    cc = st.zero >= 1 ? cost_for_in_place_allreduce(*st.dp_codec, ci, st.dp_on_incompatible, "/strategy/compression/dp")
+                      : st.dp_codec->cost(ci);
+  }
+  if (!cc.compressed) {
+    r.phases.push_back({plain, bytes});
+    return r;
+  }
+  for (const CollectivePhase& ph : cc.plan.phases) {
+    const CollectiveOp op = ph.op == WireOp::all_gather   ? CollectiveOp::all_gather
+                            : ph.op == WireOp::all_to_all ? CollectiveOp::all_to_all
+                                                          : plain;
+    r.phases.push_back({op, ph.buffer.value()});
+  }
+  r.codec.compressed = true;
+  r.codec.encode = codec_item(dev, cc.encode_flops, cc.encode_memory_traffic);
+  r.codec.decode = codec_item(dev, cc.decode_flops, cc.decode_memory_traffic);
+  return r;
+}
+
+std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& plan, const StagePlan& stage) {
+  const StrategySpec& st = *in.strategy;
+  std::vector<BucketPoint> out;
+  if (st.grad_ranks() <= 1) return out;
+  auto add = [&](int chunk, int marker, double bytes) {
+    if (bytes > 0) out.push_back({chunk, marker, plan_grad_reduction(in, *stage.device, bytes)});
+  };
+  if (!st.overlap_dp) {
+    add(-1, -1, stage.grad_bytes);
+    return out;
+  }
+  // Only the last micro-batch's backward completes gradients; its passes come in chunk
+  // order v-1, ..., 0, the last being the stage's last backward pass.
+  double filled = 0;
+  for (int c = plan.v - 1; c >= 0; --c) {
+    const auto& markers = stage.chunk_markers(c);
+    for (std::size_t i = 0; i < markers.size(); ++i) {
+      filled += markers[i];
+      if (filled >= st.dp_bucket.value()) {
+        add(c, static_cast<int>(i), filled);
+        filled = 0;
+      }
+    }
+  }
+  // The stage's last backward pass: whatever is left in the bucket goes now.
+  add(0, -1, filled);
+  return out;
+}
+
+}  // namespace hcsim

@@ -1,0 +1,86 @@
+// The step plan (see step_plan.hpp): the layout's stages, each stage's schedule order and
+// chunks, then one builder per concern.
+#include "workloads/step_plan.hpp"
+
+#include <map>
+#include <tuple>
+
+#include "sim/core/error.hpp"
+
+namespace hcsim {
+
+struct ChunkCache::Impl {
+  // (model, device) by address: the caller keeps both alive and unchanged while the cache lives.
+  using Key = std::tuple<std::uintptr_t, std::uintptr_t, int, bool, bool, std::int64_t, int, bool, bool, Recompute, DType,
+                         int>;
+  std::map<Key, ChunkTotals> chunks;
+};
+
+ChunkCache::ChunkCache() : impl_(std::make_unique<Impl>()) {}
+ChunkCache::~ChunkCache() = default;
+
+const ChunkTotals& ChunkCache::get(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding,
+                                   bool head) {
+  const StrategySpec& st = *in.strategy;
+  const Impl::Key key{reinterpret_cast<std::uintptr_t>(in.model),
+                      reinterpret_cast<std::uintptr_t>(&dev),
+                      layers,
+                      embedding,
+                      head,
+                      in.workload->micro_batch,
+                      st.tp,
+                      st.sequence_parallel,
+                      st.flash_attention,
+                      st.recompute,
+                      in.workload->precision,
+                      st.cp};
+  auto& chunks = impl_->chunks;
+  auto it = chunks.find(key);
+  if (it == chunks.end()) it = chunks.emplace(key, chunk_totals(in, dev, layers, embedding, head)).first;
+  return it->second;
+}
+
+StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache* cache) {
+  HCSIM_ASSERT(in.model && in.strategy && in.workload && in.schedule, "step plan input incomplete");
+  const StrategySpec& st = *in.strategy;
+  HCSIM_ASSERT(static_cast<int>(in.stage_device.size()) == st.pp, "one device model per stage");
+  HCSIM_ASSERT(static_cast<int>(in.layers_per_stage.size()) == st.pp, "layers for every stage");
+  StepPlan plan;
+  plan.layout = st.layout();
+  plan.v = in.schedule->interleaved() ? st.interleave : 1;
+  plan.m = static_cast<int>(in.workload->micro_batches(st.dp));
+  plan.act_bytes = static_cast<double>(in.workload->micro_batch * (in.model->seq_len / st.cp) * in.model->hidden) *
+                   dtype_bytes(in.workload->precision);
+  plan.tp_class = st.sequence_parallel ? CommClass::sp : CommClass::tp;
+  plan.grad_class = st.zero >= 1 ? CommClass::zero : CommClass::dp;
+  if (detail == PlanDetail::totals && !cache) {
+    plan.own_cache = std::make_shared<ChunkCache>();
+    cache = plan.own_cache.get();
+  }
+  const int p = st.pp;
+  plan.stages.resize(static_cast<std::size_t>(p));
+  for (int s = 0; s < p; ++s) {
+    StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
+    sp.stage = s;
+    sp.device = in.stage_device[static_cast<std::size_t>(s)];
+    if (detail == PlanDetail::items) sp.order = in.schedule->order(s, p, plan.m, plan.v);
+    for (int c = 0; c < plan.v; ++c) {
+      const int vs = plan.vstage(s, c);
+      const int layers = chunk_layers(in.layers_per_stage[static_cast<std::size_t>(s)], plan.v, c);
+      const bool embedding = vs == 0, head = vs == plan.vstages() - 1;
+      if (detail == PlanDetail::items) {
+        sp.chunks.push_back(build_chunk_items(in, *sp.device, layers, embedding, head));
+        sp.grad_bytes += sp.chunks.back().grad_bytes;
+      } else {
+        sp.totals.push_back(&cache->get(in, *sp.device, layers, embedding, head));
+        sp.grad_bytes += sp.totals.back()->grad_bytes;
+      }
+    }
+    plan_optimizer(in, sp);
+  }
+  plan_pipeline_sends(in, plan, plan.stages);
+  for (StagePlan& sp : plan.stages) sp.buckets = plan_buckets(in, plan, sp);
+  return plan;
+}
+
+}  // namespace hcsim

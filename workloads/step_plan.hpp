@@ -1,0 +1,149 @@
+#pragma once
+// One model of the training step, read three ways. build_step_plan() describes the step
+// once: per pipeline stage, its schedule order and, per model chunk, the ordered forward and
+// backward items (costed kernels, tensor/sequence-parallel collectives, context-parallel
+// rings, gradient-bucket markers: workloads/items.hpp); the pipeline send of each pass and
+// its codec; the gradient reductions with their issue points and codec phases; ZeRO-3's
+// parameter gathers before each pass; the optimizer, ZeRO-1/2's parameter all-gather and the
+// optimizer-state offload streams.
+//
+//   Scenario -> Layout -> StepPlan -+-> x schedule -> TaskGraph -> engine (event, flow)
+//                                   |                              (lower_training_step)
+//                                   +-> closed forms (analytical_step)
+//                                   +-> cached shapes -> the search's fast path
+//
+// Each concern is built by its own builder, one file each:
+//   tensor / sequence parallel, context ring   workloads/items.cpp
+//   data-parallel buckets and codecs           workloads/plan_gradients.cpp
+//   pipeline sends and activation codecs       workloads/plan_pipeline.cpp
+//   ZeRO, optimizer and offload                workloads/plan_optimizer.cpp
+//   symmetry mirrors                           workloads/lowering_mirrors.hpp (the emitter's)
+// A new parallelism or memory technique is a new builder here and its tests.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "workloads/items.hpp"
+
+namespace hcsim {
+
+class ChunkCache;
+
+// A codec's work around one transfer: encode on the sender, decode on the receiver.
+struct CodecItems {
+  bool compressed = false;
+  Item encode, decode;
+};
+
+// One gradient reduction over a stage's replica group (dp * cp ranks): `bytes` of
+// gradients, sent as `phases` (one collective without a codec; the codec's plan with one).
+struct GradReduction {
+  struct Phase {
+    CollectiveOp op = CollectiveOp::all_reduce;
+    double bytes = 0;
+  };
+  double bytes = 0;
+  std::vector<Phase> phases;
+  CodecItems codec;  // encode before the first phase, decode after the last (one rank's)
+};
+
+// Where a reduction is issued: in the last micro-batch's backward pass of model chunk
+// `chunk` (these come in chunk order v-1, ..., 0 on every schedule: a micro-batch's backward
+// runs down the virtual stages), at its bucket marker number `marker` (from 0), or after
+// the pass's items when marker = -1; chunk = -1: after the stage's last pass (no overlap).
+struct BucketPoint {
+  int chunk = 0;
+  int marker = -1;
+  GradReduction reduction;
+};
+
+struct StagePlan {
+  int stage = 0;
+  const ComputeDevice* device = nullptr;
+  std::vector<PipeOp> order;       // the schedule's order of passes (PlanDetail::items)
+  // Per model chunk c (virtual stage c * pp + stage): the item lists (PlanDetail::items,
+  // for the emitter) or their sums (PlanDetail::totals, for the closed forms); both give
+  // each chunk's gradient bytes and bucket markers.
+  std::vector<ChunkItems> chunks;
+  std::vector<const ChunkTotals*> totals;
+  double grad_bytes = 0;           // gradients of one device, all chunks
+  [[nodiscard]] double chunk_grad_bytes(int c) const {
+    return chunks.empty() ? totals[static_cast<std::size_t>(c)]->grad_bytes : chunks[static_cast<std::size_t>(c)].grad_bytes;
+  }
+  [[nodiscard]] const std::vector<double>& chunk_markers(int c) const {
+    return chunks.empty() ? totals[static_cast<std::size_t>(c)]->markers : chunks[static_cast<std::size_t>(c)].markers;
+  }
+
+  // Data parallelism: with overlap, reductions issued during the last micro-batch's
+  // backward passes as buckets fill (issue points); without, one after the last pass.
+  std::vector<BucketPoint> buckets;
+
+  // Pipeline: each pass's output to the next virtual stage (activations forward, their
+  // gradients backward), `send_bytes` on the wire per rank; the codec encodes on this
+  // stage's device and decodes on the receiver's (recv_decode: this stage receiving).
+  double send_bytes = 0;
+  CodecItems send_codec;
+  Item recv_decode;
+
+  // ZeRO-3: before each pass of chunk c, the chunk's parameters are all-gathered
+  // (chunks[c].grad_bytes per rank). ZeRO-1/2: after the optimizer, the updated parameter
+  // shards are all-gathered (zero_gather_bytes; 0 for none).
+  bool gather_per_pass = false;
+  double zero_gather_bytes = 0;
+
+  // Optimizer over this device's parameters (its shard under ZeRO >= 1), and with
+  // offload the bytes of each stream of its state from and back to the pool.
+  Item optimizer;
+  double offload_bytes = 0;
+};
+
+struct StepPlan {
+  Layout layout;          // the strategy's degrees
+  int v = 1;              // model chunks per device
+  int m = 1;              // micro-batches per replica
+  double act_bytes = 0;   // one micro-batch's activations (b * s/cp * h) in the workload precision
+  CommClass tp_class = CommClass::tp;    // sp with sequence parallelism
+  CommClass grad_class = CommClass::dp;  // zero with ZeRO >= 1
+  std::vector<StagePlan> stages;
+  std::shared_ptr<ChunkCache> own_cache;  // totals without a caller's cache
+
+  [[nodiscard]] int vstages() const { return layout.pp * v; }
+  [[nodiscard]] int vstage(int stage, int chunk) const { return chunk * layout.pp + stage; }
+  [[nodiscard]] const ChunkItems& chunk(int vs) const {
+    return stages[static_cast<std::size_t>(vs % layout.pp)].chunks[static_cast<std::size_t>(vs / layout.pp)];
+  }
+};
+
+// Chunk sums kept across plans, keyed by everything they depend on, for callers that
+// build many plans of one model (the layout search).
+class ChunkCache {
+ public:
+  ChunkCache();
+  ~ChunkCache();
+  ChunkCache(const ChunkCache&) = delete;
+  ChunkCache& operator=(const ChunkCache&) = delete;
+  const ChunkTotals& get(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+enum class PlanDetail : std::uint8_t { items, totals };
+// `cache` (totals only; null: the plan keeps its own) must outlive the plan.
+StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail = PlanDetail::items, ChunkCache* cache = nullptr);
+
+// The builders build_step_plan() calls, one per concern (and their tests).
+// Data-parallel buckets and codecs (plan_gradients.cpp): the reduction of `bytes` of
+// stage gradients over the replica group, and the stage's issue points.
+GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& dev, double bytes);
+std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& plan, const StagePlan& stage);
+// Pipeline sends (plan_pipeline.cpp): wire bytes and codec of the stage's sends.
+void plan_pipeline_sends(const LoweringInput& in, const StepPlan& plan, std::vector<StagePlan>& stages);
+// ZeRO, optimizer and offload (plan_optimizer.cpp).
+void plan_optimizer(const LoweringInput& in, StagePlan& stage);
+// A memory-bound codec kernel on `dev` as an item.
+Item codec_item(const ComputeDevice& dev, Flops flops, Bytes traffic);
+
+}  // namespace hcsim
