@@ -1,4 +1,4 @@
-#include "run.hpp"
+#include "sim/driver/run.hpp"
 
 #include <algorithm>
 #include <chrono>
