@@ -123,8 +123,11 @@ TEST(ContextParallel, RingMovesTheKvBlocksOfTheClosedForm) {
   // Backward: K, V and the dK, dV accumulators, twice the forward bytes.
   EXPECT_DOUBLE_EQ(ring_bytes(g3, Phase::backward) - ring_bytes(g2, Phase::backward), 2.0 * fwd);
   // The ring goes to the next context-parallel rank: tp = 2 devices further.
-  for (const Task& task : g3.tasks())
-    if (task.kind == TaskKind::send && task.comm == CommClass::cp && task.device == 0) EXPECT_EQ(task.peer, 2u);
+  for (const Task& task : g3.tasks()) {
+    if (task.kind == TaskKind::send && task.comm == CommClass::cp && task.device == 0) {
+      EXPECT_EQ(task.peer, 2u);
+    }
+  }
 }
 
 TEST(ContextParallel, SendsOverlapTheAttentionBlocks) {
