@@ -1,4 +1,4 @@
-// Layout-search throughput of the fast analytical path (sim/report/fast_analytical):
+// Layout-search throughput of the fast analytical path (sim/driver/fast_analytical):
 // every valid (tp, pp, dp, micro-batch, schedule, recomputation) of a base scenario's model
 // within a device budget, evaluated on one core.
 //
@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/report/fast_analytical.hpp"
+#include "sim/driver/fast_analytical.hpp"
 
 namespace {
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs hcsim's Debian packages (only those missing) and builds it in Release.
-# Usage: scripts/setup.sh [build-dir]   (default: build)
+# Usage: scripts/setup.sh [build-dir [cmake-option...]]   (default: build; the options,
+# e.g. -DHCSIM_WERROR=ON, are passed to the configure step)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
+shift $(($# > 0 ? 1 : 0))
 
 packages=(build-essential cmake pkg-config libsimgrid-dev libboost-graph-dev nlohmann-json3-dev
           libeigen3-dev libfmt-dev libgtest-dev libgmock-dev libcli11-dev libbenchmark-dev
@@ -20,5 +22,5 @@ if ((${#missing[@]})); then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 cmake --build "$build" -j "$jobs"

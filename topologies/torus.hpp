@@ -10,7 +10,7 @@
 // With `ocs_phases` the optical circuit switches rewire the slice between phases of a job
 // (e.g. 4x4x16 for one phase, 8x8x4 for the next); each wiring's wrap-around links must fit
 // in `ocs_ports` when given (see torus_ocs_ports). run_scenario simulates each phase on its
-// wiring and adds ocs_reconfiguration_time per change (sim/report/run.cpp).
+// wiring and adds ocs_reconfiguration_time per change (sim/driver/run.cpp).
 // Bisection of a torus cut across dimension k: 2 * N / d_k links (Dally & Towles,
 // "Principles and Practices of Interconnection Networks", 2004, §3).
 

@@ -11,6 +11,7 @@
 #include "scenarios/scenario.hpp"
 #include "scenarios/sections.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/driver/run.hpp"
 #include "sim/report/report.hpp"
 
 namespace hcsim {

@@ -25,8 +25,8 @@
 #include "output.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/driver/run.hpp"
 #include "sim/report/report.hpp"
-#include "sim/report/run.hpp"
 
 namespace hcsim {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/report/run.hpp"
+#include "sim/report/run_output.hpp"
 
 namespace hcsim {
 

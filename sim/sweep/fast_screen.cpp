@@ -7,7 +7,7 @@
 
 #include "scenarios/scenario.hpp"
 #include "sim/core/error.hpp"
-#include "sim/report/fast_analytical.hpp"
+#include "sim/driver/fast_analytical.hpp"
 #include "sim/sweep/record.hpp"
 #include "sim/sweep/scenario_source.hpp"
 

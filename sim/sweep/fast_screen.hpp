@@ -1,7 +1,7 @@
 #pragma once
 // The analytical screen of `hcsim search` without a scenario per candidate: the base is
 // parsed once and, per device count, resized and handed to FastAnalytical
-// (sim/report/fast_analytical.hpp), which evaluates a layout in microseconds instead of the
+// (sim/driver/fast_analytical.hpp), which evaluates a layout in microseconds instead of the
 // milliseconds of parsing and running its scenario. A row it decides gets the record the
 // full path would write (sim/sweep/record.hpp): the same status, the same memory-check
 // reason, the same metrics up to summation order (tests/sweep/fast_screen_test.cpp). It

@@ -1,6 +1,7 @@
 #include "scenario_source.hpp"
 
 #include "scenarios/scenario.hpp"
+#include "sim/driver/run.hpp"
 #include "sim/report/report.hpp"
 
 namespace hcsim::sweep {

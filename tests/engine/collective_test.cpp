@@ -49,9 +49,11 @@ TEST_P(RingAllReduce, MatchesClosedForm) {
   EngineOptions opt;
   opt.mode = mode;
   EngineResult r = simulate(topo, one_collective(n, CollectiveOp::all_reduce, S), opt);
-  // NCCL ring all-reduce: 2(n-1)/n S/B + 2(n-1) alpha (nccl-tests PERFORMANCE.md).
+  // NCCL ring all-reduce: 2(n-1)/n S/B + 2(n-1) alpha (nccl-tests PERFORMANCE.md), which
+  // both modes reproduce to rounding (measured 7e-16); the latency term is 0.4 % of it at
+  // n = 2, which a 1 % tolerance would not see.
   const double expect = formulas::ring_allreduce_seconds(n, S, B, alpha);
-  EXPECT_NEAR(r.makespan / expect, 1.0, 0.01) << "n=" << n << " mode=" << mode;
+  EXPECT_NEAR(r.makespan / expect, 1.0, 1e-9) << "n=" << n << " mode=" << mode;
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, RingAllReduce,
@@ -64,7 +66,7 @@ TEST(Collectives, TwoAllReducesSharingARingTakeTwiceAsLong) {
   const double S = 1e9;
   const double one = simulate(topo, one_collective(8, CollectiveOp::all_reduce, S, 1), {}).makespan;
   const double two = simulate(topo, one_collective(8, CollectiveOp::all_reduce, S, 2), {}).makespan;
-  EXPECT_NEAR(two / one, 2.0, 0.01);
+  EXPECT_NEAR(two / one, 2.0, 2e-9);  // exactly twice (zero latency), to rounding
 }
 
 TEST(Collectives, LinkBytesAreAccounted) {

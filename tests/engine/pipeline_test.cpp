@@ -1,5 +1,7 @@
 // Pipeline schedules replayed on SimGrid: bubble fraction against the closed forms
-// (Narayanan et al. SC21 §2.2), uniform stages and free communication.
+// (Narayanan et al. SC21 §2.2), uniform stages and free communication. The closed form
+// leaves out the embedding and the (vocab 8) head: measured within 9.5e-4 relative (1F1B,
+// p 4, m 16), so kBubbleTolerance is 2e-3 relative.
 #include <gtest/gtest.h>
 
 #include "../support/test_device.hpp"
@@ -11,6 +13,8 @@
 
 namespace hcsim {
 namespace {
+
+constexpr double kBubbleTolerance = 2e-3;
 
 TopologyGraph free_network(int devices) {
   return testing::test_topology({{"type", "nvswitch-cluster"},
@@ -57,19 +61,19 @@ double bubble(const char* schedule, int p, int m, int v) {
 TEST(PipelineBubble, OneFOneB) {
   for (auto [p, m] : {std::pair{4, 8}, std::pair{4, 16}, std::pair{8, 8}}) {
     const double expect = formulas::bubble_fraction(p, m, 1);  // (p-1)/(m+p-1)
-    EXPECT_NEAR(bubble("1f1b", p, m, 1), expect, 0.01 * expect) << p << " " << m;
+    EXPECT_NEAR(bubble("1f1b", p, m, 1), expect, kBubbleTolerance * expect) << p << " " << m;
   }
 }
 
 TEST(PipelineBubble, GPipe) {
   const double expect = formulas::bubble_fraction(4, 8, 1);
-  EXPECT_NEAR(bubble("gpipe", 4, 8, 1), expect, 0.01 * expect);
+  EXPECT_NEAR(bubble("gpipe", 4, 8, 1), expect, kBubbleTolerance * expect);
 }
 
 TEST(PipelineBubble, Interleaved) {
   for (int v : {2, 3}) {
     const double expect = formulas::bubble_fraction(4, 8, v);  // (p-1)/(v m + p - 1)
-    EXPECT_NEAR(bubble("interleaved-1f1b", 4, 8, v), expect, 0.01 * expect) << "v=" << v;
+    EXPECT_NEAR(bubble("interleaved-1f1b", 4, 8, v), expect, kBubbleTolerance * expect) << "v=" << v;
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "json_schema_subset.hpp"
 #include "scenarios/scenario.hpp"
+#include "sim/driver/run.hpp"
 #include "sim/report/report.hpp"
 
 namespace hcsim {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scenarios/scenario.hpp"
+#include "sim/driver/run.hpp"
 #include "sim/report/report.hpp"
 
 namespace hcsim::testing {

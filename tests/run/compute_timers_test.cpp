@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "scenarios/scenario.hpp"
-#include "sim/report/run.hpp"
+#include "sim/driver/run.hpp"
 
 namespace hcsim {
 namespace {

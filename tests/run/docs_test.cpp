@@ -21,8 +21,9 @@ TEST(Docs, ScenarioReferenceListsEveryField) {
                               &sections::outputs()})
     for (const ParamSpec& p : *t) {
       EXPECT_NE(doc.find("    " + p.name + " "), std::string::npos) << p.name << " is not in docs/scenario.md";
-      if (p.def && !p.def->is_null())
+      if (p.def && !p.def->is_null()) {
         EXPECT_NE(doc.find("default " + p.def->dump()), std::string::npos) << p.name << " default";
+      }
     }
 }
 

@@ -1,12 +1,12 @@
-// The fast analytical path (sim/report/fast_analytical) against run_scenario in
+// The fast analytical path (sim/driver/fast_analytical) against run_scenario in
 // "analytical" mode on the scenario of each layout: same validity, same step time, MFU,
 // throughput, energy and peak memory to 1e-9 relative (the two differ only in summation
 // order), including layouts on part of the base cluster.
-#include "sim/report/fast_analytical.hpp"
+#include "sim/driver/fast_analytical.hpp"
 
 #include <gtest/gtest.h>
 
-#include "sim/report/run.hpp"
+#include "sim/driver/run.hpp"
 
 namespace hcsim {
 namespace {

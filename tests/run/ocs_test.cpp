@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "scenarios/scenario.hpp"
+#include "sim/driver/run.hpp"
 #include "sim/report/report.hpp"
 
 namespace hcsim {

@@ -1,4 +1,4 @@
-#include "sim/report/fast_analytical.hpp"
+#include "sim/driver/fast_analytical.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "sim/collectives/cost.hpp"
-#include "sim/report/run.hpp"
+#include "sim/driver/run.hpp"
 #include "workloads/analytical.hpp"
 #include "workloads/stage_layout.hpp"
 

@@ -1,4 +1,4 @@
-#include "run.hpp"
+#include "sim/driver/run.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -142,6 +142,13 @@ double estimate_collective_schedule(const StrategySpec& st, bool symmetry) {
 
 namespace {
 
+// The metrics' options of a run: its training-token count, the default power samples and twins.
+MetricsOptions metrics_options(const Scenario& sc) {
+  MetricsOptions o;
+  o.train_tokens = sc.workload.train_tokens;
+  return o;
+}
+
 // The analytical fidelity: closed-form step from the same cost items, collectives from the
 // topology-aware cost model; no task graph, no engine. Link bytes are not estimated, so
 // network energy is the links' static part only.
@@ -180,7 +187,7 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
     m.devices.push_back(dm);
   }
   // Memory, energy, throughput and the totals from the per-device figures.
-  return complete_metrics(sc, m, shapes, {.train_tokens = sc.workload.train_tokens});
+  return complete_metrics(sc, m, shapes, metrics_options(sc));
 }
 
 // Mean over the devices that ran any codec task of their encode + decode time.
@@ -328,7 +335,7 @@ RunOutput run_scenario(const Scenario& sc) {
   opt.mode = sc.simulation.mode == "flow" ? "flow" : "event";
   opt.algorithm = sc.simulation.collective_algorithm;
   out.engine = simulate(sc.topology, out.graph, opt);
-  out.metrics = compute_metrics(sc, out.graph, out.engine, out.shapes, {.train_tokens = sc.workload.train_tokens});
+  out.metrics = compute_metrics(sc, out.graph, out.engine, out.shapes, metrics_options(sc));
   out.codec_time_s = codec_time(out.graph, out.engine);
   if (sc.strategy.dp_codec || sc.strategy.pp_codec) {
     // The baseline the compression report compares with: the same scenario without codecs.

@@ -1,0 +1,27 @@
+#pragma once
+// One scenario from typed values to metrics: memory check, task-count bound, lowering to a
+// task graph, the engine, the metrics. Bad layouts (a model that does not fit, a task graph
+// beyond --max-tasks) are InputErrors, reported before anything is simulated.
+
+#include <string>
+
+#include "sim/report/run_output.hpp"
+
+namespace hcsim {
+
+// Estimated task count of the step before building it (for the --max-tasks bound),
+// including estimate_collective_schedule.
+double estimate_tasks(const Scenario& sc);
+// Schedule steps walked to choose and cost the data-parallel collectives: 2(n-1)n per
+// group of n ranks planned (the ring's schedule).
+double estimate_collective_schedule(const Scenario& sc);
+double estimate_collective_schedule(const StrategySpec& st, bool symmetry);
+
+// The issue the memory check raises for a stage that does not fit: its devices
+// first..last, in pool `pool` of `capacity` bytes per device, need `need` per device.
+Issue memory_shortfall(int stage, int first, int last, const std::string& pool, double capacity,
+                       const MemoryBreakdown& need);
+
+RunOutput run_scenario(const Scenario& sc);
+
+}  // namespace hcsim
