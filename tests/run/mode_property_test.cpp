@@ -22,7 +22,7 @@
 
 #include "scenarios/scenario.hpp"
 #include "sim/core/error.hpp"
-#include "sim/report/run.hpp"
+#include "sim/driver/run.hpp"
 
 namespace hcsim {
 namespace {
