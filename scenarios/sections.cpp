@@ -116,11 +116,7 @@ const ParamTable& simulation() {
       {.name = "mode", .kind = ParamKind::choice, .def = "event", .choices = {"analytical", "event", "flow"},
        .help = "fidelity: closed forms, task graph with coarse collectives, or collectives as point-to-point flows"},
       {.name = "collective_algorithm", .kind = ParamKind::choice, .def = "auto",
-       .choices = [] {
-         std::vector<std::string> c{"auto"};
-         for (const auto& name : collective_algorithm_names()) c.push_back(name);
-         return c;
-       }(),
+       .choices = collective_algorithm_choices(),
        .help = "collective algorithm: \"auto\" (least predicted time per collective, as NCCL's tuner) or one "
                "algorithm, used where it applies (docs/network.md)"},
       {.name = "symmetry", .kind = ParamKind::boolean, .def = true,
