@@ -83,7 +83,11 @@ const ParamTable& strategy() {
        .help = "context-parallel degree: each rank holds s/cp tokens, attention as a K/V ring (causal: s a multiple "
                "of 2*cp, load-balanced chunks)"},
       {.name = "schedule", .kind = ParamKind::choice, .def = "1f1b",
-       .choices = {"gpipe", "1f1b", "interleaved-1f1b"}, .help = "pipeline schedule"},
+       .choices = [] {
+         register_builtin_schedules();
+         return pipeline_schedules().names();
+       }(),
+       .help = "pipeline schedule"},
       {.name = "interleave", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 64,
        .help = "model chunks per device v (interleaved-1f1b)"},
       {.name = "sequence_parallel", .kind = ParamKind::boolean, .def = false,
