@@ -83,7 +83,11 @@ const ParamTable& strategy() {
        .help = "context-parallel degree: each rank holds s/cp tokens, attention as a K/V ring (causal: s a multiple "
                "of 2*cp, load-balanced chunks)"},
       {.name = "schedule", .kind = ParamKind::choice, .def = "1f1b",
-       .choices = {"gpipe", "1f1b", "interleaved-1f1b"}, .help = "pipeline schedule"},
+       .choices = [] {
+         register_builtin_schedules();
+         return pipeline_schedules().names();
+       }(),
+       .help = "pipeline schedule"},
       {.name = "interleave", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 64,
        .help = "model chunks per device v (interleaved-1f1b)"},
       {.name = "sequence_parallel", .kind = ParamKind::boolean, .def = false,
@@ -116,11 +120,7 @@ const ParamTable& simulation() {
       {.name = "mode", .kind = ParamKind::choice, .def = "event", .choices = {"analytical", "event", "flow"},
        .help = "fidelity: closed forms, task graph with coarse collectives, or collectives as point-to-point flows"},
       {.name = "collective_algorithm", .kind = ParamKind::choice, .def = "auto",
-       .choices = [] {
-         std::vector<std::string> c{"auto"};
-         for (const auto& name : collective_algorithm_names()) c.push_back(name);
-         return c;
-       }(),
+       .choices = collective_algorithm_choices(),
        .help = "collective algorithm: \"auto\" (least predicted time per collective, as NCCL's tuner) or one "
                "algorithm, used where it applies (docs/network.md)"},
       {.name = "symmetry", .kind = ParamKind::boolean, .def = true,

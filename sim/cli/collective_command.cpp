@@ -74,11 +74,9 @@ double network_energy(const TopologyGraph& g, const CollectivePlanner& planner, 
 // one algorithm refuses instead, with the cost model's reason.
 void check_algorithm(const CollectiveCostModel& model, const std::vector<std::uint32_t>& group, CollectiveOp op,
                      double size, const std::string& name) {
-  if (!find_collective_algorithm(name)) {
-    std::vector<std::string> names{"auto"};
-    for (const auto& n : collective_algorithm_names()) names.push_back(n);
-    throw InputError("--algorithm", "unknown collective algorithm \"" + name + "\"; " + valid_list(names));
-  }
+  if (!find_collective_algorithm(name))
+    throw InputError("--algorithm", "unknown collective algorithm \"" + name + "\"; " +
+                                        valid_list(collective_algorithm_choices()));
   try {
     (void)model.estimate({group.begin(), group.end()}, op, Bytes(size), name);
   } catch (const InputError& e) {

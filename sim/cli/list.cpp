@@ -1,25 +1,44 @@
 #include "list.hpp"
 
+#include <functional>
 #include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "models/compression/codec.hpp"
 #include "models/link/link.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/sections.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/collectives/algorithms.hpp"
 
 namespace hcsim {
 namespace {
 
-template <class P>
-std::string types(const Registry<P>& reg) {
+// What `hcsim list` adds to an entry's help, source and parameters (collective algorithms).
+template <class E>
+std::string facts(const E&) {
+  return {};
+}
+
+std::string facts(const CollectiveAlgorithm& a) {
+  std::string out = a.analytic_only ? "closed form, no rank-level schedule" : a.pipelined ? "pipelined" : "";
+  if (!out.empty()) out += "; ";
+  if (!a.auto_priority) return "    " + out + "used only when named\n";
+  out += fmt::format("\"auto\" tries it (priority {})", *a.auto_priority);
+  if (a.auto_max_ranks > 0) out += fmt::format(" on groups of at most {} ranks", a.auto_max_ranks);
+  return "    " + out + "\n";
+}
+
+template <class E>
+std::string types(const EntryTable<E>& reg) {
   std::string out;
-  for (const auto& [name, e] : reg.entries()) {
+  for (const auto& [name, e] : reg) {
     out += fmt::format("  {} — {}\n", name, e.help);
     if (!e.source.empty()) out += fmt::format("    source: {}\n", e.source);
-    out += describe_params(e.params, "    ");
+    out += facts(e);
+    out += e.params.empty() ? "    no parameters\n" : describe_params(e.params, "    ");
   }
   return out;
 }
@@ -35,37 +54,67 @@ std::string presets(const PresetLibrary& lib) {
   return out;
 }
 
+std::string scenario_sections() {
+  std::string out = "scenario sections\n";
+  const std::pair<const char*, const ParamTable*> secs[] = {
+      {"(top level)", &sections::top()},       {"/cluster", &sections::cluster()},
+      {"/cluster/pools/N", &sections::pool()}, {"/workload", &sections::workload()},
+      {"/workload/model", &sections::model_ref()}, {"/strategy", &sections::strategy()},
+      {"/simulation", &sections::simulation()}, {"/outputs", &sections::outputs()}};
+  for (const auto& [name, table] : secs) out += fmt::format("  {}\n", name) + describe_params(*table, "    ");
+  return out;
+}
+
+struct Family {
+  const char* name;
+  std::function<std::string()> text;
+};
+
+// Every registry, in the order `hcsim list` prints them; the names `hcsim list WHAT` takes.
+const std::vector<Family>& families() {
+  static const std::vector<Family> f{
+      {"scenario", scenario_sections},
+      {"devices", [] { return "compute device types\n" + types(compute_devices()) + "\ndevice presets\n" +
+                              presets(compute_presets()); }},
+      {"links", [] { return "link types\n" + types(link_models()) + "\nlink presets\n" + presets(link_presets()); }},
+      {"topologies", [] { return "topology types\n" + types(topologies()); }},
+      {"models", [] { return "model types\n" + types(transformer_models()) + "\nmodel presets\n" +
+                             presets(transformer_presets()); }},
+      {"schedules", [] { return "pipeline schedules\n" + types(pipeline_schedules()); }},
+      {"codecs", [] { return "compression codecs\n" + types(codecs()); }},
+      {"algorithms", [] { return "collective algorithms (and \"auto\": the least predicted time)\n" +
+                                 types(collective_algorithms()); }},
+  };
+  return f;
+}
+
 }  // namespace
+
+std::vector<std::string> list_families() {
+  std::vector<std::string> out{"all"};
+  for (const auto& f : families()) out.emplace_back(f.name);
+  return out;
+}
 
 std::string list_registries(const std::string& what) {
   register_builtins();
-  const std::vector<std::string> valid{"all", "scenario", "devices", "links", "topologies", "models", "schedules"};
+  register_builtin_codecs();
+  register_builtin_collectives();
+  const std::vector<std::string> valid = list_families();
   if (std::find(valid.begin(), valid.end(), what) == valid.end())
     throw InputError("", "unknown list \"" + what + "\"; " + valid_list(valid));
   std::string out;
-  auto want = [&](const char* w) { return what == "all" || what == w; };
-  if (want("scenario")) {
-    out += "scenario sections\n";
-    const std::pair<const char*, const ParamTable*> secs[] = {
-        {"(top level)", &sections::top()},       {"/cluster", &sections::cluster()},
-        {"/cluster/pools/N", &sections::pool()}, {"/workload", &sections::workload()},
-        {"/workload/model", &sections::model_ref()}, {"/strategy", &sections::strategy()},
-        {"/simulation", &sections::simulation()}, {"/outputs", &sections::outputs()}};
-    for (const auto& [name, table] : secs) out += fmt::format("  {}\n", name) + describe_params(*table, "    ");
-    out += "\n";
-  }
-  if (want("devices")) out += "compute device types\n" + types(compute_devices()) + "\ndevice presets\n" + presets(compute_presets()) + "\n";
-  if (want("links")) out += "link types\n" + types(link_models()) + "\nlink presets\n" + presets(link_presets()) + "\n";
-  if (want("topologies")) out += "topology types\n" + types(topologies()) + "\n";
-  if (want("models")) out += "model types\n" + types(transformer_models()) + "\nmodel presets\n" + presets(transformer_presets()) + "\n";
-  if (want("schedules")) out += "pipeline schedules\n" + types(pipeline_schedules()) + "\n";
+  for (const auto& f : families())
+    if (what == "all" || what == f.name) out += f.text() + "\n";
   return out;
 }
 
 void add_list_command(CLI::App& app, Commands& cmds) {
   auto what = std::make_shared<std::string>("all");
   auto* list = app.add_subcommand("list", "print the registries: types, parameters, presets and sources");
-  list->add_option("what", *what, "devices, links, topologies, models, schedules or all");
+  std::string families_help;
+  for (const auto& f : list_families()) families_help += (families_help.empty() ? "" : ", ") + f;
+  list->add_option("what", *what, families_help);
   cmds.push_back({list, [what] {
                     std::cout << list_registries(*what);
                     return 0;

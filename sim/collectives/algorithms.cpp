@@ -1,105 +1,168 @@
 #include "sim/collectives/algorithms.hpp"
 
+#include <algorithm>
+
 #include "sim/core/error.hpp"
 
 namespace hcsim {
 namespace {
 
-std::map<std::string, CollectiveAlgorithm, std::less<>>& table() {
-  static std::map<std::string, CollectiveAlgorithm, std::less<>> t;
+CollectiveAlgorithms& table() {
+  static CollectiveAlgorithms t("collective algorithm", &CollectiveAlgorithm::name);
   return t;
 }
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
+// Levels of a binary tree of n ranks: floor(log2 n).
+int tree_depth(int n) {
+  int d = 0;
+  for (int x = n; x > 1; x >>= 1) ++d;
+  return d;
+}
+
 void add(CollectiveAlgorithm a) {
-  std::string key = a.name;
-  HCSIM_ASSERT(!table().count(key), "collective algorithm registered twice: " + key);
-  table().emplace(std::move(key), std::move(a));
+  HCSIM_ASSERT(a.supports && (a.analytic_only || a.schedule), "collective algorithm without a schedule: " + a.name);
+  HCSIM_ASSERT(!a.pipelined || (a.depth && a.share), "pipelined collective algorithm without a depth: " + a.name);
+  table().add(std::move(a));
 }
 
 void add_rings() {
-  add({"ring", "ring reduce-scatter / all-gather; all-reduce = both, 2(n-1) steps of S/n",
-       "Patarasuk & Yuan, JPDC 2009; NCCL ring", false, false,
-       [](CollectiveOp op, const GroupShape&) {
+  add({.name = "ring",
+       .help = "ring reduce-scatter / all-gather; all-reduce = both, 2(n-1) steps of S/n",
+       .source = "Patarasuk & Yuan, JPDC 2009; NCCL ring",
+       .supports = [](CollectiveOp op, const GroupShape&) {
          return op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather;
        },
-       [](const ScheduleRequest& r) { return ring_schedule(r.op, r.shape.ranks, r.elements, r.compressed); }});
-  add({"torus", "dimension-ordered rings: reduce-scatter along each torus dimension, all-gather back",
-       "TPU all-reduce on 2D/3D tori (Ying et al. 2018, arXiv 1811.06992); Sack & Gropp 2012", false, false,
-       [](CollectiveOp op, const GroupShape& s) { return op == CollectiveOp::all_reduce && s.torus_dims.size() >= 2; },
-       [](const ScheduleRequest& r) { return torus_schedule(r.op, r.shape.torus_dims, r.elements, r.compressed); }});
-  add({"hierarchical", "intra-node reduce-scatter, inter-node ring all-reduce, intra-node all-gather",
-       "Jia et al. 2018 (arXiv 1807.11205); Horovod hierarchical all-reduce", false, false,
-       [](CollectiveOp op, const GroupShape& s) {
+       .schedule = [](const ScheduleRequest& r) { return ring_schedule(r.op, r.shape.ranks, r.elements, r.compressed); },
+       .auto_priority = 10});
+  add({.name = "multi_ring",
+       .help = "one ring per rank of a node (NCCL channels), each on 1/per_node of the buffer and leaving the node "
+               "through a different NIC",
+       .source = "NCCL rings over multiple channels (NVIDIA/nccl src/graph/rings.cc)",
+       .supports = [](CollectiveOp op, const GroupShape& s) {
          return op == CollectiveOp::all_reduce && s.nodes > 1 && s.per_node > 1;
        },
-       [](const ScheduleRequest& r) {
-         return hierarchical_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.compressed);
-       }});
-  add({"multi_ring", "one ring per rank of a node (NCCL channels), each on 1/per_node of the buffer and leaving "
-       "the node through a different NIC",
-       "NCCL rings over multiple channels (NVIDIA/nccl src/graph/rings.cc)", false, false,
-       [](CollectiveOp op, const GroupShape& s) {
-         return op == CollectiveOp::all_reduce && s.nodes > 1 && s.per_node > 1;
-       },
-       [](const ScheduleRequest& r) {
+       .schedule = [](const ScheduleRequest& r) {
          return multi_ring_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.compressed);
-       }});
+       },
+       .auto_priority = 20});
+  add({.name = "hierarchical",
+       .help = "intra-node reduce-scatter, inter-node ring all-reduce, intra-node all-gather",
+       .source = "Jia et al. 2018 (arXiv 1807.11205); Horovod hierarchical all-reduce",
+       .supports = [](CollectiveOp op, const GroupShape& s) {
+         return op == CollectiveOp::all_reduce && s.nodes > 1 && s.per_node > 1;
+       },
+       .schedule = [](const ScheduleRequest& r) {
+         return hierarchical_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.compressed);
+       },
+       .auto_priority = 30});
+  add({.name = "torus",
+       .help = "dimension-ordered rings: reduce-scatter along each torus dimension, all-gather back",
+       .source = "TPU all-reduce on 2D/3D tori (Ying et al. 2018, arXiv 1811.06992); Sack & Gropp 2012",
+       .supports = [](CollectiveOp op, const GroupShape& s) {
+         return op == CollectiveOp::all_reduce && s.torus_dims.size() >= 2;
+       },
+       .schedule = [](const ScheduleRequest& r) {
+         return torus_schedule(r.op, r.shape.torus_dims, r.elements, r.compressed);
+       },
+       .auto_priority = 40});
 }
 
 void add_trees() {
-  add({"double_binary_tree", "two complementary pipelined binary trees, each with half the data",
-       "Sanders, Speck & Traeff, Parallel Computing 35(12) 2009; NCCL 2.4 trees", true, false,
-       [](CollectiveOp op, const GroupShape&) {
+  // Two trees, each carrying half of an all-reduce; a pipeline runs down the tree's depth.
+  add({.name = "double_binary_tree",
+       .help = "two complementary pipelined binary trees, each with half the data",
+       .source = "Sanders, Speck & Traeff, Parallel Computing 35(12) 2009; NCCL 2.4 trees",
+       .supports = [](CollectiveOp op, const GroupShape&) {
          return op == CollectiveOp::all_reduce || op == CollectiveOp::broadcast || op == CollectiveOp::reduce;
        },
-       [](const ScheduleRequest& r) { return double_binary_tree_schedule(r.op, r.shape.ranks, r.elements, r.chunks); }});
-  add({"halving_doubling", "recursive halving reduce-scatter + recursive doubling all-gather (log2 n steps each)",
-       "Thakur, Rabenseifner & Gropp, IJHPCA 19(1) 2005", false, false,
-       [](CollectiveOp op, const GroupShape& s) {
+       .schedule = [](const ScheduleRequest& r) {
+         return double_binary_tree_schedule(r.op, r.shape.ranks, r.elements, r.chunks);
+       },
+       .pipelined = true,
+       .depth = tree_depth,
+       .share = [](CollectiveOp op) { return op == CollectiveOp::all_reduce ? 0.5 : 1.0; },
+       .auto_priority = 50});
+  // "auto" tries it on groups of at most 256 ranks only: its schedule has n - 1 + c steps
+  // of up to n transfers, the costliest to evaluate.
+  add({.name = "chain",
+       .help = "pipelined chain (a ring cut open) for broadcast and reduce",
+       .source = "NCCL ring broadcast / reduce",
+       .supports = [](CollectiveOp op, const GroupShape&) {
+         return op == CollectiveOp::broadcast || op == CollectiveOp::reduce;
+       },
+       .schedule = [](const ScheduleRequest& r) { return chain_schedule(r.op, r.shape.ranks, r.elements, r.chunks); },
+       .pipelined = true,
+       .depth = [](int n) { return n - 1; },
+       .share = [](CollectiveOp) { return 1.0; },
+       .auto_priority = 70,
+       .auto_max_ranks = 256});
+  // An MPI algorithm, not among NCCL's: used only when named.
+  add({.name = "halving_doubling",
+       .help = "recursive halving reduce-scatter + recursive doubling all-gather (log2 n steps each)",
+       .source = "Thakur, Rabenseifner & Gropp, IJHPCA 19(1) 2005",
+       .supports = [](CollectiveOp op, const GroupShape& s) {
          return op == CollectiveOp::all_reduce ||
                 ((op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather) && is_power_of_two(s.ranks));
        },
-       [](const ScheduleRequest& r) { return halving_doubling_schedule(r.op, r.shape.ranks, r.elements); }});
-  add({"chain", "pipelined chain (a ring cut open) for broadcast and reduce", "NCCL ring broadcast / reduce", true,
-       false,
-       [](CollectiveOp op, const GroupShape&) { return op == CollectiveOp::broadcast || op == CollectiveOp::reduce; },
-       [](const ScheduleRequest& r) { return chain_schedule(r.op, r.shape.ranks, r.elements, r.chunks); }});
+       .schedule = [](const ScheduleRequest& r) { return halving_doubling_schedule(r.op, r.shape.ranks, r.elements); }});
 }
 
 void add_others() {
-  add({"pairwise", "pairwise-exchange all-to-all: partners swap blocks, n-1 steps (n = 2^k) or n",
-       "Thakur, Rabenseifner & Gropp 2005 (pairwise exchange)", false, false,
-       [](CollectiveOp op, const GroupShape&) { return op == CollectiveOp::all_to_all; },
-       [](const ScheduleRequest& r) {
+  add({.name = "in_network",
+       .help = "reduction in switches (NVLink SHARP / InfiniBand SHARP): up once, down once",
+       .source = "Graham et al., COMHPC 2016 (SHARP); NVIDIA NVLink SHARP (NVSwitch gen3)",
+       .supports = [](CollectiveOp op, const GroupShape&) { return op == CollectiveOp::all_reduce; },
+       .analytic_only = true,
+       .needs = "needs switches with in-network reduction (nvswitch_reduction / fabric_reduction) on every path "
+                "of the group",
+       .auto_priority = 60});
+  add({.name = "pairwise",
+       .help = "pairwise-exchange all-to-all: partners swap blocks, n-1 steps (n = 2^k) or n",
+       .source = "Thakur, Rabenseifner & Gropp 2005 (pairwise exchange)",
+       .supports = [](CollectiveOp op, const GroupShape&) { return op == CollectiveOp::all_to_all; },
+       .schedule = [](const ScheduleRequest& r) {
          return pairwise_all_to_all_schedule(r.shape.ranks, r.elements, r.compressed);
-       }});
-  add({"direct", "one point-to-point transfer (send/recv between two ranks)", "", false, false,
-       [](CollectiveOp op, const GroupShape& s) { return op == CollectiveOp::send_recv && s.ranks == 2; },
-       [](const ScheduleRequest& r) { return send_recv_schedule(r.elements); }});
-  add({"in_network", "reduction in switches (NVLink SHARP / InfiniBand SHARP): up once, down once",
-       "Graham et al., COMHPC 2016 (SHARP); NVIDIA NVLink SHARP (NVSwitch gen3)", false, true,
-       [](CollectiveOp op, const GroupShape&) { return op == CollectiveOp::all_reduce; }, {}});
+       },
+       .auto_priority = 80});
+  add({.name = "direct",
+       .help = "one point-to-point transfer (send/recv between two ranks)",
+       .supports = [](CollectiveOp op, const GroupShape& s) { return op == CollectiveOp::send_recv && s.ranks == 2; },
+       .schedule = [](const ScheduleRequest& r) { return send_recv_schedule(r.elements); },
+       .auto_priority = 90});
 }
 
 }  // namespace
 
-const std::map<std::string, CollectiveAlgorithm, std::less<>>& collective_algorithms() {
+const CollectiveAlgorithms& collective_algorithms() {
   register_builtin_collectives();
   return table();
 }
 
 const CollectiveAlgorithm* find_collective_algorithm(std::string_view name) {
-  const auto& t = collective_algorithms();
-  auto it = t.find(name);
-  return it == t.end() ? nullptr : &it->second;
+  return collective_algorithms().find(name);
 }
 
-std::vector<std::string> collective_algorithm_names() {
-  std::vector<std::string> out;
-  for (const auto& [k, v] : collective_algorithms()) out.push_back(k);
+std::vector<std::string> collective_algorithm_names() { return collective_algorithms().names(); }
+
+std::vector<std::string> collective_algorithm_choices() {
+  std::vector<std::string> out{"auto"};
+  for (const auto& n : collective_algorithm_names()) out.push_back(n);
   return out;
+}
+
+const std::vector<const CollectiveAlgorithm*>& auto_candidates() {
+  static const std::vector<const CollectiveAlgorithm*> order = [] {
+    std::vector<const CollectiveAlgorithm*> out;
+    for (const auto& [name, a] : collective_algorithms())
+      if (a.auto_priority) out.push_back(&a);
+    std::stable_sort(out.begin(), out.end(), [](const CollectiveAlgorithm* x, const CollectiveAlgorithm* y) {
+      return *x->auto_priority < *y->auto_priority;  // entries come in name order: ties stay by name
+    });
+    return out;
+  }();
+  return order;
 }
 
 void register_builtin_collectives() {

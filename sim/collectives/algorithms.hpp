@@ -1,18 +1,21 @@
 #pragma once
 // The collective-algorithm family: a registry keyed by name ("ring", "double_binary_tree",
 // ...), filled by register_builtin_collectives(). Each entry says which operations and
-// group shapes it serves and builds the Schedule; the cost model (cost.hpp) evaluates
-// schedules on a topology and picks the fastest applicable one, as NCCL's tuner picks
-// the algorithm of least predicted time (NVIDIA/nccl src/graph/tuning.cc).
+// group shapes it serves, builds the Schedule, and carries what the cost model needs to
+// know of it (pipeline depth, whether and in which order "auto" tries it); the cost model
+// (cost.hpp) evaluates schedules on a topology and "auto" picks the fastest applicable
+// one, as NCCL's tuner picks the algorithm of least predicted time (NVIDIA/nccl
+// src/graph/tuning.cc). No code outside an entry compares an algorithm's name.
 
 #include <cstdint>
 #include <functional>
-#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sim/collectives/schedule.hpp"
+#include "sim/core/registry.hpp"
 
 namespace hcsim {
 
@@ -28,24 +31,47 @@ struct ScheduleRequest {
   CollectiveOp op = CollectiveOp::all_reduce;
   GroupShape shape;
   std::int64_t elements = 0;
-  int chunks = 1;           // pipeline depth of tree and chain
+  int chunks = 1;           // pipeline depth of a pipelined algorithm (tree, chain)
   bool compressed = false;  // see Step::repeat
 };
 
 struct CollectiveAlgorithm {
-  std::string name;
-  std::string help;
-  std::string source;
-  bool pipelined = false;      // takes ScheduleRequest::chunks
-  bool analytic_only = false;  // no rank-level schedule (in-network reduction)
-  std::function<bool(CollectiveOp, const GroupShape&)> supports;
-  std::function<Schedule(const ScheduleRequest&)> schedule;  // empty when analytic_only
+  std::string name{};
+  std::string help{};
+  std::string source{};
+  ParamTable params{};  // none so far: an algorithm is chosen by name alone
+  std::function<bool(CollectiveOp, const GroupShape&)> supports{};
+  std::function<Schedule(const ScheduleRequest&)> schedule{};  // empty when analytic_only
+
+  // No rank-level schedule: costed by the cost model's in-switch reduction closed form
+  // (cost.hpp); `needs` ends the error when a named one finds no reducing switches.
+  bool analytic_only = false;
+  std::string needs{};
+
+  // Pipelined: takes ScheduleRequest::chunks. The cost model picks the depth c that
+  // minimises (c + D - 1)(alpha + S/(c B)) with D = depth(ranks) and S = share(op) x the
+  // buffer (the part one pipeline carries).
+  bool pipelined = false;
+  std::function<int(int ranks)> depth{};
+  std::function<double(CollectiveOp)> share{};
+
+  // Candidate of "auto" when set: on equal predicted time the lower priority wins, ties by
+  // name. Unset: used only when named. `auto_max_ranks` > 0: "auto" skips larger groups.
+  std::optional<int> auto_priority{};
+  int auto_max_ranks = 0;
 };
 
-const std::map<std::string, CollectiveAlgorithm, std::less<>>& collective_algorithms();
+using CollectiveAlgorithms = EntryTable<CollectiveAlgorithm>;
+
+// The registry, filled on first use; iterates as (name, entry) in name order.
+const CollectiveAlgorithms& collective_algorithms();
 // nullptr when unknown.
 const CollectiveAlgorithm* find_collective_algorithm(std::string_view name);
 std::vector<std::string> collective_algorithm_names();
+// "auto" then every registered name: what /simulation/collective_algorithm and --algorithm take.
+std::vector<std::string> collective_algorithm_choices();
+// The candidates of "auto" in order of preference on equal time (auto_priority, then name).
+const std::vector<const CollectiveAlgorithm*>& auto_candidates();
 // Idempotent.
 void register_builtin_collectives();
 

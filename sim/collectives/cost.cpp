@@ -7,19 +7,6 @@
 #include <fmt/format.h>
 
 namespace hcsim {
-namespace {
-
-// Candidates of "auto", in order of preference on equal time.
-const char* const kAutoOrder[] = {"ring", "multi_ring", "hierarchical", "torus", "double_binary_tree", "in_network", "chain",
-                                  "pairwise", "direct"};
-
-int tree_depth(int n) {
-  int d = 0;
-  for (int x = n; x > 1; x >>= 1) ++d;
-  return d;
-}
-
-}  // namespace
 
 double busbw_factor(CollectiveOp op, int n) {
   const double k = n;
@@ -124,21 +111,24 @@ CollectiveEstimate CollectiveCostModel::in_network(const std::vector<int>& ranks
       best.steps = 2;
     }
   }
-  best.algorithm = "in_network";
   return best;
 }
 
 CollectiveEstimate CollectiveCostModel::evaluate(const CollectiveAlgorithm& a, const std::vector<int>& ranks,
                                                  const GroupShape& shape, CollectiveOp op,
                                                  std::int64_t elements) const {
-  if (a.analytic_only) return in_network(ranks, elements);
+  if (a.analytic_only) {
+    CollectiveEstimate est = in_network(ranks, elements);
+    est.algorithm = a.name;
+    return est;
+  }
   ScheduleRequest req{op, shape, elements, 1, true};
   if (a.pipelined) {
     // c = sqrt(S (D - 1) / (alpha B)) minimises (c + D - 1)(alpha + S / (c B)); alpha, B of
     // the first hop (rank 0 -> rank 1: parent/child in the tree, neighbours on the chain).
     const Route& r = router_.device_route(ranks[0], ranks[1]);
-    const int depth = a.name == "chain" ? shape.ranks - 1 : tree_depth(shape.ranks);
-    const double bytes = static_cast<double>(elements) * (op == CollectiveOp::all_reduce && a.name != "chain" ? 0.5 : 1.0);
+    const int depth = a.depth(shape.ranks);
+    const double bytes = static_cast<double>(elements) * a.share(op);
     const double c = std::sqrt(bytes * (depth - 1) / std::max(1e-300, r.latency.value() * r.bottleneck.value()));
     req.chunks = static_cast<int>(std::clamp(std::round(c), 1.0, 256.0));
   }
@@ -165,9 +155,8 @@ CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices
   if (op == CollectiveOp::all_to_all) elements = (elements + n - 1) / n * n;
   if (algorithm == "auto") {
     best.time = Seconds(std::numeric_limits<double>::infinity());
-    for (const char* name : kAutoOrder) {
-      const CollectiveAlgorithm* a = find_collective_algorithm(name);
-      if (!a || !a->supports(op, shape) || (a->name == "chain" && n > 256)) continue;
+    for (const CollectiveAlgorithm* a : auto_candidates()) {
+      if (!a->supports(op, shape) || (a->auto_max_ranks > 0 && n > a->auto_max_ranks)) continue;
       CollectiveEstimate e = evaluate(*a, ranks, shape, op, elements);
       if (e.time < best.time) best = e;
     }
@@ -182,8 +171,7 @@ CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices
                                        algorithm, collective_op_name(op), n));
     best = evaluate(*a, ranks, shape, op, elements);
     if (!std::isfinite(best.time.value()))
-      throw InputError("", "collective algorithm \"in_network\" needs switches with in-network reduction "
-                           "(nvswitch_reduction / fabric_reduction) on every path of the group");
+      throw InputError("", fmt::format("collective algorithm \"{}\" {}", a->name, a->needs));
   }
   best.algbw = per_rank / best.time;
   best.busbw = best.algbw * busbw_factor(op, n);

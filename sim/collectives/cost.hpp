@@ -13,12 +13,15 @@
 //   ring all-reduce       2(n-1)/n * S/B + 2(n-1) * alpha
 //   torus (dims d_k)      sum_k 2(d_k - 1) * (alpha + S / (B * prod_{i<=k} d_i))
 //   in-network reduction  2 * alpha_to_root + S / B
-// Algorithm "auto" evaluates the algorithms NCCL itself chooses among -- ring, double
-// binary tree, in-network reduction (CollNet/NVLS) -- plus torus rings on a torus and the
-// hierarchical all-reduce across nodes, and keeps the fastest, as NCCL's tuner does
-// (src/graph/tuning.cc). Halving-doubling (an MPI algorithm) is used only when named. Pipelined
+// Algorithm "auto" evaluates every registered algorithm with an auto_priority that
+// supports the operation and group -- among them those NCCL itself chooses among (ring,
+// double binary tree, in-network reduction as CollNet/NVLS), torus rings on a torus and the
+// hierarchical all-reduce across nodes -- and keeps the fastest, as NCCL's tuner does
+// (src/graph/tuning.cc); on equal time the lower priority wins (auto_candidates()).
+// Halving-doubling (an MPI algorithm) has none: it is used only when named. Pipelined
 // algorithms (tree, chain) use the pipeline depth c that minimises
-// (c + D - 1)(alpha + S/(c B)), i.e. c = sqrt(S (D - 1) / (alpha B)), clamped to [1, 256].
+// (c + D - 1)(alpha + S/(c B)), i.e. c = sqrt(S (D - 1) / (alpha B)), clamped to [1, 256],
+// with D and the share of the buffer S from the algorithm's entry.
 // Ring-like algorithms are evaluated on compressed schedules (one step per ring phase,
 // Step::repeat), exact up to one element per step.
 

@@ -21,49 +21,74 @@
 
 namespace hcsim {
 
-template <class Product>
-class Registry {
+// The entries of one family keyed by name, in name order: the order of `hcsim list` and of
+// every "valid ones are" message. `key` is the entry's member that holds its name. Every
+// Registry<Product> is one; a family whose entries are recipes rather than products built
+// from parameters (collective algorithms, sim/collectives/algorithms.hpp) keeps its entries
+// in one directly. Each entry type has at least a name, `help`, `params` and `source`.
+template <class Entry>
+class EntryTable {
  public:
-  using Factory = std::function<std::unique_ptr<Product>(const Params&)>;
-  struct Entry {
-    std::string type;
-    std::string help;
-    ParamTable params;
-    Factory make;
-    std::string source;  // paper or datasheet the model follows
-  };
+  using Map = std::map<std::string, Entry, std::less<>>;
 
-  explicit Registry(std::string family) : family_(std::move(family)) {}
+  EntryTable(std::string family, std::string Entry::*key) : family_(std::move(family)), key_(key) {}
 
   void add(Entry e) {
-    HCSIM_ASSERT(!entries_.count(e.type), family_ + " type registered twice: " + e.type);
-    std::string key = e.type;
-    entries_.emplace(std::move(key), std::move(e));
+    std::string name = e.*key_;
+    HCSIM_ASSERT(!entries_.count(name), family_ + " registered twice: " + name);
+    entries_.emplace(std::move(name), std::move(e));
   }
-  [[nodiscard]] const Entry* find(std::string_view type) const {
-    auto it = entries_.find(type);
+  [[nodiscard]] const Entry* find(std::string_view name) const {
+    auto it = entries_.find(name);
     return it == entries_.end() ? nullptr : &it->second;
-  }
-  // Throws an InputError at `path` naming the valid types.
-  [[nodiscard]] const Entry& get(std::string_view type, const std::string& path) const {
-    if (const Entry* e = find(type)) return *e;
-    throw InputError(path, "unknown " + family_ + " type \"" + std::string(type) + "\"; " + valid_list(names()));
   }
   [[nodiscard]] std::vector<std::string> names() const {
     std::vector<std::string> out;
     for (const auto& [k, v] : entries_) out.push_back(k);
     return out;
   }
-  [[nodiscard]] const std::map<std::string, Entry, std::less<>>& entries() const { return entries_; }
+  [[nodiscard]] const Map& entries() const { return entries_; }
+  [[nodiscard]] typename Map::const_iterator begin() const { return entries_.begin(); }
+  [[nodiscard]] typename Map::const_iterator end() const { return entries_.end(); }
   [[nodiscard]] const std::string& family() const { return family_; }
+
+ private:
+  std::string family_;
+  std::string Entry::*key_;
+  Map entries_;
+};
+
+template <class Product>
+struct RegistryEntry {
+  using Factory = std::function<std::unique_ptr<Product>(const Params&)>;
+  std::string type;
+  std::string help;
+  ParamTable params;
+  Factory make;
+  std::string source;  // paper or datasheet the model follows
+};
+
+// A family of products built from a parameter object whose "type" names the entry.
+template <class Product>
+class Registry : public EntryTable<RegistryEntry<Product>> {
+ public:
+  using Entry = RegistryEntry<Product>;
+  using Factory = typename Entry::Factory;
+
+  explicit Registry(std::string family) : EntryTable<Entry>(std::move(family), &Entry::type) {}
+
+  // Throws an InputError at `path` naming the valid types.
+  [[nodiscard]] const Entry& get(std::string_view type, const std::string& path) const {
+    if (const Entry* e = this->find(type)) return *e;
+    throw InputError(path, unknown(type));
+  }
 
   // Resolve params for `type` from `given` (keys in `ignore` skipped) and build.
   std::unique_ptr<Product> build(std::string_view type, const nlohmann::json& given, const std::string& path,
                                  Diagnostics& diag, const std::vector<std::string>& ignore = {"type"}) const {
-    const Entry* e = find(type);
+    const Entry* e = this->find(type);
     if (!e) {
-      diag.error(json_child(path, "type"),
-                 "unknown " + family_ + " type \"" + std::string(type) + "\"; " + valid_list(names()));
+      diag.error(json_child(path, "type"), unknown(type));
       return nullptr;
     }
     Diagnostics local;
@@ -80,8 +105,9 @@ class Registry {
   }
 
  private:
-  std::string family_;
-  std::map<std::string, Entry, std::less<>> entries_;
+  [[nodiscard]] std::string unknown(std::string_view type) const {
+    return "unknown " + this->family() + " type \"" + std::string(type) + "\"; " + valid_list(this->names());
+  }
 };
 
 struct Preset {

@@ -79,11 +79,9 @@ std::string resolve_collective_algorithm(const CollectiveCostModel& model, const
                                          CollectiveOp op, Bytes per_rank, std::string_view requested) {
   if (requested != "auto") {
     const CollectiveAlgorithm* a = find_collective_algorithm(requested);
-    if (!a) {
-      std::vector<std::string> names{"auto"};
-      for (const auto& n : collective_algorithm_names()) names.push_back(n);
-      throw InputError("", "unknown collective algorithm \"" + std::string(requested) + "\"; " + valid_list(names));
-    }
+    if (!a)
+      throw InputError("", "unknown collective algorithm \"" + std::string(requested) + "\"; " +
+                               valid_list(collective_algorithm_choices()));
     std::vector<int> ranks;
     if (a->supports(op, model.shape_of(devices, ranks))) {
       if (!a->analytic_only) return a->name;

@@ -21,9 +21,9 @@ std::string duration(double s) {
 
 std::string strategy_line(const Scenario& sc) {
   const auto& st = sc.strategy;
-  std::string sched = st.schedule == "interleaved-1f1b" ? fmt::format("interleaved 1F1B (v = {})", st.interleave)
-                      : st.schedule == "1f1b"           ? "1F1B"
-                                                        : "GPipe";
+  // The schedule as its registry names it; an interleaved one with its chunks per device.
+  std::string sched(sc.schedule().type());
+  if (sc.schedule().interleaved()) sched += fmt::format(" (v = {})", st.interleave);
   std::string line = fmt::format("TP {} · PP {} {} · DP {} · micro-batch {} · batch {}", st.tp, st.pp, sched, st.dp,
                                  sc.workload.micro_batch, sc.workload.global_batch);
   if (st.cp > 1) line += fmt::format(" · CP {}", st.cp);

@@ -189,9 +189,10 @@ void add_variants(const SearchSpec& s, const Layout& l, std::vector<Candidate>& 
 // The schedules worth trying at `pp`: with one stage every schedule is the same, so only
 // the first non-interleaved one; interleaving needs two stages and v >= 2.
 std::vector<std::pair<std::string, int>> schedules_for(const SearchSpace& sp, int pp) {
+  register_builtin_schedules();
   std::vector<std::pair<std::string, int>> out;
   for (const auto& sched : sp.schedule) {
-    if (sched == "interleaved-1f1b") {
+    if (pipeline_schedules().get(sched, "/space/schedule").make(Params())->interleaved()) {
       if (pp >= 2)
         for (int v : sp.interleave)
           if (v >= 2) out.emplace_back(sched, v);

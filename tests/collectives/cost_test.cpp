@@ -88,6 +88,20 @@ TEST(CollectiveCost, TreeLatencyGrowsWithLog2N) {
   }
 }
 
+TEST(CollectiveCost, PipelineDepthFollowsTheAlgorithmsDepthAndShare) {
+  // c = round(sqrt(S (D - 1) / (alpha B))) (cost.hpp), with D and S from the entry: the
+  // double binary tree's D = floor(log2 n) on half of an all-reduce each, the chain's
+  // D = n - 1 on the whole broadcast. alpha, B: one NVSwitch hop (kAlpha, kB).
+  const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 8);
+  CollectiveCostModel m(g);
+  const double s = 64.0 * 1048576;
+  const auto chunks = [&](double bytes, int depth) {
+    return static_cast<int>(std::round(std::sqrt(bytes * (depth - 1) / (kAlpha * kB))));
+  };
+  EXPECT_EQ(m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "double_binary_tree").chunks, chunks(s / 2, 3));
+  EXPECT_EQ(m.estimate(iota(8), CollectiveOp::broadcast, Bytes(s), "chain").chunks, chunks(s, 7));
+}
+
 TEST(CollectiveCost, TorusDimensionOrderedRingsClosedForm) {
   // t = sum_k 2(d_k - 1)(alpha + S / (B prod_{i<=k} d_i)), one link of 50 GB/s, 1 us per hop.
   const TopologyGraph g = build({{"type", "torus"},
