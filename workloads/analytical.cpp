@@ -50,8 +50,9 @@ double reduction_time(const GradReduction& r, const DeviceGroup& group, const Gr
 // Ring attention (workloads/items: cp_ring): cp blocks of t/cp each overlapped with one of
 // the cp - 1 sends (tau each) to the next context-parallel rank, as the lowering chains them:
 // the ring takes t/cp + (cp - 1) max(tau, t/cp), so (cp - 1) max(0, tau - t/cp) is exposed.
-// Every rank waits for its predecessor's block, so the slowest hop of the ring sets tau (a
-// ring that crosses a node edge runs at the speed of that edge).
+// Every rank waits for its predecessor's block, so the slowest hop sets tau. (A ring that
+// crosses a node edge is outside this form: the engine pipelines the slow hop's transfers
+// across layers, docs/architecture.md.)
 double ring_exposed(const PassTotals& p, const Layout& lay, int stage, const GroupCostFn& cost) {
   const int cp = lay.cp;
   double x = 0;
@@ -89,6 +90,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   r.stages.resize(static_cast<std::size_t>(p));
   std::vector<double> c(static_cast<std::size_t>(p)), bwd(c.size()), gathers(c.size(), 0.0);
   double first_gather = 0;
+  double fill_pp = 0;  // interleaved: pipeline sends on the fill and drain
   for (int s = 0; s < p; ++s) {
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
     TpCosts tp(cost, lay.tensor_group(s));
@@ -113,7 +115,12 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       // encoded here and decoded on the receiver (the receiver's decode counted there).
       const int next = s + 1 < p ? s + 1 : s - 1;
       const double codec = sp.send_codec.compressed ? sp.send_codec.encode.t + sp.recv_decode.t : 0.0;
-      pp = 2.0 * v * (cost(lay.pipeline_pair(s, next), CollectiveOp::send_recv, sp.send_bytes) + codec);
+      const double hop = cost(lay.pipeline_pair(s, next), CollectiveOp::send_recv, sp.send_bytes) + codec;
+      // Interleaved: in the steady state a device works on its other chunks while a chunk's
+      // output travels, so the sends show only on the fill and the drain: one forward and
+      // one backward hop per stage boundary.
+      pp = v > 1 ? 0.0 : 2.0 * hop;
+      fill_pp += v > 1 && s + 1 < p ? 2.0 * hop : 0.0;
     }
     auto& a = r.stages[static_cast<std::size_t>(s)];
     a.compute_s = m * (f.compute + b.compute);
@@ -128,7 +135,9 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   }
   const double cmax = *std::max_element(c.begin(), c.end());
   const double csum = std::accumulate(c.begin(), c.end(), 0.0);
-  r.pipeline_s = m * cmax + (csum - cmax) / v;
+  r.pipeline_s = m * cmax + (csum - cmax) / v + fill_pp;
+  if (v > 1)
+    for (auto& a : r.stages) a.pp_comm_s = fill_pp;
 
   // ZeRO-3: the latest start of each stage's last backward pass set by its gathers, and the
   // backward passes of the later stages it waits for (see analytical.hpp).

@@ -110,9 +110,7 @@ struct FastAnalytical::Impl {
     if (const double* t = costs.find(k)) return *t;
     group.resize(static_cast<std::size_t>(g.count));
     for (int i = 0; i < g.count; ++i) group[static_cast<std::size_t>(i)] = g.first + i * g.stride;
-    const double t =
-        model.estimate(group, op, Bytes(bytes), op == CollectiveOp::send_recv ? "auto" : base.simulation.collective_algorithm)
-            .time.value();
+    const double t = analytical_collective_time(model, group, op, bytes, base.simulation.collective_algorithm);
     costs.insert(k, t);
     return t;
   }
@@ -145,7 +143,7 @@ LayoutRequest FastAnalytical::Impl::request(const FastLayout& l) {
   LayoutRequest r;
   r.model = &base.model;
   r.layout = {l.dp, l.tp, l.pp, l.cp};
-  r.devices = r.layout.devices();
+  r.devices = l.cluster_devices > 0 ? l.cluster_devices : r.layout.devices();
   r.interleaved = in.schedule && in.schedule->interleaved();
   r.interleave = l.interleave;
   r.global_batch = base.workload.global_batch;
@@ -279,6 +277,7 @@ std::vector<Issue> FastAnalytical::memory_issues(const FastLayout& l) {
 std::vector<Issue> FastAnalytical::layout_issues(const FastLayout& l) {
   std::vector<Issue> out;
   impl_->in.schedule = impl_->schedule(l.schedule);
+  if (!impl_->in.schedule) return out;
   const LayoutRequest r = impl_->request(l);
   const LayoutSink sink = [&](LayoutIssue, std::string_view path, const std::function<std::string()>& message) {
     out.push_back({std::string(path), message()});

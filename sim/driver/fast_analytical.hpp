@@ -38,6 +38,7 @@ struct FastLayout {
   int zero = 0;
   bool sequence_parallel = false;
   int cp = 1;
+  std::int64_t cluster_devices = 0;  // for the layout rules: the cluster's devices (0: tp * pp * dp * cp)
 };
 
 struct FastResult {

@@ -156,10 +156,7 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
   const CollectiveCostModel model(sc.topology);
   const std::string algo = sc.simulation.collective_algorithm;
   const AnalyticalResult a = analytical_step(in, [&](const std::vector<int>& devs, CollectiveOp op, double bytes) {
-    if (devs.size() <= 1 || bytes <= 0) return 0.0;
-    // The engine's choice: the named algorithm where it applies, else the cheapest.
-    const std::string use = resolve_collective_algorithm(model, devs, op, Bytes(bytes), algo);
-    return model.estimate(devs, op, Bytes(bytes), use).time.value();
+    return analytical_collective_time(model, devs, op, bytes, algo);
   });
   Metrics m;
   m.step_time_s = a.step_time_s;
@@ -308,6 +305,24 @@ void enforce_max_tasks(const Scenario& sc, double estimate, const std::string& w
 
 }  // namespace
 
+double analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
+                                  double bytes, std::string_view algorithm) {
+  if (devices.size() <= 1 || bytes <= 0) return 0.0;
+  // The engine's choice: the named algorithm where it applies, else the cheapest.
+  const std::string use = resolve_collective_algorithm(model, devices, op, Bytes(bytes), algorithm);
+  return model.estimate(devices, op, Bytes(bytes), use).time.value();
+}
+
+std::optional<Issue> analytical_bound_issue(const StrategySpec& st, bool symmetry, std::int64_t max_tasks) {
+  const double estimate = estimate_collective_schedule(st, symmetry);
+  if (estimate <= static_cast<double>(max_tasks)) return std::nullopt;
+  return Issue{"/simulation/max_tasks",
+               fmt::format("costing the step's collectives would walk about {:.3g} schedule steps (data-parallel "
+                           "groups of {} ranks), more than max_tasks = {}; use fewer data-parallel ranks per group, "
+                           "or raise max_tasks",
+                           estimate, st.grad_ranks(), max_tasks)};
+}
+
 RunOutput run_scenario(const Scenario& sc) {
   const auto t0 = std::chrono::steady_clock::now();
   RunOutput out;
@@ -318,11 +333,8 @@ RunOutput run_scenario(const Scenario& sc) {
     check_pool(sc, out.shapes);
   }
   if (sc.simulation.mode == "analytical") {
-    enforce_max_tasks(sc, estimate_collective_schedule(sc),
-                      fmt::format("costing the step's collectives would walk about {{:.3g}} schedule steps "
-                                  "(data-parallel groups of {} ranks)",
-                                  sc.strategy.grad_ranks()),
-                      "fewer data-parallel ranks per group");
+    if (auto issue = analytical_bound_issue(sc.strategy, sc.simulation.symmetry, sc.simulation.max_tasks))
+      throw InputError({*issue});
     offload_closed_form(sc, out.shapes, in);
     out.metrics = analytical_metrics(sc, in, out.shapes);
     out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

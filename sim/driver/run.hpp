@@ -22,6 +22,16 @@ double estimate_collective_schedule(const StrategySpec& st, bool symmetry);
 Issue memory_shortfall(int stage, int first, int last, const std::string& pool, double capacity,
                        const MemoryBreakdown& need);
 
+// One collective's time in analytical mode: the algorithm the engine would run (the named
+// one where it applies, else the cost model's choice), costed by the model; 0 for a group
+// of one or no bytes.
+double analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
+                                  double bytes, std::string_view algorithm);
+
+// The analytical mode's bound: the schedule steps of costing the data-parallel collectives
+// (estimate_collective_schedule) over `max_tasks`; none when within it.
+std::optional<Issue> analytical_bound_issue(const StrategySpec& st, bool symmetry, std::int64_t max_tasks);
+
 RunOutput run_scenario(const Scenario& sc);
 
 }  // namespace hcsim

@@ -8,6 +8,7 @@
 #include "scenarios/scenario.hpp"
 #include "sim/core/error.hpp"
 #include "sim/driver/fast_analytical.hpp"
+#include "sim/driver/run.hpp"
 #include "sim/sweep/record.hpp"
 #include "sim/sweep/scenario_source.hpp"
 
@@ -38,18 +39,18 @@ std::optional<Scenario> fast_base(const SearchSpec& spec) {
   doc["simulation"]["mode"] = "analytical";
   try {
     Scenario sc = parse_scenario(doc, spec.base.file);
-    if (sc.pools.size() != 1 || sc.strategy.cp != 1 || sc.strategy.offload != Offload::none ||
-        sc.simulation.collective_algorithm != "auto")
-      return std::nullopt;
+    if (sc.pools.size() != 1 || sc.strategy.offload != Offload::none) return std::nullopt;
     return sc;
   } catch (const std::exception&) {
     return std::nullopt;
   }
 }
 
-FastLayout layout_of(const Candidate& c) {
+FastLayout layout_of(const Candidate& c, int base_cp) {
   const auto& p = c.params;
   FastLayout l;
+  l.cp = base_cp;
+  l.cluster_devices = c.devices;
   l.tp = p.at("/strategy/tp").get<int>();
   l.pp = p.at("/strategy/pp").get<int>();
   l.dp = p.at("/strategy/dp").get<int>();
@@ -60,6 +61,7 @@ FastLayout layout_of(const Candidate& c) {
   l.recompute = rc == "full" ? Recompute::full : rc == "selective" ? Recompute::selective : Recompute::none;
   l.zero = p.at("/strategy/zero").get<int>();
   l.sequence_parallel = p.at("/strategy/sequence_parallel").get<bool>();
+  if (const auto it = p.find("/strategy/cp"); it != p.end()) l.cp = it->get<int>();
   return l;
 }
 
@@ -69,9 +71,13 @@ bool plain_layout(const Candidate& c) {
       "/strategy/tp",        "/strategy/pp",        "/strategy/dp",   "/workload/micro_batch",
       "/strategy/schedule",  "/strategy/interleave", "/strategy/recompute", "/strategy/zero",
       "/strategy/sequence_parallel", "/cluster/pools/0/count"};
-  if (c.params.size() != keys.size()) return false;
-  for (const auto& [k, v] : c.params.items())
+  std::size_t known = 0;
+  for (const auto& [k, v] : c.params.items()) {
+    if (k == "/strategy/cp") continue;  // optional: the base's cp otherwise
     if (!keys.count(k)) return false;
+    ++known;
+  }
+  if (known != keys.size()) return false;
   return c.params.at("/cluster/pools/0/count").get<int>() == c.devices;
 }
 
@@ -85,12 +91,23 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
     out.rest = which;
     return out;
   }
+  FastAnalytical layout_rules(*base);  // the layout rules need no cluster of the candidate's size
   // One cluster and one FastAnalytical per device count (null: that cluster cannot be built).
   std::map<int, std::pair<std::unique_ptr<Scenario>, std::unique_ptr<FastAnalytical>>> per_count;
   for (std::size_t i : which) {
     const Candidate& c = rows[i].candidate;
     if (!plain_layout(c)) {
       out.rest.push_back(i);
+      continue;
+    }
+    const FastLayout layout = layout_of(c, base->strategy.cp);
+    // A layout the parser refuses gets the parser's messages (the one copy of the rules,
+    // workloads/layout.hpp), whatever the cluster of its device count.
+    if (std::vector<Issue> issues = layout_rules.layout_issues(layout); !issues.empty()) {
+      Evaluation ev;
+      ev.status = "infeasible";
+      ev.reason = issues_text(InputError(std::move(issues)));
+      out.records.emplace_back(i, make_record(i, c.params, ev, metrics));
       continue;
     }
     auto [it, added] = per_count.try_emplace(c.devices);
@@ -107,17 +124,23 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
       out.rest.push_back(i);
       continue;
     }
-    const FastLayout layout = layout_of(c);
     const FastResult r = fast->evaluate(layout);
-    // The parser's own message, and the task bound's, come from the full path.
-    if (!r.valid() || r.collective_schedule > static_cast<double>(base->simulation.max_tasks)) {
+    if (!r.valid()) {  // a rule the parameter tables check (degrees, ZeRO stage, schedule name)
       out.rest.push_back(i);
       continue;
     }
     Evaluation ev;
+    StrategySpec st = base->strategy;
+    st.dp = layout.dp;
+    st.tp = layout.tp;
+    st.pp = layout.pp;
+    st.cp = layout.cp;
     if (!r.fits && base->simulation.check_memory) {
       ev.status = "infeasible";
       ev.reason = issues_text(InputError(fast->memory_issues(layout)));
+    } else if (auto bound = analytical_bound_issue(st, base->simulation.symmetry, base->simulation.max_tasks)) {
+      ev.status = "infeasible";
+      ev.reason = issues_text(InputError({*bound}));
     } else {
       ev.status = "ok";
       ev.report = fast_report(r);

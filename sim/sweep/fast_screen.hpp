@@ -4,14 +4,15 @@
 // (sim/driver/fast_analytical.hpp), which evaluates a layout in microseconds instead of the
 // milliseconds of parsing and running its scenario. A row it decides gets the record the
 // full path would write (sim/sweep/record.hpp): the same status, the same memory-check
-// reason, the same metrics up to summation order (tests/sweep/fast_screen_test.cpp). It
-// leaves to the full path
+// reason, the same metrics up to summation order (tests/sweep/fast_screen_test.cpp), and a
+// layout the parser refuses gets the parser's messages (workloads/layout.hpp: the one copy of
+// the layout rules) and the analytical task bound's message where it applies. It leaves to
+// the full path
 //  - every row, when the base or the metrics are outside what it reproduces: more than one
-//    device pool, context parallelism, offload, a named collective algorithm, metrics
-//    other than the defaults, a base that does not parse;
-//  - the rows of a device count whose cluster cannot be built;
-//  - layouts the scenario parser rejects (its message names the rule);
-//  - layouts whose collective schedule is beyond simulation.max_tasks.
+//    device pool, optimizer-state offload, metrics other than the defaults, a base that
+//    does not parse;
+//  - the rows of a valid layout whose device count's cluster cannot be built;
+//  - candidates that set fields other than the layout's.
 
 #include <cstddef>
 #include <string>
