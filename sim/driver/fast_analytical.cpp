@@ -274,7 +274,7 @@ std::vector<Issue> FastAnalytical::memory_issues(const FastLayout& l) {
   return impl_->memory_issues();
 }
 
-std::vector<Issue> FastAnalytical::layout_issues(const FastLayout& l) {
+std::vector<Issue> FastAnalytical::layout_issues(const FastLayout& l, bool split) {
   std::vector<Issue> out;
   impl_->in.schedule = impl_->schedule(l.schedule);
   if (!impl_->in.schedule) return out;
@@ -283,8 +283,10 @@ std::vector<Issue> FastAnalytical::layout_issues(const FastLayout& l) {
     out.push_back({std::string(path), message()});
     return true;
   };
-  check_layout(r, sink);
-  if (out.empty()) check_layer_split(r, sink);
+  if (split)
+    check_layer_split(r, sink);
+  else
+    check_layout(r, sink);
   return out;
 }
 

@@ -76,8 +76,10 @@ class FastAnalytical {
   // a search screens many layouts that do not fit and reports few of them.
   std::vector<Issue> memory_issues(const FastLayout& layout);
   // The layout rules `layout` breaks (workloads/layout.hpp), with the scenario parser's
-  // messages and in its order; empty when it breaks none.
-  std::vector<Issue> layout_issues(const FastLayout& layout);
+  // messages and in its order; empty when it breaks none. The parser checks the even layer
+  // split (split = true: check_layer_split) only once the cluster is built, the other rules
+  // (check_layout) before.
+  std::vector<Issue> layout_issues(const FastLayout& layout, bool split = false);
   [[nodiscard]] std::size_t cached_collectives() const;
 
  private:

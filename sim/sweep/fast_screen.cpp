@@ -103,13 +103,15 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
     const FastLayout layout = layout_of(c, base->strategy.cp);
     // A layout the parser refuses gets the parser's messages (the one copy of the rules,
     // workloads/layout.hpp), whatever the cluster of its device count.
-    if (std::vector<Issue> issues = layout_rules.layout_issues(layout); !issues.empty()) {
+    auto refused = [&](std::vector<Issue> issues) {
+      if (issues.empty()) return false;
       Evaluation ev;
       ev.status = "infeasible";
       ev.reason = issues_text(InputError(std::move(issues)));
       out.records.emplace_back(i, make_record(i, c.params, ev, metrics));
-      continue;
-    }
+      return true;
+    };
+    if (refused(layout_rules.layout_issues(layout))) continue;
     auto [it, added] = per_count.try_emplace(c.devices);
     if (added) {
       try {
@@ -124,6 +126,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
       out.rest.push_back(i);
       continue;
     }
+    if (refused(layout_rules.layout_issues(layout, true))) continue;  // after the cluster, as the parser
     const FastResult r = fast->evaluate(layout);
     if (!r.valid()) {  // a rule the parameter tables check (degrees, ZeRO stage, schedule name)
       out.rest.push_back(i);

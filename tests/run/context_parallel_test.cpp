@@ -31,10 +31,12 @@ Metrics run(nlohmann::json d, const char* mode, bool symmetry) {
 }
 
 TEST(ContextParallelRun, SymmetryMatchesFullSimulation) {
-  for (const auto& d : {doc(2, 2, 2, 1, 8), doc(1, 4, 1, 2, 8)}) {
+  // Symmetry builds the whole context-parallel ring of the first data-parallel rank (a ring
+  // across a node edge is not symmetric) and mirrors the other data-parallel ranks.
+  for (const auto& d : {doc(2, 2, 2, 1, 8), doc(2, 4, 1, 2, 8)}) {
     const Metrics full = run(d, "event", false), sym = run(d, "event", true);
     EXPECT_LT(sym.simulated_devices, full.simulated_devices);
-    EXPECT_NEAR(sym.step_time_s / full.step_time_s, 1.0, 0.001) << d["strategy"].dump();
+    EXPECT_NEAR(sym.step_time_s / full.step_time_s, 1.0, 1e-9) << d["strategy"].dump();
     EXPECT_NEAR(sym.model_flops / full.model_flops, 1.0, 1e-9);
   }
 }
