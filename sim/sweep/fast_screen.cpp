@@ -93,7 +93,12 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
   }
   FastAnalytical layout_rules(*base);  // the layout rules need no cluster of the candidate's size
   // One cluster and one FastAnalytical per device count (null: that cluster cannot be built).
-  std::map<int, std::pair<std::unique_ptr<Scenario>, std::unique_ptr<FastAnalytical>>> per_count;
+  struct Cluster {
+    std::unique_ptr<Scenario> scenario;
+    std::unique_ptr<FastAnalytical> fast;
+    std::vector<Issue> refused;  // the topology's issues when it cannot hold the count
+  };
+  std::map<int, Cluster> per_count;
   for (std::size_t i : which) {
     const Candidate& c = rows[i].candidate;
     if (!plain_layout(c)) {
@@ -115,13 +120,18 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
     auto [it, added] = per_count.try_emplace(c.devices);
     if (added) {
       try {
-        it->second.first = std::make_unique<Scenario>(resized_cluster(*base, c.devices));
-        it->second.second = std::make_unique<FastAnalytical>(*it->second.first);
+        it->second.scenario = std::make_unique<Scenario>(resized_cluster(*base, c.devices));
+        it->second.fast = std::make_unique<FastAnalytical>(*it->second.scenario);
+      } catch (const InputError& e) {
+        // The parser builds the same topology at the same path, and reports only its issues.
+        it->second.refused = e.issues();
+        it->second.fast.reset();
       } catch (const std::exception&) {
-        it->second.second.reset();
+        it->second.fast.reset();
       }
     }
-    FastAnalytical* fast = it->second.second.get();
+    if (refused(it->second.refused)) continue;
+    FastAnalytical* fast = it->second.fast.get();
     if (!fast) {
       out.rest.push_back(i);
       continue;

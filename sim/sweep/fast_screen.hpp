@@ -11,7 +11,8 @@
 //  - every row, when the base or the metrics are outside what it reproduces: more than one
 //    device pool, optimizer-state offload, metrics other than the defaults, a base that
 //    does not parse;
-//  - the rows of a valid layout whose device count's cluster cannot be built;
+//  - the rows of a device count whose cluster fails to build for a reason other than bad
+//    input (a topology that cannot hold the count gets the topology's messages);
 //  - candidates that set fields other than the layout's.
 
 #include <cstddef>

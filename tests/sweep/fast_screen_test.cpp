@@ -1,9 +1,10 @@
 // The fast analytical screen of `hcsim search` (sim/sweep/fast_screen.cpp) against the full
 // path (the candidate's scenario parsed and run in analytical mode, sim/sweep/
 // scenario_source.cpp): for every candidate it decides, the same status and reason, and the
-// same metrics to 1e-9 relative (they differ only in summation order); candidates it
-// leaves aside are those the parser rejects. The spaces mix valid layouts, layouts the
-// parser rejects (heads, batch, layers) and layouts that do not fit in memory.
+// same metrics to 1e-9 relative (they differ only in summation order), and for a layout the
+// parser rejects the parser's own messages (workloads/layout.hpp: one copy of the rules)
+// or the topology's. The spaces mix valid layouts, layouts the parser rejects (heads,
+// batch, layers, a device count the nodes cannot hold) and layouts that do not fit.
 #include "sim/sweep/fast_screen.hpp"
 
 #include <gtest/gtest.h>
@@ -100,8 +101,24 @@ TEST(FastScreen, MatchesTheFullPathWhereLayoutsAreRejectedOrDoNotFit) {
         {"sequence_parallel", {false, true}}}}};
   const Counts n = expect_same_as_full_path(parse_search(doc, "search.json"));
   EXPECT_GT(n.ok, 50u);
-  EXPECT_GT(n.infeasible, 50u);  // out of memory, with the memory check's reasons
-  EXPECT_GT(n.rest, 50u);        // rejected by the parser
+  EXPECT_GT(n.infeasible, 100u);  // out of memory, or rejected by the parser, with their reasons
+  EXPECT_EQ(n.rest, 0u);          // every candidate decided by the fast path
+}
+
+TEST(FastScreen, MatchesTheFullPathWithANamedAlgorithmAndContextParallelism) {
+  register_builtins();
+  // A collective algorithm named in the base is resolved as the engine resolves it, and
+  // the base's context parallelism is every candidate's (so the parser's device-count rule
+  // refuses the layouts whose dp*cp*tp*pp is not the candidate's count).
+  SearchSpec spec = load_search(kSweeps + "quickstart-search.json");
+  spec.base.doc["simulation"]["collective_algorithm"] = "ring";
+  const Counts named = expect_same_as_full_path(spec);
+  EXPECT_GT(named.ok, 100u);
+  EXPECT_EQ(named.rest, 0u);
+  spec.base.doc["strategy"] = {{"dp", 1}, {"tp", 4}, {"pp", 2}, {"cp", 2}};
+  const Counts cp = expect_same_as_full_path(spec);
+  EXPECT_EQ(cp.rest, 0u);
+  EXPECT_GT(cp.infeasible, 100u);
 }
 
 TEST(FastScreen, LeavesEverythingToTheFullPathWhereItDoesNotApply) {
