@@ -155,7 +155,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     double dp_total = 0, dp_last = 0;
     for (const BucketPoint& bp : sp.buckets) {
       dp_last = reduction_time(bp.reduction, replicas, cost);
-      dp_total += dp_last;
+      dp_total += bp.repeat * dp_last;
     }
     a.dp_exposed_s = st.overlap_dp ? std::max(dp_last, dp_total - bwd[static_cast<std::size_t>(s)] / v) : dp_total;
     a.optimizer_s = sp.optimizer.t;

@@ -56,12 +56,21 @@ GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& 
   return r;
 }
 
-std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& plan, const StagePlan& stage) {
+std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& plan, const StagePlan& stage,
+                                      PlanDetail detail) {
   const StrategySpec& st = *in.strategy;
   std::vector<BucketPoint> out;
   if (st.grad_ranks() <= 1) return out;
   auto add = [&](int chunk, int marker, double bytes) {
-    if (bytes > 0) out.push_back({chunk, marker, plan_grad_reduction(in, *stage.device, bytes)});
+    if (bytes <= 0) return;
+    // For the closed forms, a run of equal reductions is one entry (a chunk's layers fill
+    // equal buckets): the search builds a plan per layout.
+    if (detail == PlanDetail::totals && !out.empty() && out.back().chunk == chunk && out.back().marker >= 0 &&
+        marker == out.back().marker + out.back().repeat && out.back().reduction.bytes == bytes) {
+      ++out.back().repeat;
+      return;
+    }
+    out.push_back({chunk, marker, plan_grad_reduction(in, *stage.device, bytes)});
   };
   if (!st.overlap_dp) {
     add(-1, -1, stage.grad_bytes);

@@ -79,7 +79,7 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
     plan_optimizer(in, sp);
   }
   plan_pipeline_sends(in, plan, plan.stages);
-  for (StagePlan& sp : plan.stages) sp.buckets = plan_buckets(in, plan, sp);
+  for (StagePlan& sp : plan.stages) sp.buckets = plan_buckets(in, plan, sp, detail);
   return plan;
 }
 

@@ -30,6 +30,8 @@ namespace hcsim {
 
 class ChunkCache;
 
+enum class PlanDetail : std::uint8_t { items, totals };
+
 // A codec's work around one transfer: encode on the sender, decode on the receiver.
 struct CodecItems {
   bool compressed = false;
@@ -56,6 +58,9 @@ struct BucketPoint {
   int chunk = 0;
   int marker = -1;
   GradReduction reduction;
+  // PlanDetail::totals only: the same reduction at this many consecutive bucket points
+  // (markers marker, marker + 1, ...; the layers of a chunk fill equal buckets).
+  int repeat = 1;
 };
 
 struct StagePlan {
@@ -130,7 +135,6 @@ class ChunkCache {
   std::unique_ptr<Impl> impl_;
 };
 
-enum class PlanDetail : std::uint8_t { items, totals };
 // `cache` (totals only; null: the plan keeps its own) must outlive the plan.
 StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail = PlanDetail::items, ChunkCache* cache = nullptr);
 
@@ -138,7 +142,8 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail = PlanDetail
 // Data-parallel buckets and codecs (plan_gradients.cpp): the reduction of `bytes` of
 // stage gradients over the replica group, and the stage's issue points.
 GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& dev, double bytes);
-std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& plan, const StagePlan& stage);
+std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& plan, const StagePlan& stage,
+                                      PlanDetail detail);
 // Pipeline sends (plan_pipeline.cpp): wire bytes and codec of the stage's sends.
 void plan_pipeline_sends(const LoweringInput& in, const StepPlan& plan, std::vector<StagePlan>& stages);
 // ZeRO, optimizer and offload (plan_optimizer.cpp).

@@ -308,6 +308,7 @@ void enforce_max_tasks(const Scenario& sc, double estimate, const std::string& w
 double analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
                                   double bytes, std::string_view algorithm) {
   if (devices.size() <= 1 || bytes <= 0) return 0.0;
+  if (algorithm == "auto") return model.estimate(devices, op, Bytes(bytes), "auto").time.value();  // the cheapest
   // The engine's choice: the named algorithm where it applies, else the cheapest.
   const std::string use = resolve_collective_algorithm(model, devices, op, Bytes(bytes), algorithm);
   return model.estimate(devices, op, Bytes(bytes), use).time.value();
