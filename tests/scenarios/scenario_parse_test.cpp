@@ -8,23 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include "scenarios/scenario.hpp"
+#include "../support/quickstart_doc.hpp"
 
 namespace hcsim {
 namespace {
 
 using json = nlohmann::json;
 
-// tests/bad_scenarios' base: scenarios/quickstart.json (16 A100s, dp 2 x tp 4 x pp 2).
-json quickstart() {
-  return json::parse(R"({
-    "cluster": {
-      "pools": [{"name": "a100", "preset": "nvidia-a100-80gb-sxm", "count": 16}],
-      "topology": {"type": "nvswitch-cluster", "gpus_per_node": 8}
-    },
-    "workload": {"model": {"preset": "gpt3-1.3b"}, "global_batch": 64, "micro_batch": 4},
-    "strategy": {"dp": 2, "tp": 4, "pp": 2}
-  })");
-}
+json quickstart() { return test::quickstart_doc(); }
 
 // The issues of the InputError parse_scenario throws; fails the test if it does not throw one.
 std::vector<Issue> issues_of(const json& doc) {
