@@ -114,7 +114,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       // Per micro-batch and chunk: one send forward, one backward; with a codec each is
       // encoded here and decoded on the receiver (the receiver's decode counted there).
       const int next = s + 1 < p ? s + 1 : s - 1;
-      const double codec = sp.send_codec.compressed ? sp.send_codec.encode.t + sp.recv_decode.t : 0.0;
+      const double codec = sp.send_codec.compressed ? sp.send_codec.encode.t + sp.send_codec.decode.t : 0.0;
       const double hop = cost(lay.pipeline_pair(s, next), CollectiveOp::send_recv, sp.send_bytes) + codec;
       // Interleaved: in the steady state a device works on its other chunks while a chunk's
       // output travels, so the sends show only on the fill and the drain: one forward and

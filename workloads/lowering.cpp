@@ -349,7 +349,7 @@ class Emitter {
         task.label = send_label_;
         ids[r] = g_.add(task, {dep});
         if (from.send_codec.compressed)
-          ids[r] = add_codec(dev(ns, d, t), stage(ns).recv_decode, phase, ns, op.microbatch, ids[r]);
+          ids[r] = add_codec(dev(ns, d, t), stage(ns).send_codec.decode, phase, ns, op.microbatch, ids[r]);
       }
     // Ranks not built (symmetry) send the same bytes between their own devices.
     g_.add_mirror(first_send(ids[0]), pair_mirrors({s, ns, 0}, [](int d) { return d; }));

@@ -28,7 +28,6 @@ void plan_pipeline_sends(const LoweringInput& in, const StepPlan& plan, std::vec
     sp.send_codec.compressed = true;
     sp.send_codec.encode = codec_item(*sp.device, cc.encode_flops, cc.encode_memory_traffic);
     sp.send_codec.decode = codec_item(*sp.device, cc.decode_flops, cc.decode_memory_traffic);
-    sp.recv_decode = sp.send_codec.decode;
   }
 }
 

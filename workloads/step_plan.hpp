@@ -85,11 +85,10 @@ struct StagePlan {
   std::vector<BucketPoint> buckets;
 
   // Pipeline: each pass's output to the next virtual stage (activations forward, their
-  // gradients backward), `send_bytes` on the wire per rank; the codec encodes on this
-  // stage's device and decodes on the receiver's (recv_decode: this stage receiving).
+  // gradients backward), `send_bytes` on the wire per rank; the codec's items are costed
+  // on this stage's device: encode when it sends, decode when it receives.
   double send_bytes = 0;
   CodecItems send_codec;
-  Item recv_decode;
 
   // ZeRO-3: before each pass of chunk c, the chunk's parameters are all-gathered
   // (chunks[c].grad_bytes per rank). ZeRO-1/2: after the optimizer, the updated parameter
@@ -115,9 +114,6 @@ struct StepPlan {
 
   [[nodiscard]] int vstages() const { return layout.pp * v; }
   [[nodiscard]] int vstage(int stage, int chunk) const { return chunk * layout.pp + stage; }
-  [[nodiscard]] const ChunkItems& chunk(int vs) const {
-    return stages[static_cast<std::size_t>(vs % layout.pp)].chunks[static_cast<std::size_t>(vs / layout.pp)];
-  }
 };
 
 // Chunk sums kept across plans, keyed by everything they depend on, for callers that
