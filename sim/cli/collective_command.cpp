@@ -130,6 +130,10 @@ int run_collective(const CollectiveArgs& a) {
   const double lo = parse_size(a.min, "--min"), hi = parse_size(a.max, "--max");
   if (hi < lo) throw InputError("--max", "--max is smaller than --min");
   const std::vector<std::uint32_t> group = group_devices(sc.topology, a.group);
+  if (op == CollectiveOp::send_recv && group.size() != 2)
+    throw InputError("--op", fmt::format("send_recv is between two devices and --group \"{}\" has {}; use --group 2 "
+                                         "(devices 0 and 1)",
+                                         a.group, group.size()));
   auto planner = std::make_shared<CollectivePlanner>(sc.topology, a.algorithm, a.mode == "flow");
   TaskGraph g;
   g.devices = static_cast<std::uint32_t>(sc.device_count());

@@ -89,5 +89,17 @@ TEST(CollectiveCommand, BadOptionsAreInputErrors) {
   }
 }
 
+// A send_recv is between two devices: on a larger group it is an input error naming --op
+// (it was an internal error and an abort), and on --group 2 it runs.
+TEST(CollectiveCommand, SendRecvNeedsTwoDevices) {
+  const ChildResult bad = run_hcsim({"collective", kQuickstart, "--op", "send_recv"});
+  EXPECT_EQ(bad.exit_code, 2) << describe(bad);
+  EXPECT_EQ(lines_of(bad.err).size(), 1u) << describe(bad);
+  EXPECT_NE(bad.err.find("--op: send_recv is between two devices and --group \"all\" has 16"), std::string::npos)
+      << describe(bad);
+  const ChildResult ok = run_hcsim({"collective", kQuickstart, "--op", "send_recv", "--group", "2", "--max", "1 MiB"});
+  EXPECT_EQ(ok.exit_code, 0) << describe(ok);
+}
+
 }  // namespace
 }  // namespace hcsim::test
