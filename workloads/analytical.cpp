@@ -43,7 +43,7 @@ void add(PassCost& a, const PassCost& b) {
 // codec's encode and decode.
 double reduction_time(const GradReduction& r, const DeviceGroup& group, const GroupCostFn& cost) {
   double t = r.codec.compressed ? r.codec.encode.t + r.codec.decode.t : 0.0;
-  for (const GradReduction::Phase& ph : r.phases) t += cost(group, ph.op, ph.bytes);
+  for (const GradReduction::Phase& ph : r.phases) t += cost(group, ph.op, ph.bytes.value());
   return t;
 }
 
@@ -115,7 +115,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       // encoded here and decoded on the receiver (the receiver's decode counted there).
       const int next = s + 1 < p ? s + 1 : s - 1;
       const double codec = sp.send_codec.compressed ? sp.send_codec.encode.t + sp.send_codec.decode.t : 0.0;
-      const double hop = cost(lay.pipeline_pair(s, next), CollectiveOp::send_recv, sp.send_bytes) + codec;
+      const double hop = cost(lay.pipeline_pair(s, next), CollectiveOp::send_recv, sp.send_bytes.value()) + codec;
       // Interleaved: in the steady state a device works on its other chunks while a chunk's
       // output travels, so the sends show only on the fill and the drain: one forward and
       // one backward hop per stage boundary.
@@ -161,7 +161,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     a.optimizer_s = sp.optimizer.t;
     if (!in.offload_stream_s.empty()) a.offload_s = 2.0 * in.offload_stream_s[static_cast<std::size_t>(s)];
     a.dynamic_energy_j += sp.optimizer.energy;
-    if (sp.zero_gather_bytes > 0) a.optimizer_s += cost(replicas, CollectiveOp::all_gather, sp.zero_gather_bytes);
+    if (sp.zero_gather_bytes > Bytes{}) a.optimizer_s += cost(replicas, CollectiveOp::all_gather, sp.zero_gather_bytes.value());
     // ZeRO-3's gathers delay the stage's last backward pass; the delay is exposed.
     const double last_backward = r.pipeline_s - drain;
     const double zero3 =

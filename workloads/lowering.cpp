@@ -168,7 +168,7 @@ class Emitter {
       }
       TaskId last = kNone;
       for (const GradReduction::Phase& ph : red.phases) {
-        last = add_collective(dp_group(s, t), ph.op, ph.bytes, plan_.grad_class, Phase::backward, s, m_ - 1, deps, true);
+        last = add_collective(dp_group(s, t), ph.op, ph.bytes.value(), plan_.grad_class, Phase::backward, s, m_ - 1, deps, true);
         mirror_dp(s, t, last);
         deps = {last};
       }
@@ -343,7 +343,7 @@ class Emitter {
         task.stream = Stream::comm;
         task.device = dev(s, d, t);
         task.peer = dev(ns, d, t);
-        task.bytes = from.send_bytes;
+        task.bytes = from.send_bytes.value();
         task.stage = static_cast<std::uint16_t>(s);
         task.microbatch = static_cast<std::uint16_t>(op.microbatch);
         task.label = send_label_;
@@ -392,11 +392,11 @@ class Emitter {
       for (int t = 0; t < st_.tp; ++t)
         if (d >= dp_ || t >= tp_)
           offload_stream(s, dev(s, d, t), false, offload_stream(s, dev(s, d, t), true, twin_compute, twin_comm), upd[0]);
-    if (sp.zero_gather_bytes > 0)
+    if (sp.zero_gather_bytes > Bytes{})
       for (int t = 0; t < tp_; ++t) {
         std::vector<TaskId> deps;
         for (int d = 0; d < dp_; ++d) deps.push_back(upd[static_cast<std::size_t>(d * tp_ + t)]);
-        mirror_dp(s, t, add_collective(dp_group(s, t), CollectiveOp::all_gather, sp.zero_gather_bytes, CommClass::zero,
+        mirror_dp(s, t, add_collective(dp_group(s, t), CollectiveOp::all_gather, sp.zero_gather_bytes.value(), CommClass::zero,
                                        Phase::optimizer, s, 0, deps, true));
       }
   }
@@ -413,7 +413,7 @@ class Emitter {
     task.stream = Stream::comm;
     task.device = read ? mem : device;
     task.peer = read ? device : mem;
-    task.bytes = stage(s).offload_bytes;
+    task.bytes = stage(s).offload_bytes.value();
     task.stage = static_cast<std::uint16_t>(s);
     task.label = offload_label_;
     TaskId deps[2];

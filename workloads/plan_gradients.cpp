@@ -24,7 +24,7 @@ Item codec_item(const ComputeDevice& dev, Flops flops, Bytes traffic) {
   return it;
 }
 
-GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& dev, double bytes) {
+GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& dev, Bytes bytes) {
   const StrategySpec& st = *in.strategy;
   const int ranks = st.grad_ranks();
   const CollectiveOp plain = st.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
@@ -34,7 +34,7 @@ GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& 
   if (st.dp_codec) {
     // The bucket seen as a (hidden x elements/hidden) matrix.
     const double e = dtype_bytes(in.workload->precision);
-    const auto elements = static_cast<std::int64_t>(bytes / e);
+    const auto elements = static_cast<std::int64_t>(bytes.value() / e);
     const std::int64_t rows = std::min<std::int64_t>(in.model->hidden, std::max<std::int64_t>(1, elements));
     const CodecInput ci{rows, std::max<std::int64_t>(1, elements / rows), e, ranks, st.step};
     cc = st.zero >= 1 ? cost_for_in_place_allreduce(*st.dp_codec, ci, st.dp_on_incompatible, "/strategy/compression/dp")
@@ -48,7 +48,7 @@ GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& 
     const CollectiveOp op = ph.op == WireOp::all_gather   ? CollectiveOp::all_gather
                             : ph.op == WireOp::all_to_all ? CollectiveOp::all_to_all
                                                           : plain;
-    r.phases.push_back({op, ph.buffer.value()});
+    r.phases.push_back({op, ph.buffer});
   }
   r.codec.compressed = true;
   r.codec.encode = codec_item(dev, cc.encode_flops, cc.encode_memory_traffic);
@@ -66,11 +66,11 @@ std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& p
     // For the closed forms, a run of equal reductions is one entry (a chunk's layers fill
     // equal buckets): the search builds a plan per layout.
     if (detail == PlanDetail::totals && !out.empty() && out.back().chunk == chunk && out.back().marker >= 0 &&
-        marker == out.back().marker + out.back().repeat && out.back().reduction.bytes == bytes) {
+        marker == out.back().marker + out.back().repeat && out.back().reduction.bytes.value() == bytes) {
       ++out.back().repeat;
       return;
     }
-    out.push_back({chunk, marker, plan_grad_reduction(in, *stage.device, bytes)});
+    out.push_back({chunk, marker, plan_grad_reduction(in, *stage.device, Bytes(bytes))});
   };
   if (!st.overlap_dp) {
     add(-1, -1, stage.grad_bytes);

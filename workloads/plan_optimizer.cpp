@@ -17,7 +17,7 @@ void plan_optimizer(const LoweringInput& in, StagePlan& sp) {
   const StrategySpec& st = *in.strategy;
   const int ranks = st.grad_ranks();
   sp.gather_per_pass = st.zero >= 3 && ranks > 1;
-  sp.zero_gather_bytes = st.zero >= 1 && st.zero <= 2 && ranks > 1 ? sp.grad_bytes : 0.0;
+  sp.zero_gather_bytes = Bytes(st.zero >= 1 && st.zero <= 2 && ranks > 1 ? sp.grad_bytes : 0.0);
   const double params = sp.grad_bytes / dtype_bytes(in.workload->precision);
   const double shard = st.zero >= 1 ? static_cast<double>(ranks) : 1.0;
   const Kernel k = optimizer_kernel(params / shard, in.workload->precision);
@@ -26,7 +26,7 @@ void plan_optimizer(const LoweringInput& in, StagePlan& sp) {
   sp.optimizer.t = sp.device->time(k).value();
   sp.optimizer.bytes = k.bytes.value();
   sp.optimizer.energy = sp.device->dynamic_energy(k).value();
-  sp.offload_bytes = st.offload == Offload::pool ? offload_state_bytes(params / shard).value() : 0.0;
+  sp.offload_bytes = st.offload == Offload::pool ? offload_state_bytes(params / shard) : Bytes{};
 }
 
 }  // namespace hcsim

@@ -13,14 +13,14 @@ namespace hcsim {
 
 void plan_pipeline_sends(const LoweringInput& in, const StepPlan& plan, std::vector<StagePlan>& stages) {
   const StrategySpec& st = *in.strategy;
-  double bytes = st.scatter_gather || st.sequence_parallel ? plan.act_bytes / st.tp : plan.act_bytes;
+  Bytes bytes = st.scatter_gather || st.sequence_parallel ? plan.act_bytes / st.tp : plan.act_bytes;
   CodecCost cc;
   if (st.pp_codec) {
     const double e = dtype_bytes(in.workload->precision);
-    const auto elements = static_cast<std::int64_t>(bytes / e);
+    const auto elements = static_cast<std::int64_t>(bytes.value() / e);
     const std::int64_t rows = std::max<std::int64_t>(1, elements / in.model->hidden);
     cc = st.pp_codec->cost(CodecInput{rows, std::max<std::int64_t>(1, elements / rows), e, 1, st.step});
-    if (cc.compressed) bytes = cc.wire_bytes_per_rank.value();
+    if (cc.compressed) bytes = cc.wire_bytes_per_rank;
   }
   for (StagePlan& sp : stages) {
     sp.send_bytes = bytes;

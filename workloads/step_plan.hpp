@@ -43,9 +43,9 @@ struct CodecItems {
 struct GradReduction {
   struct Phase {
     CollectiveOp op = CollectiveOp::all_reduce;
-    double bytes = 0;
+    Bytes bytes{};
   };
-  double bytes = 0;
+  Bytes bytes{};
   std::vector<Phase> phases;
   CodecItems codec;  // encode before the first phase, decode after the last (one rank's)
 };
@@ -87,26 +87,26 @@ struct StagePlan {
   // Pipeline: each pass's output to the next virtual stage (activations forward, their
   // gradients backward), `send_bytes` on the wire per rank; the codec's items are costed
   // on this stage's device: encode when it sends, decode when it receives.
-  double send_bytes = 0;
+  Bytes send_bytes{};
   CodecItems send_codec;
 
   // ZeRO-3: before each pass of chunk c, the chunk's parameters are all-gathered
   // (chunks[c].grad_bytes per rank). ZeRO-1/2: after the optimizer, the updated parameter
   // shards are all-gathered (zero_gather_bytes; 0 for none).
   bool gather_per_pass = false;
-  double zero_gather_bytes = 0;
+  Bytes zero_gather_bytes{};
 
   // Optimizer over this device's parameters (its shard under ZeRO >= 1), and with
   // offload the bytes of each stream of its state from and back to the pool.
   Item optimizer;
-  double offload_bytes = 0;
+  Bytes offload_bytes{};
 };
 
 struct StepPlan {
   Layout layout;          // the strategy's degrees
   int v = 1;              // model chunks per device
   int m = 1;              // micro-batches per replica
-  double act_bytes = 0;   // one micro-batch's activations (b * s/cp * h) in the workload precision
+  Bytes act_bytes{};     // one micro-batch's activations (b * s/cp * h) in the workload precision
   CommClass tp_class = CommClass::tp;    // sp with sequence parallelism
   CommClass grad_class = CommClass::dp;  // zero with ZeRO >= 1
   std::vector<StagePlan> stages;
@@ -137,7 +137,7 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail = PlanDetail
 // The builders build_step_plan() calls, one per concern (and their tests).
 // Data-parallel buckets and codecs (plan_gradients.cpp): the reduction of `bytes` of
 // stage gradients over the replica group, and the stage's issue points.
-GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& dev, double bytes);
+GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& dev, Bytes bytes);
 std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& plan, const StagePlan& stage,
                                       PlanDetail detail);
 // Pipeline sends (plan_pipeline.cpp): wire bytes and codec of the stage's sends.
