@@ -4,13 +4,9 @@
 // training step, with the pipeline schedule's order and each device's compute and
 // communication streams expressed as dependencies.
 //
-// Device numbering (Megatron-Core's tensor-context-data-pipeline order, tensor fastest):
-//   device = ((stage * dp + dp_rank) * cp + cp_rank) * tp + tp_rank
-// so a stage is a contiguous block of devices (a pool can hold whole stages), a tensor-
-// parallel group sits inside a node and a context-parallel ring is next closest. The
-// lowering treats the dp * cp ranks of a stage that hold the same weights as one
-// "replica" axis, r = dp_rank * cp + cp_rank (device_index(stage, r, tp_rank, dp * cp, tp)):
-// their gradients are reduced together and ZeRO shards over them.
+// Devices are numbered as workloads/layout.hpp says (tensor fastest, then context, data,
+// pipeline); the step's items, sends, buckets and gathers come from the step plan
+// (workloads/step_plan.hpp), which this file turns into tasks.
 //
 // Context parallelism (cp > 1): each attention pass is a ring over the cp ranks of a
 // (stage, dp_rank, tp_rank): cp - 1 steps, each a send of the rank's current K/V block to
@@ -55,13 +51,6 @@ struct LoweringInput {
   // back) with every device of the cluster streaming at once (topologies/transfer_time.hpp).
   std::vector<double> offload_stream_s;
 };
-
-inline std::uint32_t device_index(int stage, int dp_rank, int tp_rank, int dp, int tp) {
-  return static_cast<std::uint32_t>((stage * dp + dp_rank) * tp + tp_rank);
-}
-inline std::uint32_t device_index(int stage, int dp_rank, int cp_rank, int tp_rank, int dp, int cp, int tp) {
-  return device_index(stage, dp_rank * cp + cp_rank, tp_rank, dp * cp, tp);
-}
 
 TaskGraph lower_training_step(const LoweringInput& in);
 
