@@ -71,8 +71,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn
   return analytical_step(
       in,
       [&](const DeviceGroup& g, CollectiveOp op, double bytes) {
-        devices.resize(static_cast<std::size_t>(g.count));
-        for (int k = 0; k < g.count; ++k) devices[static_cast<std::size_t>(k)] = g.device(k);
+        g.devices(devices);
         return cost(devices, op, bytes);
       },
       nullptr);

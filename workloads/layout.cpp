@@ -10,10 +10,9 @@
 
 namespace hcsim {
 
-std::vector<int> DeviceGroup::devices() const {
-  std::vector<int> out(static_cast<std::size_t>(count));
+void DeviceGroup::devices(std::vector<int>& out) const {
+  out.resize(static_cast<std::size_t>(count));
   for (int k = 0; k < count; ++k) out[static_cast<std::size_t>(k)] = device(k);
-  return out;
 }
 
 std::string_view layout_issue_text(LayoutIssue i) {

@@ -33,7 +33,8 @@ struct TransformerConfig;
 struct DeviceGroup {
   int first = 0, stride = 1, count = 1;
   [[nodiscard]] int device(int k) const { return first + k * stride; }
-  [[nodiscard]] std::vector<int> devices() const;
+  // The devices of the group into `out` (reused by callers that cost many groups).
+  void devices(std::vector<int>& out) const;
 };
 
 struct Layout {

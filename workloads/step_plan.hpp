@@ -73,9 +73,6 @@ struct StagePlan {
   std::vector<ChunkItems> chunks;
   std::vector<const ChunkTotals*> totals;
   double grad_bytes = 0;           // gradients of one device, all chunks
-  [[nodiscard]] double chunk_grad_bytes(int c) const {
-    return chunks.empty() ? totals[static_cast<std::size_t>(c)]->grad_bytes : chunks[static_cast<std::size_t>(c)].grad_bytes;
-  }
   [[nodiscard]] const std::vector<double>& chunk_markers(int c) const {
     return chunks.empty() ? totals[static_cast<std::size_t>(c)]->markers : chunks[static_cast<std::size_t>(c)].markers;
   }

@@ -108,8 +108,7 @@ struct FastAnalytical::Impl {
     if (g.count <= 1 || bytes <= 0) return 0.0;
     const CostTable::Key k = CostTable::key(g, op, bytes);
     if (const double* t = costs.find(k)) return *t;
-    group.resize(static_cast<std::size_t>(g.count));
-    for (int i = 0; i < g.count; ++i) group[static_cast<std::size_t>(i)] = g.first + i * g.stride;
+    g.devices(group);
     const double t = analytical_collective_time(model, group, op, bytes, base.simulation.collective_algorithm);
     costs.insert(k, t);
     return t;
