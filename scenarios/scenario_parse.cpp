@@ -271,72 +271,89 @@ struct Parser {
     }
   }
 
-  // The layout rules (workloads/layout.hpp: check_layout), then the stages' placement.
-  void layout_rules(const Params& s) {
-    const LayoutRequest req = layout_request(sc);
-    check_layout(req, [&](LayoutIssue, std::string_view path, const std::function<std::string()>& message) {
-      diag.error(std::string(path), message());
-      return true;
-    });
-    placement(s);
+  // The workload's precision on every compute pool: a device without tensor cores for it
+  // (fp8 on an A100) would otherwise run it at another datatype's rate with its narrower
+  // bytes, faster than the device can.
+  void precision() {
+    const Kernel probe = gemm_kernel(4096, 4096, 4096, sc.workload.precision);
+    for (const auto& p : sc.pools)
+      if (p.attach_to.empty() && !p.device->supports(probe))
+        diag.error("/workload/precision",
+                   fmt::format("pool \"{}\" ({}) has no {} tensor cores; train in a precision it has (bf16)", p.name,
+                               p.preset.empty() ? p.type : p.preset, dtype_name(sc.workload.precision)));
   }
 
-  // Stage s occupies devices [s*dp*cp*tp, (s+1)*dp*cp*tp): each stage must sit inside one pool.
+  // The layout rules (workloads/layout.hpp: check_layout), then the stages' placement.
+  void layout_rules(const Params& s) {
+    LayoutRequest req = layout_request(sc);
+    std::vector<int> compute_pool;  // index in sc.pools of each span
+    const std::vector<PoolSpan> spans = pool_spans(sc, compute_pool);
+    if (!s.has("stage_pools")) req.pools = &spans;  // placed by device order
+    bool placed = true;
+    check_layout(req, [&](LayoutIssue code, std::string_view path, const std::function<std::string()>& message) {
+      diag.error(std::string(path), message());
+      if (code == LayoutIssue::placement) placed = false;
+      return true;
+    });
+    if (s.has("stage_pools")) {
+      placement(s);
+    } else if (placed && sc.layout().devices() <= sc.device_count()) {
+      for (int p : stage_pools(sc.layout(), spans)) sc.stage_pool.push_back(compute_pool[static_cast<std::size_t>(p)]);
+    }
+  }
+
+  // The compute pools in device order (attached PIM pools hold no layout devices).
+  static std::vector<PoolSpan> pool_spans(const Scenario& scen, std::vector<int>& compute_pool) {
+    std::vector<PoolSpan> out;
+    for (std::size_t k = 0; k < scen.pools.size(); ++k)
+      if (scen.pools[k].attach_to.empty()) {
+        out.push_back({scen.pools[k].name, scen.pools[k].first_device, scen.pools[k].count});
+        compute_pool.push_back(static_cast<int>(k));
+      }
+    return out;
+  }
+
+  // Stages placed by strategy.stage_pools, in the pools' order, filling each pool.
   void placement(const Params& s) {
     const auto& st = sc.strategy;
     const int per_stage = st.grad_ranks() * st.tp;
-    if (s.has("stage_pools")) {
-      const auto& a = s.raw("stage_pools");
-      if (static_cast<int>(a.size()) != st.pp) {
-        diag.error("/strategy/stage_pools", fmt::format("{} entries given for pp = {} stages", a.size(), st.pp));
-        return;
-      }
-      std::vector<std::int64_t> need(sc.pools.size(), 0);
-      int last = -1;
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        const std::string path = json_child("/strategy/stage_pools", i);
-        auto it = std::find_if(sc.pools.begin(), sc.pools.end(),
-                               [&](const DevicePool& p) { return a[i].is_string() && p.name == a[i].get<std::string>(); });
-        if (it == sc.pools.end()) {
-          std::vector<std::string> names;
-          for (const auto& p : sc.pools) names.push_back(p.name);
-          diag.error(path, "unknown pool " + a[i].dump() + "; " + valid_list(names));
-          return;
-        }
-        const int idx = static_cast<int>(it - sc.pools.begin());
-        if (!it->attach_to.empty()) {
-          diag.error(path, "pool \"" + it->name + "\" is processing-in-memory attached to \"" + it->attach_to +
-                               "\", not a compute pool");
-          return;
-        }
-        if (idx < last) {
-          diag.error(path, "stages must follow the pools' order (devices are numbered stage by stage)");
-          return;
-        }
-        last = idx;
-        need[idx] += per_stage;
-        sc.stage_pool.push_back(idx);
-      }
-      for (std::size_t k = 0; k < sc.pools.size(); ++k)
-        if (sc.pools[k].attach_to.empty() && need[k] != sc.pools[k].count)
-          diag.error(json_child(json_child("/cluster/pools", k), "count"),
-                     fmt::format("pool \"{}\" has {} devices but its stages need {} ({} = {} per stage)",
-                                 sc.pools[k].name, sc.pools[k].count, need[k], st.cp > 1 ? "dp*cp*tp" : "dp*tp",
-                                 per_stage));
+    const auto& a = s.raw("stage_pools");
+    if (static_cast<int>(a.size()) != st.pp) {
+      diag.error("/strategy/stage_pools", fmt::format("{} entries given for pp = {} stages", a.size(), st.pp));
       return;
     }
-    for (int stg = 0; stg < st.pp; ++stg) {
-      const int a = stg * per_stage, b = a + per_stage - 1;
-      if (b >= sc.device_count()) return;  // layout error already reported
-      const DevicePool& pa = sc.pool_of_device(a);
-      if (&pa != &sc.pool_of_device(b)) {
-        diag.error("/strategy/pp", fmt::format("pipeline stage {} (devices {}..{}) straddles pools \"{}\" and \"{}\"; "
-                                               "make each pool hold whole stages", stg, a, b, pa.name,
-                                               sc.pool_of_device(b).name));
+    std::vector<std::int64_t> need(sc.pools.size(), 0);
+    int last = -1;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const std::string path = json_child("/strategy/stage_pools", i);
+      auto it = std::find_if(sc.pools.begin(), sc.pools.end(),
+                             [&](const DevicePool& p) { return a[i].is_string() && p.name == a[i].get<std::string>(); });
+      if (it == sc.pools.end()) {
+        std::vector<std::string> names;
+        for (const auto& p : sc.pools) names.push_back(p.name);
+        diag.error(path, "unknown pool " + a[i].dump() + "; " + valid_list(names));
         return;
       }
-      sc.stage_pool.push_back(static_cast<int>(&pa - sc.pools.data()));
+      const int idx = static_cast<int>(it - sc.pools.begin());
+      if (!it->attach_to.empty()) {
+        diag.error(path, "pool \"" + it->name + "\" is processing-in-memory attached to \"" + it->attach_to +
+                             "\", not a compute pool");
+        return;
+      }
+      if (idx < last) {
+        diag.error(path, "stages must follow the pools' order (devices are numbered stage by stage)");
+        return;
+      }
+      last = idx;
+      need[idx] += per_stage;
+      sc.stage_pool.push_back(idx);
     }
+    for (std::size_t k = 0; k < sc.pools.size(); ++k)
+      if (sc.pools[k].attach_to.empty() && need[k] != sc.pools[k].count)
+        diag.error(json_child(json_child("/cluster/pools", k), "count"),
+                   fmt::format("pool \"{}\" has {} devices but its stages need {} ({} = {} per stage)",
+                               sc.pools[k].name, sc.pools[k].count, need[k], st.cp > 1 ? "dp*cp*tp" : "dp*tp",
+                               per_stage));
   }
 
   void topology(const nlohmann::json& t) {
@@ -408,6 +425,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
     sc.outputs.trace = out.string("trace");
   }
   // Cross-field rules only once every section parsed on its own.
+  if (ps.diag.ok()) ps.precision();
   if (ps.diag.ok()) ps.layout_rules(st);
   if (ps.diag.ok()) ps.topology(cluster.raw("topology"));
   if (ps.diag.ok() && !sc.topology.ocs_phases.empty() && sc.strategy.average_steps == 0)

@@ -32,6 +32,7 @@ std::string_view layout_issue_text(LayoutIssue i) {
     case LayoutIssue::uneven_layers: return "layers not divisible by pp*interleave (and no layers_per_stage for this pp)";
     case LayoutIssue::zero: return "ZeRO stage outside 0..3";
     case LayoutIssue::context: return "sequence not divisible for context parallelism";
+    case LayoutIssue::placement: return "a pipeline stage straddles two device pools";
   }
   return "";
 }
@@ -121,17 +122,48 @@ void check_layout(const LayoutRequest& r, const LayoutSink& sink) {
   if (r.layers_per_stage && !r.layers_per_stage->empty()) {
     const auto& given = *r.layers_per_stage;
     const std::int64_t sum = std::accumulate(given.begin(), given.end(), std::int64_t{0});
+    bool stop = false;
     if (static_cast<int>(given.size()) != l.pp) {
-      broken(LayoutIssue::uneven_layers, "/strategy/layers_per_stage",
-             [&] { return fmt::format("{} entries given for pp = {} stages", given.size(), l.pp); });
+      stop = broken(LayoutIssue::uneven_layers, "/strategy/layers_per_stage",
+                    [&] { return fmt::format("{} entries given for pp = {} stages", given.size(), l.pp); });
     } else if (sum != c.layers) {
-      broken(LayoutIssue::uneven_layers, "/strategy/layers_per_stage",
-             [&] { return fmt::format("entries sum to {}, the model has {} layers", sum, c.layers); });
+      stop = broken(LayoutIssue::uneven_layers, "/strategy/layers_per_stage",
+                    [&] { return fmt::format("entries sum to {}, the model has {} layers", sum, c.layers); });
     } else if (std::any_of(given.begin(), given.end(), [&](int x) { return x < v; })) {
-      broken(LayoutIssue::uneven_layers, "/strategy/layers_per_stage",
-             [&] { return fmt::format("every stage needs at least {} layers (one per chunk)", v); });
+      stop = broken(LayoutIssue::uneven_layers, "/strategy/layers_per_stage",
+                    [&] { return fmt::format("every stage needs at least {} layers (one per chunk)", v); });
     }
+    if (stop) return;
   }
+  if (!r.pools) return;
+  // Placement by device order: stage s holds devices [s * n, (s + 1) * n), n = dp * cp * tp,
+  // and must sit inside one pool.
+  const int n = l.per_stage();
+  const std::int64_t total = r.pools->empty() ? 0 : r.pools->back().first + r.pools->back().count;
+  for (int s = 0; s < l.pp; ++s) {
+    const std::int64_t a = static_cast<std::int64_t>(s) * n, b = a + n - 1;
+    if (b >= total) return;  // the device-count rule reported it
+    const int pa = pool_index(*r.pools, a), pb = pool_index(*r.pools, b);
+    if (pa != pb && broken(LayoutIssue::placement, "/strategy/pp", [&] {
+          return fmt::format("pipeline stage {} (devices {}..{}) straddles pools \"{}\" and \"{}\"; make each pool "
+                             "hold whole stages",
+                             s, a, b, (*r.pools)[static_cast<std::size_t>(pa)].name,
+                             (*r.pools)[static_cast<std::size_t>(pb)].name);
+        }))
+      return;
+  }
+}
+
+int pool_index(const std::vector<PoolSpan>& pools, std::int64_t device) {
+  for (std::size_t k = 0; k < pools.size(); ++k)
+    if (device >= pools[k].first && device < pools[k].first + pools[k].count) return static_cast<int>(k);
+  return -1;
+}
+
+std::vector<int> stage_pools(const Layout& l, const std::vector<PoolSpan>& pools) {
+  std::vector<int> out;
+  for (int s = 0; s < l.pp; ++s) out.push_back(pool_index(pools, l.first_device(s)));
+  return out;
 }
 
 void check_layer_split(const LayoutRequest& r, const LayoutSink& sink) {

@@ -71,9 +71,19 @@ struct Layout {
 // The rule a layout breaks, for callers that need a code rather than the message.
 enum class LayoutIssue : std::uint8_t {
   none, degrees, too_many_devices, heads, kv_heads, ffn, schedule, interleave, batch, interleaved_batch,
-  too_many_micro_batches, layers, uneven_layers, zero, context
+  too_many_micro_batches, layers, uneven_layers, zero, context, placement
 };
 std::string_view layout_issue_text(LayoutIssue i);
+
+// A block of devices of one device model (a compute pool), in device order.
+struct PoolSpan {
+  std::string_view name;
+  std::int64_t first = 0, count = 0;
+};
+// The index in `pools` of the pool holding `device`, -1 for none.
+int pool_index(const std::vector<PoolSpan>& pools, std::int64_t device);
+// Placement by device order: the pool of each stage's first device.
+std::vector<int> stage_pools(const Layout& l, const std::vector<PoolSpan>& pools);
 
 // What the layout rules read.
 struct LayoutRequest {
@@ -86,6 +96,9 @@ struct LayoutRequest {
   const std::vector<int>* layers_per_stage = nullptr;  // as given; null or empty: balanced
   // Every stage on the same device model: layers split evenly (else by device speed).
   bool uniform_stages = true;
+  // The cluster's compute pools when stages are placed by device order (no stage_pools
+  // given): each stage must sit inside one pool. Null: placement is not checked here.
+  const std::vector<PoolSpan>* pools = nullptr;
 };
 
 // Receives each broken rule: its code, JSON pointer and (on request) its message. Return
@@ -95,7 +108,8 @@ using LayoutSink = std::function<bool(LayoutIssue, std::string_view path, const 
 // The cross-field layout rules, in the order the parser reports them: layout = devices,
 // context parallelism (s divisible by cp, even s/cp for causal models), heads, key/value
 // heads and MLP divisible by tp, the schedule's interleaving, batch divisibility, the
-// micro-batch limit, layers enough for the model chunks, and layers_per_stage when given.
+// micro-batch limit, layers enough for the model chunks, layers_per_stage when given, and
+// the stages' placement in the pools (when `pools` is set).
 void check_layout(const LayoutRequest& r, const LayoutSink& sink);
 // The even layer split of uniform stages without layers_per_stage (checked once the
 // cluster is built): layers divisible by pp * v.

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "sim/collectives/cost.hpp"
+#include "sim/driver/offload_stream.hpp"
 #include "sim/driver/run.hpp"
+#include "topologies/transfer_time.hpp"
 #include "workloads/analytical.hpp"
 #include "workloads/stage_layout.hpp"
 
@@ -66,19 +68,38 @@ class CostTable {
   std::size_t size_ = 0;
 };
 
+// A compute pool of the base cluster, with the figures of its device.
+struct Pool {
+  const ComputeDevice* device = nullptr;
+  double peak = 0, capacity = 0, idle_w = 0;
+  int kind = 0;   // pools of one device model share a kind
+  int index = 0;  // in Scenario::pools
+};
+
 }  // namespace
 
 struct FastAnalytical::Impl {
   explicit Impl(const Scenario& b) : base(b), model(b.topology), cache() {
-    int layout_pools = 0;
-    for (const auto& p : b.pools)
-      if (p.attach_to.empty()) {
-        ++layout_pools;
-        device = p.device.get();
-      }
-    if (layout_pools != 1)
-      throw InputError("/cluster/pools", "a layout search needs a base scenario with exactly one pool of devices "
-                                         "(attached PIM pools aside)", b.file);
+    for (std::size_t k = 0; k < b.pools.size(); ++k) {
+      const DevicePool& p = b.pools[k];
+      if (!p.attach_to.empty()) continue;  // attached PIM stacks are folded into their pool's device
+      spans.push_back({p.name, p.first_device, p.count});
+      Pool q;
+      q.device = p.device.get();
+      q.peak = p.device->peak(b.workload.precision).value();
+      q.capacity = p.device->memory_capacity().value();
+      q.idle_w = p.device->idle_power().value();
+      q.kind = static_cast<int>(pools.size());
+      for (const Pool& o : pools)  // the parser's test of uniform stages: same preset, same parameters
+        if (b.pools[static_cast<std::size_t>(o.index)].preset == p.preset &&
+            b.pools[static_cast<std::size_t>(o.index)].params == p.params) {
+          q.kind = o.kind;
+          break;
+        }
+      q.index = static_cast<int>(k);
+      pools.push_back(q);
+    }
+    if (pools.empty()) throw InputError("/cluster/pools", "a layout search needs a pool of compute devices", b.file);
     if (b.device_count() >= (1 << 19))
       throw InputError("/cluster/pools", "a layout search takes at most 524287 devices", b.file);
     strategy = b.strategy;
@@ -86,13 +107,9 @@ struct FastAnalytical::Impl {
     in.strategy = &strategy;
     in.workload = &workload;
     workload = b.workload;
-    peak = device->peak(b.workload.precision).value();
-    capacity = device->memory_capacity().value();
-    idle_w = device->idle_power().value();
     for (const TopoEdge& ed : b.topology.edges())
       network_static_w += (ed.link.static_power * static_cast<double>(ed.lanes)).value();
-    for (const auto& p : b.pools)
-      if (p.attach_to.empty()) pool_name = p.name;
+    if (b.strategy.offload == Offload::pool) router = std::make_unique<Router>(b.topology);
   }
 
   const PipelineSchedule* schedule(std::string_view name) {
@@ -114,6 +131,7 @@ struct FastAnalytical::Impl {
     return t;
   }
 
+  [[nodiscard]] const Pool& stage_pool(int s) const { return pools[static_cast<std::size_t>(placed[static_cast<std::size_t>(s)])]; }
   LayoutRequest request(const FastLayout& l);
   LayoutIssue configure(const FastLayout& l);
   void memory(FastResult& r);
@@ -129,15 +147,18 @@ struct FastAnalytical::Impl {
   StrategySpec strategy;
   WorkloadSpec workload;
   LoweringInput in;
-  const ComputeDevice* device = nullptr;
-  double peak = 0, capacity = 0, idle_w = 0;
+  std::vector<PoolSpan> spans;  // the compute pools in device order
+  std::vector<Pool> pools;      // the same, with their device's figures
+  std::vector<int> placed;      // the layout's pool (index in `pools`) per stage
+  bool uniform = true;          // every stage on the same device model
   double network_static_w = 0;  // the links' static power (energy.cpp: link_energy)
-  std::string pool_name;
+  std::unique_ptr<Router> router;  // offload to a pool: the streams' routes
+  std::vector<Bytes> offloaded;    // offload to a pool: the state per device of each stage
   GroupCostFn cost_fn = [this](const DeviceGroup& g, CollectiveOp op, double bytes) { return collective(g, op, bytes); };
 };
 
 // The layout rules (workloads/layout.hpp) for `l` on the first tp * pp * dp * cp devices of
-// the base cluster.
+// the base cluster, stages placed by device order.
 LayoutRequest FastAnalytical::Impl::request(const FastLayout& l) {
   LayoutRequest r;
   r.model = &base.model;
@@ -148,6 +169,14 @@ LayoutRequest FastAnalytical::Impl::request(const FastLayout& l) {
   r.global_batch = base.workload.global_batch;
   r.micro_batch = l.micro_batch;
   r.layers_per_stage = &base.strategy.layers_per_stage;
+  r.pools = &spans;
+  // Uniform stages (layers split evenly) when the stages' pools hold one device model.
+  r.uniform_stages = true;
+  const int kind = pools.front().kind;
+  for (int s = 0; s < l.pp && r.uniform_stages; ++s) {
+    const int p = pool_index(spans, r.layout.first_device(s));
+    r.uniform_stages = p < 0 || pools[static_cast<std::size_t>(p)].kind == kind;
+  }
   return r;
 }
 
@@ -158,12 +187,8 @@ LayoutIssue FastAnalytical::Impl::configure(const FastLayout& l) {
   if (l.zero < 0 || l.zero > 3) return LayoutIssue::zero;
   in.schedule = schedule(l.schedule);
   if (!in.schedule) return LayoutIssue::schedule;
-  if (const LayoutIssue i = first_layout_issue(request(l)); i != LayoutIssue::none) return i;
-  const auto& given = base.strategy.layers_per_stage;
-  if (!given.empty())
-    in.layers_per_stage.assign(given.begin(), given.end());
-  else
-    in.layers_per_stage.assign(static_cast<std::size_t>(l.pp), static_cast<int>(base.model.layers / l.pp));
+  const LayoutRequest req = request(l);
+  if (const LayoutIssue i = first_layout_issue(req); i != LayoutIssue::none) return i;
   strategy.tp = l.tp;
   strategy.pp = l.pp;
   strategy.dp = l.dp;
@@ -174,71 +199,98 @@ LayoutIssue FastAnalytical::Impl::configure(const FastLayout& l) {
   strategy.zero = l.zero;
   strategy.sequence_parallel = l.sequence_parallel;
   workload.micro_batch = l.micro_batch;
-  in.stage_device.assign(static_cast<std::size_t>(l.pp), device);
+  placed = stage_pools(req.layout, spans);
+  uniform = req.uniform_stages;
+  in.stage_device.clear();
+  for (int s = 0; s < l.pp; ++s) in.stage_device.push_back(stage_pool(s).device);
+  const auto& given = base.strategy.layers_per_stage;
+  if (!given.empty())
+    in.layers_per_stage.assign(given.begin(), given.end());
+  else if (uniform)
+    in.layers_per_stage.assign(static_cast<std::size_t>(l.pp), static_cast<int>(base.model.layers / l.pp));
+  else  // by device speed, as the parser
+    in.layers_per_stage = balance_layers(base.model, strategy, workload, in.stage_device);
   return LayoutIssue::none;
 }
 
 // Per-device memory of the stage that needs most. Stages of the same (layers, embedding,
-// head) differ only in the micro-batches they keep, and need more with more, so each
-// such class is evaluated once, at its largest in-flight count.
+// head) on the same device model differ only in the micro-batches they keep, and need more
+// with more, so each such class is evaluated once, at its largest in-flight count (all of
+// them when the optimizer state is offloaded: the pool check needs each stage's state).
 void FastAnalytical::Impl::memory(FastResult& r) {
   const int p = strategy.pp;
   const std::vector<StageShape> shapes = stage_shapes(in);  // run_scenario's shapes
-  const bool uniform = std::all_of(in.layers_per_stage.begin(), in.layers_per_stage.end(),
-                                   [&](int x) { return x == in.layers_per_stage[0]; });
+  const bool offload = router != nullptr;
+  const bool same = uniform && !offload && std::all_of(in.layers_per_stage.begin(), in.layers_per_stage.end(),
+                                                       [&](int x) { return x == in.layers_per_stage[0]; });
   StageShape interior{-1, 0, false, false, -1};
+  r.fits = true;
+  offloaded.assign(static_cast<std::size_t>(p), Bytes());
   auto check = [&](const StageShape& sh) {
-    const double need = stage_memory(base.model, strategy, workload, sh).total().value();
+    const MemoryBreakdown m = stage_memory(base.model, strategy, workload, sh);
+    const double need = m.total().value();
+    offloaded[static_cast<std::size_t>(sh.stage)] = m.offloaded;
+    if (need > stage_pool(sh.stage).capacity) r.fits = false;
     if (need > r.peak_memory_bytes || r.peak_memory_bytes == 0) {
       r.peak_memory_bytes = need;
       r.peak_memory_stage = sh.stage;
     }
   };
   for (const StageShape& sh : shapes) {
-    if (uniform && sh.stage > 0 && sh.stage < p - 1) {
+    if (same && sh.stage > 0 && sh.stage < p - 1) {
       if (sh.in_flight > interior.in_flight) interior = sh;
     } else {
       check(sh);
     }
   }
   if (interior.stage >= 0) check(interior);
-  r.fits = r.peak_memory_bytes <= capacity;
+  if (offload && r.fits) r.fits = !pool_shortfall(base.topology, strategy.layout(), offloaded);
 }
 
+// run_scenario's memory check: the stages that do not fit, else the pool's shortfall.
 std::vector<Issue> FastAnalytical::Impl::memory_issues() const {
   std::vector<Issue> out;
-  const int per_stage = strategy.grad_ranks() * strategy.tp;
+  const int per_stage = strategy.layout().per_stage();
+  std::vector<Bytes> state;
   for (const StageShape& sh : stage_shapes(in)) {
     const MemoryBreakdown need = stage_memory(base.model, strategy, workload, sh);
+    state.push_back(need.offloaded);
     const int s = sh.stage;
-    if (need.total().value() > capacity)
-      out.push_back(memory_shortfall(s, s * per_stage, (s + 1) * per_stage - 1, pool_name, capacity, need));
+    const Pool& pool = stage_pool(s);
+    if (need.total().value() > pool.capacity)
+      out.push_back(memory_shortfall(s, s * per_stage, (s + 1) * per_stage - 1,
+                                     base.pools[static_cast<std::size_t>(pool.index)].name, pool.capacity, need));
   }
+  if (out.empty() && router)
+    if (auto issue = pool_shortfall(base.topology, strategy.layout(), state)) out.push_back(*issue);
   return out;
 }
 
-// run.cpp's analytical metrics, summed per stage (dp * tp identical devices each).
+// run.cpp's analytical metrics, summed per stage (dp * cp * tp identical devices each).
 void FastAnalytical::Impl::metrics(const AnalyticalResult& a, FastResult& r) const {
-  const double per_stage = static_cast<double>(strategy.dp) * strategy.tp;
+  const double per_stage = strategy.layout().per_stage();
   const double step = a.step_time_s;
-  double model_flops = 0, flops = 0, dynamic = 0, bubble = 0;
-  for (const auto& st : a.stages) {
+  double model_flops = 0, flops = 0, dynamic = 0, bubble = 0, idle_w = 0, peak = 0;
+  for (std::size_t s = 0; s < a.stages.size(); ++s) {
+    const AnalyticalStage& st = a.stages[s];
     model_flops += per_stage * st.model_flops;
     flops += per_stage * st.flops;
     dynamic += per_stage * st.dynamic_energy_j;
     bubble += per_stage * st.bubble_s;
+    idle_w += per_stage * stage_pool(static_cast<int>(s)).idle_w;
+    peak += per_stage * stage_pool(static_cast<int>(s)).peak;
   }
   r.step_time_s = step;
   const double devices = per_stage * strategy.pp;
   const double tokens = static_cast<double>(workload.global_batch * base.model.seq_len);
   if (step > 0) {
-    r.mfu = model_flops / (step * devices * peak);
-    r.hfu = flops / (step * devices * peak);
+    r.mfu = model_flops / (step * peak);
+    r.hfu = flops / (step * peak);
     r.tokens_per_s = tokens / step;
     r.samples_per_s = static_cast<double>(workload.global_batch) / step;
   }
   r.bubble_fraction = step > 0 ? bubble / devices / step : 0;
-  r.it_energy_j = dynamic + devices * idle_w * step + network_static_w * step;
+  r.it_energy_j = dynamic + idle_w * step + network_static_w * step;
   r.energy_per_token_j = tokens > 0 ? r.it_energy_j / tokens : 0;
   r.average_power_w = step > 0 ? r.it_energy_j / step : 0;
 }
@@ -261,9 +313,16 @@ FastResult FastAnalytical::evaluate(const FastLayout& l) {
   FastResult r;
   r.issue = impl_->configure(l);
   if (r.issue != LayoutIssue::none) return r;
-  r.devices = l.tp * l.pp * l.dp;
+  r.devices = static_cast<int>(impl_->strategy.layout().devices());
   r.collective_schedule = estimate_collective_schedule(impl_->strategy, impl_->base.simulation.symmetry);
   impl_->memory(r);
+  if (impl_->router) {
+    impl_->in.offload_endpoint = offload_endpoints(impl_->base.topology, impl_->strategy.layout());
+    impl_->in.memory_endpoints = static_cast<std::uint32_t>(memory_nodes(impl_->base.topology).size());
+    impl_->in.offload_stream_s.assign(
+        static_cast<std::size_t>(l.pp),
+        offload_stream_time(impl_->base.topology, *impl_->router, impl_->strategy.layout(), impl_->offloaded).value());
+  }
   impl_->metrics(analytical_step(impl_->in, impl_->cost_fn, &impl_->cache), r);
   return r;
 }

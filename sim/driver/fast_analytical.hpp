@@ -1,20 +1,24 @@
 #pragma once
 // Fast analytical screening of many parallel layouts of one base scenario, for layout
 // searches: the base is parsed, its topology built and its collective cost model made
-// once; each layout then sets the strategy fields directly (tp, pp, dp, micro-batch,
-// schedule, recomputation, ZeRO, sequence parallelism, layers per stage), checks the
-// scenario parser's layout rules and the memory model, and calls analytical_step
+// once; each layout then sets the strategy fields directly (tp, pp, dp, cp, micro-batch,
+// schedule, recomputation, ZeRO, sequence parallelism), places its stages in the base's
+// pools by device order and splits the layers as the parser does (evenly on one device
+// model, by device speed across several), checks the scenario parser's layout rules and
+// the memory model (the offload pool's capacity included), and calls analytical_step
 // (workloads/analytical.hpp) with
 //  - collective costs cached by (group first device, stride, size, op, bytes): exact, since
 //    the same devices always cost the same;
 //  - chunk cost sums cached by their inputs (AnalyticalCache);
 //  - memory evaluated once per distinct stage shape: stages that differ only in the
 //    micro-batches they keep in flight are represented by the one keeping the most (the
-//    memory model grows with it).
+//    memory model grows with it);
+//  - with optimizer state offloaded to a pool, the streams' closed form of the run driver
+//    (sim/driver/offload_stream.hpp) on routes found once.
 // The step time and the metrics equal run_scenario() in "analytical" mode on the scenario
 // of that layout (tests/run/fast_analytical_test.cpp) up to summation order.
 //
-// A layout of n = tp * pp * dp devices runs on the first n devices of the base cluster
+// A layout of n = tp * pp * dp * cp devices runs on the first n devices of the base cluster
 // (a job on part of a machine). `hcsim search` instead builds a cluster of exactly n
 // devices; on an nvswitch-cluster the two give the same collective costs (the first n
 // devices see the same nodes, leaves and spines); elsewhere make one FastAnalytical per
@@ -62,8 +66,9 @@ Scenario resized_cluster(const Scenario& base, int devices);
 
 class FastAnalytical {
  public:
-  // `base` has one device pool and must outlive this object; its topology, model,
-  // workload, pool device, codecs and other strategy settings are those of every layout.
+  // `base` must outlive this object; its topology, pools, model, workload, codecs and
+  // other strategy settings are those of every layout (its stage_pools are not: stages are
+  // placed by device order).
   explicit FastAnalytical(const Scenario& base);
   ~FastAnalytical();
   FastAnalytical(const FastAnalytical&) = delete;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/collectives/cost.hpp"
+#include "sim/driver/offload_stream.hpp"
 #include "sim/engine/collective_plan.hpp"
 #include "sim/core/quantity.hpp"
 #include "topologies/torus.hpp"
@@ -31,52 +32,18 @@ LoweringInput lowering_input(const Scenario& sc) {
     in.tp_ranks = 1;
   }
   if (sc.strategy.offload == Offload::pool) {
-    // Device d keeps its optimizer state on memory node d mod M: the pool's M memory
-    // devices are shared round-robin, so a uniform cluster loads them evenly.
-    const auto mems = static_cast<std::uint32_t>(memory_nodes(sc.topology).size());
-    HCSIM_ASSERT(mems > 0, "offload to a pool without memory nodes passed validation");
-    in.memory_endpoints = mems;
-    for (int d = 0; d < sc.device_count(); ++d) in.offload_endpoint.push_back(static_cast<std::uint32_t>(d) % mems);
+    in.memory_endpoints = static_cast<std::uint32_t>(memory_nodes(sc.topology).size());
+    in.offload_endpoint = offload_endpoints(sc.topology, sc.layout());
   }
   return in;
 }
 
-// Analytical mode: every device streams its state shard at once, each on its route to its
-// memory node; the closed form of those shared streams (topologies/transfer_time.hpp) is
-// each stage's stream time (the stages of a pipeline finish close together).
-void offload_closed_form(const Scenario& sc, const std::vector<StageShape>& shapes, LoweringInput& in) {
-  if (in.offload_endpoint.empty()) return;
-  const Router router(sc.topology);
-  const std::vector<int> mem = memory_nodes(sc.topology);
-  const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
-  std::vector<NodeTransfer> reads;
-  for (int d = 0; d < sc.device_count(); ++d) {
-    const auto s = static_cast<std::size_t>(d / per_stage);
-    const Bytes state = stage_memory(sc.model, sc.strategy, sc.workload, shapes[s]).offloaded;
-    reads.push_back({mem[in.offload_endpoint[static_cast<std::size_t>(d)]], sc.topology.device_node(d), state});
-  }
-  const double t = concurrent_transfer_time(router, reads).value();
-  in.offload_stream_s.assign(static_cast<std::size_t>(sc.strategy.pp), t);
-}
-
-// The pool holds every device's offloaded state; a shortfall is refused like a device
-// that does not fit.
-void check_pool(const Scenario& sc, const std::vector<StageShape>& shapes) {
-  if (sc.strategy.offload != Offload::pool) return;
-  const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
-  double need = 0, cap = 0;
+// The offloaded state per device of each stage (strategy.offload = "pool").
+std::vector<Bytes> offloaded_state(const Scenario& sc, const std::vector<StageShape>& shapes) {
+  std::vector<Bytes> out;
   for (int s = 0; s < sc.strategy.pp; ++s)
-    need += per_stage * stage_memory(sc.model, sc.strategy, sc.workload, shapes[static_cast<std::size_t>(s)])
-                            .offloaded.value();
-  for (int n : memory_nodes(sc.topology))
-    cap += sc.topology.nodes()[static_cast<std::size_t>(n)].memory_capacity.value();
-  if (need <= cap) return;
-  throw InputError("/strategy/offload",
-                   fmt::format("the optimizer state of all {} devices, {}, does not fit in the pool's {}, short by {}; "
-                               "give the pool more or larger memory devices (cluster.topology: memory_devices, "
-                               "capacity), or use ZeRO to shard the state",
-                               sc.device_count(), format_quantity(need, Dim::data), format_quantity(cap, Dim::data),
-                               format_quantity(need - cap, Dim::data)));
+    out.push_back(stage_memory(sc.model, sc.strategy, sc.workload, shapes[static_cast<std::size_t>(s)]).offloaded);
+  return out;
 }
 
 void check_memory(const Scenario& sc, const std::vector<StageShape>& shapes) {
@@ -331,12 +298,18 @@ RunOutput run_scenario(const Scenario& sc) {
   out.shapes = stage_shapes(in);
   if (sc.simulation.check_memory) {
     check_memory(sc, out.shapes);
-    check_pool(sc, out.shapes);
+    if (sc.strategy.offload == Offload::pool)
+      if (auto issue = pool_shortfall(sc.topology, sc.layout(), offloaded_state(sc, out.shapes)))
+        throw InputError({*issue});
   }
   if (sc.simulation.mode == "analytical") {
     if (auto issue = analytical_bound_issue(sc.strategy, sc.simulation.symmetry, sc.simulation.max_tasks))
       throw InputError({*issue});
-    offload_closed_form(sc, out.shapes, in);
+    if (!in.offload_endpoint.empty())
+      in.offload_stream_s.assign(static_cast<std::size_t>(sc.strategy.pp),
+                                 offload_stream_time(sc.topology, Router(sc.topology), sc.layout(),
+                                                     offloaded_state(sc, out.shapes))
+                                     .value());
     out.metrics = analytical_metrics(sc, in, out.shapes);
     out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;

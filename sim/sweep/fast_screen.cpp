@@ -38,9 +38,7 @@ std::optional<Scenario> fast_base(const SearchSpec& spec) {
   nlohmann::json doc = spec.base.doc;
   doc["simulation"]["mode"] = "analytical";
   try {
-    Scenario sc = parse_scenario(doc, spec.base.file);
-    if (sc.pools.size() != 1 || sc.strategy.offload != Offload::none) return std::nullopt;
-    return sc;
+    return parse_scenario(doc, spec.base.file);
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -65,20 +63,23 @@ FastLayout layout_of(const Candidate& c, int base_cp) {
   return l;
 }
 
-// The candidate sets exactly the fields a FastLayout holds, and its pool's count.
-bool plain_layout(const Candidate& c) {
+// The candidate sets exactly the fields a FastLayout holds, and its pool's count (with
+// several pools, none: their counts stay).
+bool plain_layout(const Candidate& c, bool fixed_pools) {
   static const std::set<std::string> keys = {
       "/strategy/tp",        "/strategy/pp",        "/strategy/dp",   "/workload/micro_batch",
       "/strategy/schedule",  "/strategy/interleave", "/strategy/recompute", "/strategy/zero",
-      "/strategy/sequence_parallel", "/cluster/pools/0/count"};
+      "/strategy/sequence_parallel"};
+  const std::string count = "/cluster/pools/0/count";
   std::size_t known = 0;
   for (const auto& [k, v] : c.params.items()) {
     if (k == "/strategy/cp") continue;  // optional: the base's cp otherwise
+    if (k == count && !fixed_pools) continue;
     if (!keys.count(k)) return false;
     ++known;
   }
   if (known != keys.size()) return false;
-  return c.params.at("/cluster/pools/0/count").get<int>() == c.devices;
+  return fixed_pools || (c.params.contains(count) && c.params.at(count).get<int>() == c.devices);
 }
 
 }  // namespace
@@ -101,7 +102,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
   std::map<int, Cluster> per_count;
   for (std::size_t i : which) {
     const Candidate& c = rows[i].candidate;
-    if (!plain_layout(c)) {
+    if (!plain_layout(c, spec.fixed_pools)) {
       out.rest.push_back(i);
       continue;
     }
@@ -120,7 +121,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
     auto [it, added] = per_count.try_emplace(c.devices);
     if (added) {
       try {
-        it->second.scenario = std::make_unique<Scenario>(resized_cluster(*base, c.devices));
+        it->second.scenario = std::make_unique<Scenario>(spec.fixed_pools ? *base : resized_cluster(*base, c.devices));
         it->second.fast = std::make_unique<FastAnalytical>(*it->second.scenario);
       } catch (const InputError& e) {
         // The parser builds the same topology at the same path, and reports only its issues.

@@ -45,18 +45,33 @@ void read_list(const nlohmann::json& space, const char* key, std::vector<T>& out
   out = vals;
 }
 
-int base_pool_count(const nlohmann::json& doc, Diagnostics& d) {
+// The base's compute pools (attached processing-in-memory pools aside): with one, the search
+// varies its count; with several, their counts stay and every candidate fills them all.
+void read_base_pools(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
   const nlohmann::json::json_pointer pools("/cluster/pools");
-  if (!doc.contains(pools) || !doc.at(pools).is_array() || doc.at(pools).size() != 1) {
-    d.error("/base", "the base scenario needs exactly one device pool (/cluster/pools): a search varies its count");
-    return 0;
+  if (!doc.contains(pools) || !doc.at(pools).is_array() || doc.at(pools).empty()) {
+    d.error("/base/cluster/pools", "the base scenario needs at least one pool of devices");
+    return;
   }
-  const auto& c = doc.at(pools)[0].value("count", nlohmann::json());
-  if (!c.is_number_integer() || c.get<std::int64_t>() < 1) {
-    d.error("/base", "the base scenario's pool needs an integer \"count\"");
-    return 0;
+  int compute = 0, total = 0;
+  for (const auto& p : doc.at(pools)) {
+    if (p.is_object() && p.contains("attach_to")) continue;
+    const auto& c = p.is_object() ? p.value("count", nlohmann::json()) : nlohmann::json();
+    if (!c.is_number_integer() || c.get<std::int64_t>() < 1 || c.get<std::int64_t>() > 10'000'000) {
+      d.error("/base/cluster/pools", "each of the base scenario's pools needs an integer \"count\"");
+      return;
+    }
+    ++compute;
+    total += static_cast<int>(c.get<std::int64_t>());
   }
-  return static_cast<int>(c.get<std::int64_t>());
+  s.max_devices = total;
+  s.fixed_pools = compute > 1;
+  const nlohmann::json::json_pointer cp("/strategy/cp"), placed("/strategy/stage_pools");
+  if (doc.contains(cp) && doc.at(cp).is_number_integer() && doc.at(cp).get<std::int64_t>() >= 1)
+    s.base_cp = static_cast<int>(doc.at(cp).get<std::int64_t>());
+  if (s.fixed_pools && doc.contains(placed))
+    d.error("/base/strategy/stage_pools", "a search over several pools places its stages by device order (stage s "
+                                          "on the pool holding its devices); remove stage_pools from the base");
 }
 
 void parse_space(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
@@ -88,7 +103,14 @@ void parse_settings(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
     }
     return static_cast<int>(doc[key].get<std::int64_t>());
   };
-  if (auto v = integer("max_devices", 1)) s.max_devices = *v;
+  if (auto v = integer("max_devices", 1)) {
+    if (s.fixed_pools && *v != s.max_devices)
+      d.error("/max_devices", fmt::format("the base's pools keep their {} devices; a budget other than that needs a "
+                                          "base with one pool",
+                                          s.max_devices));
+    else
+      s.max_devices = *v;
+  }
   if (auto v = integer("top_k", 1)) s.top_k = static_cast<std::size_t>(*v);
   if (doc.contains("device_counts")) read_list(doc, "device_counts", s.device_counts, d);
   if (doc.contains("max_power_w")) {
@@ -108,6 +130,7 @@ void parse_settings(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
 
 bool allowed_total(const SearchSpec& s, long devices) {
   if (devices > s.max_devices || devices < 1) return false;
+  if (s.fixed_pools && devices != s.max_devices) return false;
   return s.device_counts.empty() ||
          std::find(s.device_counts.begin(), s.device_counts.end(), devices) != s.device_counts.end();
 }
@@ -135,7 +158,7 @@ SearchSpec parse_search(const nlohmann::json& doc, const std::string& file) {
   else {
     try {
       s.base = resolve_scenario(doc["base"], file, "/base");
-      s.max_devices = base_pool_count(s.base.doc, d);
+      read_base_pools(s.base.doc, s, d);
     } catch (const InputError& e) {
       d.merge(e);
     }
@@ -161,7 +184,7 @@ struct Layout {
 // The strategy variants of one layout that differ in effect: ZeRO only with dp > 1,
 // sequence parallelism only with tp > 1.
 void add_variants(const SearchSpec& s, const Layout& l, std::vector<Candidate>& out) {
-  const int devices = l.tp * l.pp * l.dp;
+  const int devices = l.tp * l.pp * l.dp * s.base_cp;
   for (const auto& rc : s.space.recompute)
     for (int z : s.space.zero) {
       if (z > 0 && l.dp == 1) continue;
@@ -177,7 +200,7 @@ void add_variants(const SearchSpec& s, const Layout& l, std::vector<Candidate>& 
         p["/strategy/recompute"] = rc;
         p["/strategy/zero"] = z;
         p["/strategy/sequence_parallel"] = seq;
-        p["/cluster/pools/0/count"] = devices;
+        if (!s.fixed_pools) p["/cluster/pools/0/count"] = devices;
         out.push_back({out.size(), devices, std::move(p)});
         if (out.size() > kMaxCandidates)
           throw InputError("/space", fmt::format("more than {} candidate layouts; narrow the space", kMaxCandidates),
@@ -211,7 +234,7 @@ std::vector<Candidate> enumerate_candidates(const SearchSpec& s) {
   for (int tp : sp.tp)
     for (int pp : sp.pp)
       for (int dp : sp.dp) {
-        const long devices = static_cast<long>(tp) * pp * dp;
+        const long devices = static_cast<long>(tp) * pp * dp * s.base_cp;
         if (tp < 1 || pp < 1 || dp < 1 || !allowed_total(s, devices)) continue;
         for (int mb : sp.micro_batch)
           for (const auto& [sched, v] : schedules_for(sp, pp)) add_variants(s, {tp, pp, dp, mb, sched, v}, out);

@@ -3,10 +3,10 @@
 // kind of device and network, under a device budget and a power cap, for an objective.
 //
 //   {
-//     "base": "../quickstart.json",          // one device pool; its model, batch and cluster
+//     "base": "../quickstart.json",          // its model, batch and cluster (see below for pools)
 //     "objective": "tokens_per_s",           // or "energy_per_token", "step_time"
 //     "max_devices": 16,                     // default: the base pool's count
-//     "device_counts": [8, 16],              // optional: only these totals tp*pp*dp
+//     "device_counts": [8, 16],              // optional: only these totals tp*pp*dp*cp
 //     "max_power_w": 12000,                  // optional cap on the average IT power
 //     "top_k": 5,                            // confirmed with the event simulation
 //     "prune_mode": "analytical",            // fidelity of the first pass (default)
@@ -15,6 +15,9 @@
 //               "zero": [0, 1], "sequence_parallel": [false, true]}
 //   }
 //
+// With one compute pool in the base, a candidate resizes it to its tp * pp * dp * cp devices
+// (cp: the base's); with several (heterogeneous placement), the pools keep their counts and
+// a candidate fills them all, its stages placed by device order, each inside one pool.
 // Every layout of the space within the budget is a candidate, minus equivalent duplicates
 // (interleave only with the interleaved schedule, sequence parallelism only with tp > 1,
 // ZeRO only with dp > 1, one schedule when pp = 1); the scenario parser rejects the rest
@@ -52,6 +55,8 @@ struct SearchSpec {
   ScenarioSource base;
   SearchSpace space;
   int max_devices = 0;
+  bool fixed_pools = false;  // the base has several compute pools: counts kept, devices = their sum
+  int base_cp = 1;           // the base's context parallelism: candidates hold tp * pp * dp * cp devices
   std::vector<int> device_counts;  // empty: any total within max_devices
   std::optional<double> max_power_w;
   Objective objective = Objective::tokens_per_s;

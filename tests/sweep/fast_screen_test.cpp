@@ -7,6 +7,7 @@
 // batch, layers, a device count the nodes cannot hold) and layouts that do not fit.
 #include "sim/sweep/fast_screen.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "scenarios/scenario.hpp"
@@ -29,6 +30,7 @@ std::vector<SearchRow> rows_of(const SearchSpec& spec) {
 // Returns how many rows the fast path decided, and how many of them were ok / infeasible.
 struct Counts {
   std::size_t fast = 0, ok = 0, infeasible = 0, rest = 0;
+  std::string reasons;  // of the infeasible ones, one per line
 };
 
 Counts expect_same_as_full_path(const SearchSpec& spec) {
@@ -59,6 +61,7 @@ Counts expect_same_as_full_path(const SearchSpec& spec) {
     } else {
       ++n.infeasible;
       EXPECT_EQ(got["reason"], want["reason"]);
+      n.reasons += got["reason"].get<std::string>() + "\n";
     }
   }
   // What it leaves aside, the parser rejects (these spaces have no other reason to).
@@ -108,30 +111,80 @@ TEST(FastScreen, MatchesTheFullPathWhereLayoutsAreRejectedOrDoNotFit) {
 TEST(FastScreen, MatchesTheFullPathWithANamedAlgorithmAndContextParallelism) {
   register_builtins();
   // A collective algorithm named in the base is resolved as the engine resolves it, and
-  // the base's context parallelism is every candidate's (so the parser's device-count rule
-  // refuses the layouts whose dp*cp*tp*pp is not the candidate's count).
+  // the base's context parallelism is every candidate's: a candidate holds tp*pp*dp*cp
+  // devices.
   SearchSpec spec = load_search(kSweeps + "quickstart-search.json");
   spec.base.doc["simulation"]["collective_algorithm"] = "ring";
   const Counts named = expect_same_as_full_path(spec);
   EXPECT_GT(named.ok, 100u);
   EXPECT_EQ(named.rest, 0u);
   spec.base.doc["strategy"] = {{"dp", 1}, {"tp", 4}, {"pp", 2}, {"cp", 2}};
+  spec = parse_search({{"base", spec.base.doc}, {"max_devices", 16}, {"space", {{"tp", {1, 2, 4}}, {"pp", {1, 2}}}}},
+                      spec.file);
+  EXPECT_EQ(spec.base_cp, 2);
   const Counts cp = expect_same_as_full_path(spec);
   EXPECT_EQ(cp.rest, 0u);
-  EXPECT_GT(cp.infeasible, 100u);
+  EXPECT_GT(cp.ok, 20u);
+}
+
+// A base with two pools of different GPUs: the pools keep their counts, stages are placed
+// by device order (layers split by device speed across the two), a stage that straddles
+// the pools gets the parser's message.
+TEST(FastScreen, MatchesTheFullPathOnSeveralPools) {
+  register_builtins();
+  nlohmann::json base = read_json_file(std::string(HCSIM_SOURCE_DIR) + "/scenarios/mixed-h100-a100-pipeline.json");
+  base["strategy"].erase("stage_pools");
+  const SearchSpec spec = parse_search(
+      {{"base", base},
+       {"space", {{"tp", {1, 2, 4, 8}}, {"pp", {1, 2, 4, 8}}, {"micro_batch", {1, 2}}, {"zero", {0, 1}}}}},
+      std::string(HCSIM_SOURCE_DIR) + "/scenarios/search.json");
+  EXPECT_TRUE(spec.fixed_pools);
+  EXPECT_EQ(spec.max_devices, 16);
+  const Counts n = expect_same_as_full_path(spec);
+  EXPECT_EQ(n.rest, 0u);
+  EXPECT_GT(n.ok, 40u);
+  EXPECT_GT(n.infeasible, 10u);  // pp 1 and tp*dp over 8 straddle the pools
+  EXPECT_THAT(n.reasons, ::testing::HasSubstr("/strategy/pp: pipeline stage 0 (devices 0..15) straddles pools \"h100\" "
+                                              "and \"a100\""));
+  // A base that names its stages' pools is refused: the search places them itself.
+  base["strategy"]["stage_pools"] = {"h100", "a100"};
+  try {
+    parse_search({{"base", base}}, "s.json");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.render(), ::testing::HasSubstr("s.json:/base/strategy/stage_pools: a search over several pools"));
+  }
+}
+
+// Optimizer state offloaded to a CXL pool: the streams' closed form and the pool's
+// capacity check, as run_scenario.
+TEST(FastScreen, MatchesTheFullPathWithOffloadToAPool) {
+  register_builtins();
+  const std::string dir = std::string(HCSIM_SOURCE_DIR) + "/scenarios/";
+  nlohmann::json base = read_json_file(dir + "cxl-pool-offload.json");
+  base["cluster"]["topology"]["capacity"] = "100 GiB";  // 400 GiB: ZeRO 0 at dp 8 (~600 GB) does not fit
+  const SearchSpec spec = parse_search(
+      {{"base", base},
+       {"space", {{"tp", {1, 2, 4}}, {"pp", {1, 2}}, {"micro_batch", {1, 4}}, {"zero", {0, 1}},
+                  {"recompute", {"full"}}}}},
+      dir + "search.json");
+  const Counts n = expect_same_as_full_path(spec);
+  EXPECT_EQ(n.rest, 0u);
+  EXPECT_GT(n.ok, 10u);
+  EXPECT_THAT(n.reasons, ::testing::HasSubstr("does not fit in the pool's 400 GiB"));
 }
 
 TEST(FastScreen, LeavesEverythingToTheFullPathWhereItDoesNotApply) {
   register_builtins();
   SearchSpec spec = load_search(kSweeps + "quickstart-search.json");
-  spec.base.doc["strategy"]["offload"] = "pool";  // not reproduced by the fast path
   const std::vector<SearchRow> rows = rows_of(spec);
+  // Metrics the fast path does not fill.
+  EXPECT_TRUE(fast_screen(spec, rows, {0, 1}, {{"mem", "/memory/peak_bytes"}}).records.empty());
+  // A base the analytical mode refuses.
+  spec.base.doc["strategy"]["tp"] = 3;
   const FastScreen fast = fast_screen(spec, rows, {0, 1, 2}, default_metrics());
   EXPECT_TRUE(fast.records.empty());
   EXPECT_EQ(fast.rest, (std::vector<std::size_t>{0, 1, 2}));
-  // Metrics the fast path does not fill.
-  spec = load_search(kSweeps + "quickstart-search.json");
-  EXPECT_TRUE(fast_screen(spec, rows, {0, 1}, {{"mem", "/memory/peak_bytes"}}).records.empty());
 }
 
 }  // namespace

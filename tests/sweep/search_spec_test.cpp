@@ -62,7 +62,7 @@ TEST(SearchSpec, ProblemsAreReportedWithPaths) {
     FAIL() << "no error";
   } catch (const InputError& e) {
     const std::string m = e.render();
-    EXPECT_THAT(m, ::testing::HasSubstr("s.json:/base: the base scenario needs exactly one device pool"));
+    EXPECT_THAT(m, ::testing::HasSubstr("s.json:/base/cluster/pools: the base scenario needs at least one pool of devices"));
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/objective: expected one of: tokens_per_s, energy_per_token, step_time"));
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/max_power_w: expected a power"));
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/space/tp/0: expected a non-negative integer"));
