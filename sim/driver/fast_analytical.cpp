@@ -22,12 +22,12 @@ class CostTable {
     std::uint64_t bytes = 0;  // the double's bits
     bool operator==(const Key&) const = default;
   };
-  static Key key(const DeviceGroup& g, CollectiveOp op, double bytes) {
+  static Key key(const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
     const auto u = [](int x) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)) & 0xFFFFFu; };
     return {u(g.first) | u(g.stride) << 20 | u(g.count) << 40 | static_cast<std::uint64_t>(op) << 60,
-            std::bit_cast<std::uint64_t>(bytes)};
+            std::bit_cast<std::uint64_t>(bytes.value())};
   }
-  const double* find(const Key& k) const {
+  const Seconds* find(const Key& k) const {
     if (slots_.empty()) return nullptr;
     for (std::size_t i = slot(k);; i = (i + 1) & (slots_.size() - 1)) {
       const Slot& s = slots_[i];
@@ -35,7 +35,7 @@ class CostTable {
       if (s.key == k) return &s.value;
     }
   }
-  void insert(const Key& k, double v) {
+  void insert(const Key& k, Seconds v) {
     if (2 * (size_ + 1) > slots_.size()) grow();
     std::size_t i = slot(k);
     while (slots_[i].used) i = (i + 1) & (slots_.size() - 1);
@@ -47,7 +47,7 @@ class CostTable {
  private:
   struct Slot {
     Key key;
-    double value = 0;
+    Seconds value{};
     bool used = false;
   };
   std::size_t slot(const Key& k) const {
@@ -104,12 +104,12 @@ struct FastAnalytical::Impl {
     return schedules.back().second.get();
   }
 
-  double collective(const DeviceGroup& g, CollectiveOp op, double bytes) {
-    if (g.count <= 1 || bytes <= 0) return 0.0;
+  Seconds collective(const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
+    if (g.count <= 1 || bytes <= Bytes{}) return Seconds{};
     const CostTable::Key k = CostTable::key(g, op, bytes);
-    if (const double* t = costs.find(k)) return *t;
+    if (const Seconds* t = costs.find(k)) return *t;
     g.devices(group);
-    const double t = analytical_collective_time(model, group, op, bytes, base.simulation.collective_algorithm);
+    const Seconds t = analytical_collective_time(model, group, op, bytes, base.simulation.collective_algorithm);
     costs.insert(k, t);
     return t;
   }
@@ -133,7 +133,7 @@ struct FastAnalytical::Impl {
   double peak = 0, capacity = 0, idle_w = 0;
   double network_static_w = 0;  // the links' static power (energy.cpp: link_energy)
   std::string pool_name;
-  GroupCostFn cost_fn = [this](const DeviceGroup& g, CollectiveOp op, double bytes) { return collective(g, op, bytes); };
+  GroupCostFn cost_fn = [this](const DeviceGroup& g, CollectiveOp op, Bytes bytes) { return collective(g, op, bytes); };
 };
 
 // The layout rules (workloads/layout.hpp) for `l` on the first tp * pp * dp * cp devices of
@@ -220,13 +220,13 @@ std::vector<Issue> FastAnalytical::Impl::memory_issues() const {
 // run.cpp's analytical metrics, summed per stage (dp * tp identical devices each).
 void FastAnalytical::Impl::metrics(const AnalyticalResult& a, FastResult& r) const {
   const double per_stage = static_cast<double>(strategy.dp) * strategy.tp;
-  const double step = a.step_time_s;
+  const double step = a.step_time.value();
   double model_flops = 0, flops = 0, dynamic = 0, bubble = 0;
   for (const auto& st : a.stages) {
-    model_flops += per_stage * st.model_flops;
-    flops += per_stage * st.flops;
-    dynamic += per_stage * st.dynamic_energy_j;
-    bubble += per_stage * st.bubble_s;
+    model_flops += per_stage * st.model_flops.value();
+    flops += per_stage * st.flops.value();
+    dynamic += per_stage * st.dynamic_energy.value();
+    bubble += per_stage * st.bubble.value();
   }
   r.step_time_s = step;
   const double devices = per_stage * strategy.pp;
