@@ -8,18 +8,20 @@ namespace hcsim {
 namespace {
 
 struct PassCost {
-  double compute = 0, comm = 0, flops = 0, model_flops = 0, energy = 0;
+  Seconds compute{}, comm{};
+  Flops flops{}, model_flops{};
+  Joules energy{};
 };
 
 // Tensor-parallel collectives of one stage, each op costed once.
 class TpCosts {
  public:
-  TpCosts(const GroupCostFn& cost, DeviceGroup group) : cost_(cost), group_(group) { t_.fill(-1); }
-  PassCost pass(const PassTotals& p, double bytes) {
-    PassCost pc{p.t, 0, p.flops, p.model_flops, p.energy};
+  TpCosts(const GroupCostFn& cost, DeviceGroup group) : cost_(cost), group_(group) { t_.fill(Seconds(-1)); }
+  PassCost pass(const PassTotals& p, Bytes bytes) {
+    PassCost pc{p.t, Seconds{}, p.flops, p.model_flops, p.energy};
     for (std::size_t op = 0; op < p.comm.size(); ++op) {
       if (p.comm[op] == 0) continue;
-      if (t_[op] < 0) t_[op] = cost_(group_, static_cast<CollectiveOp>(op), bytes);
+      if (t_[op] < Seconds{}) t_[op] = cost_(group_, static_cast<CollectiveOp>(op), bytes);
       pc.comm += p.comm[op] * t_[op];
     }
     return pc;
@@ -28,7 +30,7 @@ class TpCosts {
  private:
   const GroupCostFn& cost_;
   DeviceGroup group_;
-  std::array<double, 7> t_{};
+  std::array<Seconds, 7> t_{};
 };
 
 void add(PassCost& a, const PassCost& b) {
@@ -41,9 +43,9 @@ void add(PassCost& a, const PassCost& b) {
 
 // One gradient reduction of the plan: its collectives over the replica group, and its
 // codec's encode and decode.
-double reduction_time(const GradReduction& r, const DeviceGroup& group, const GroupCostFn& cost) {
-  double t = r.codec.compressed ? r.codec.encode.t + r.codec.decode.t : 0.0;
-  for (const GradReduction::Phase& ph : r.phases) t += cost(group, ph.op, ph.bytes.value());
+Seconds reduction_time(const GradReduction& r, const DeviceGroup& group, const GroupCostFn& cost) {
+  Seconds t = r.codec.compressed ? r.codec.encode.t + r.codec.decode.t : Seconds{};
+  for (const GradReduction::Phase& ph : r.phases) t += cost(group, ph.op, ph.bytes);
   return t;
 }
 
@@ -53,13 +55,13 @@ double reduction_time(const GradReduction& r, const DeviceGroup& group, const Gr
 // Every rank waits for its predecessor's block, so the slowest hop sets tau. (A ring that
 // crosses a node edge is outside this form: the engine pipelines the slow hop's transfers
 // across layers, docs/architecture.md.)
-double ring_exposed(const PassTotals& p, const Layout& lay, int stage, const GroupCostFn& cost) {
+Seconds ring_exposed(const PassTotals& p, const Layout& lay, int stage, const GroupCostFn& cost) {
   const int cp = lay.cp;
-  double x = 0;
+  Seconds x{};
   for (const CpRing& r : p.cp) {
-    double tau = 0;
-    for (int k = 0; k < cp; ++k) tau = std::max(tau, cost(lay.context_hop(stage, k), CollectiveOp::send_recv, r.bytes));
-    x += r.count * (cp - 1) * std::max(0.0, tau - r.t / cp);
+    Seconds tau{};
+    for (int k = 0; k < cp; ++k) tau = max(tau, cost(lay.context_hop(stage, k), CollectiveOp::send_recv, r.bytes));
+    x += r.count * (cp - 1) * max(Seconds{}, tau - r.t / cp);
   }
   return x;
 }
@@ -70,7 +72,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn
   std::vector<int> devices;
   return analytical_step(
       in,
-      [&](const DeviceGroup& g, CollectiveOp op, double bytes) {
+      [&](const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
         g.devices(devices);
         return cost(devices, op, bytes);
       },
@@ -87,15 +89,15 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
 
   AnalyticalResult r;
   r.stages.resize(static_cast<std::size_t>(p));
-  std::vector<double> c(static_cast<std::size_t>(p)), bwd(c.size()), gathers(c.size(), 0.0);
-  double first_gather = 0;
-  double fill_pp = 0;  // interleaved: pipeline sends on the fill and drain
+  std::vector<Seconds> c(static_cast<std::size_t>(p)), bwd(c.size()), gathers(c.size());
+  Seconds first_gather{};
+  Seconds fill_pp{};  // interleaved: pipeline sends on the fill and drain
   for (int s = 0; s < p; ++s) {
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
     TpCosts tp(cost, lay.tensor_group(s));
     const DeviceGroup replicas = lay.replica_group(s);
     PassCost f, b;
-    double cp_f = 0, cp_b = 0;  // exposed ring-attention sends per micro-batch
+    Seconds cp_f{}, cp_b{};  // exposed ring-attention sends per micro-batch
     for (int ch = 0; ch < v; ++ch) {
       const ChunkTotals& ct = *sp.totals[static_cast<std::size_t>(ch)];
       add(f, tp.pass(ct.fwd, ct.comm_bytes));
@@ -103,76 +105,75 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       cp_f += ring_exposed(ct.fwd, lay, s, cost);
       cp_b += ring_exposed(ct.bwd, lay, s, cost);
       if (sp.gather_per_pass) {
-        const double g = cost(replicas, CollectiveOp::all_gather, ct.grad_bytes);
+        const Seconds g = cost(replicas, CollectiveOp::all_gather, ct.grad_bytes);
         gathers[static_cast<std::size_t>(s)] += 2.0 * m * g;  // before each forward and each backward
         if (s == 0 && ch == 0) first_gather = g;
       }
     }
-    double pp = 0;
+    Seconds pp{};
     if (p > 1) {
       // Per micro-batch and chunk: one send forward, one backward; with a codec each is
       // encoded here and decoded on the receiver (the receiver's decode counted there).
       const int next = s + 1 < p ? s + 1 : s - 1;
-      const double codec = sp.send_codec.compressed ? sp.send_codec.encode.t + sp.send_codec.decode.t : 0.0;
-      const double hop = cost(lay.pipeline_pair(s, next), CollectiveOp::send_recv, sp.send_bytes.value()) + codec;
+      const Seconds codec = sp.send_codec.compressed ? sp.send_codec.encode.t + sp.send_codec.decode.t : Seconds{};
+      const Seconds hop = cost(lay.pipeline_pair(s, next), CollectiveOp::send_recv, sp.send_bytes) + codec;
       // Interleaved: in the steady state a device works on its other chunks while a chunk's
       // output travels, so the sends show only on the fill and the drain: one forward and
       // one backward hop per stage boundary.
-      pp = v > 1 ? 0.0 : 2.0 * hop;
-      fill_pp += v > 1 && s + 1 < p ? 2.0 * hop : 0.0;
+      pp = v > 1 ? Seconds{} : 2.0 * hop;
+      fill_pp += v > 1 && s + 1 < p ? 2.0 * hop : Seconds{};
     }
     auto& a = r.stages[static_cast<std::size_t>(s)];
-    a.compute_s = m * (f.compute + b.compute);
-    a.tp_comm_s = m * (f.comm + b.comm);
-    a.cp_comm_s = m * (cp_f + cp_b);
-    a.pp_comm_s = m * pp;
+    a.compute = m * (f.compute + b.compute);
+    a.tp_comm = m * (f.comm + b.comm);
+    a.cp_comm = m * (cp_f + cp_b);
+    a.pp_comm = m * pp;
     a.flops = m * (f.flops + b.flops);
     a.model_flops = m * (f.model_flops + b.model_flops);
-    a.dynamic_energy_j = m * (f.energy + b.energy);
+    a.dynamic_energy = m * (f.energy + b.energy);
     c[static_cast<std::size_t>(s)] = f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b;
     bwd[static_cast<std::size_t>(s)] = b.compute + b.comm + cp_b;
   }
-  const double cmax = *std::max_element(c.begin(), c.end());
-  const double csum = std::accumulate(c.begin(), c.end(), 0.0);
-  r.pipeline_s = m * cmax + (csum - cmax) / v + fill_pp;
+  const Seconds cmax = *std::max_element(c.begin(), c.end());
+  const Seconds csum = std::accumulate(c.begin(), c.end(), Seconds{});
+  r.pipeline = m * cmax + (csum - cmax) / v + fill_pp;
   if (v > 1)
-    for (auto& a : r.stages) a.pp_comm_s = fill_pp;
+    for (auto& a : r.stages) a.pp_comm = fill_pp;
 
   // ZeRO-3: the latest start of each stage's last backward pass set by its gathers, and the
   // backward passes of the later stages it waits for (see analytical.hpp).
-  std::vector<double> gather_bound(static_cast<std::size_t>(p) + 1, 0.0);
+  std::vector<Seconds> gather_bound(static_cast<std::size_t>(p) + 1);
   for (int s = p - 1; s >= 0; --s) {
     const auto k = static_cast<std::size_t>(s);
-    gather_bound[k] = gathers[k] > 0 ? std::max(gathers[k], gather_bound[k + 1]) + bwd[k] / v : 0.0;
+    gather_bound[k] = gathers[k] > Seconds{} ? max(gathers[k], gather_bound[k + 1]) + bwd[k] / v : Seconds{};
   }
 
-  double drain = 0;  // stage s finishes its last backward this long before stage 0
+  Seconds drain{};  // stage s finishes its last backward this long before stage 0
   for (int s = 0; s < p; ++s) {
     auto& a = r.stages[static_cast<std::size_t>(s)];
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
     const DeviceGroup replicas = lay.replica_group(s);
-    double dp_total = 0, dp_last = 0;
+    Seconds dp_total{}, dp_last{};
     for (const BucketPoint& bp : sp.buckets) {
       dp_last = reduction_time(bp.reduction, replicas, cost);
       dp_total += bp.repeat * dp_last;
     }
-    a.dp_exposed_s = st.overlap_dp ? std::max(dp_last, dp_total - bwd[static_cast<std::size_t>(s)] / v) : dp_total;
-    a.optimizer_s = sp.optimizer.t;
-    if (!in.offload_stream_s.empty()) a.offload_s = 2.0 * in.offload_stream_s[static_cast<std::size_t>(s)];
-    a.dynamic_energy_j += sp.optimizer.energy;
-    if (sp.zero_gather_bytes > Bytes{}) a.optimizer_s += cost(replicas, CollectiveOp::all_gather, sp.zero_gather_bytes.value());
+    a.dp_exposed = st.overlap_dp ? max(dp_last, dp_total - bwd[static_cast<std::size_t>(s)] / v) : dp_total;
+    a.optimizer = sp.optimizer.t;
+    if (!in.offload_stream.empty()) a.offload = 2.0 * in.offload_stream[static_cast<std::size_t>(s)];
+    a.dynamic_energy += sp.optimizer.energy;
+    if (sp.zero_gather_bytes > Bytes{}) a.optimizer += cost(replicas, CollectiveOp::all_gather, sp.zero_gather_bytes);
     // ZeRO-3's gathers delay the stage's last backward pass; the delay is exposed.
-    const double last_backward = r.pipeline_s - drain;
-    const double zero3 =
-        std::max(first_gather, gather_bound[static_cast<std::size_t>(s)] - last_backward);
-    a.dp_exposed_s += std::max(0.0, zero3);
-    r.step_time_s = std::max(r.step_time_s, last_backward + a.dp_exposed_s + a.offload_s + a.optimizer_s);
+    const Seconds last_backward = r.pipeline - drain;
+    const Seconds zero3 = max(first_gather, gather_bound[static_cast<std::size_t>(s)] - last_backward);
+    a.dp_exposed += max(Seconds{}, zero3);
+    r.step_time = max(r.step_time, last_backward + a.dp_exposed + a.offload + a.optimizer);
     drain += bwd[static_cast<std::size_t>(s)] / v;
   }
   for (int s = 0; s < p; ++s) {
     auto& a = r.stages[static_cast<std::size_t>(s)];
-    a.bubble_s = std::max(0.0, r.pipeline_s - a.compute_s - a.tp_comm_s - a.cp_comm_s - a.pp_comm_s);
-    a.idle_s = std::max(0.0, r.step_time_s - r.pipeline_s - a.dp_exposed_s - a.offload_s - a.optimizer_s);
+    a.bubble = max(Seconds{}, r.pipeline - a.compute - a.tp_comm - a.cp_comm - a.pp_comm);
+    a.idle = max(Seconds{}, r.step_time - r.pipeline - a.dp_exposed - a.offload - a.optimizer);
   }
   return r;
 }

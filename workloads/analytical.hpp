@@ -10,7 +10,7 @@
 // sum_{j<s} b_j / v before stage 0; its gradient buckets are reduced behind that backward
 // (exposed: what the last micro-batch's backward does not hide, at least the last bucket),
 // then the optimizer runs (with its state offloaded: streamed in before and back after,
-// LoweringInput::offload_stream_s each), then ZeRO's parameter all-gather. The step is
+// LoweringInput::offload_stream each), then ZeRO's parameter all-gather. The step is
 // the latest stage.
 // ZeRO-3: every pass waits for its chunk's parameter all-gather; the gathers run ahead,
 // one after the other on the communication stream from the start of the step. So the first
@@ -31,31 +31,32 @@
 namespace hcsim {
 
 // Time of one collective over `devices` (send_recv: two devices).
-using CollectiveCostFn = std::function<double(const std::vector<int>& devices, CollectiveOp op, double bytes)>;
+using CollectiveCostFn = std::function<Seconds(const std::vector<int>& devices, CollectiveOp op, Bytes bytes)>;
 
 struct AnalyticalStage {
-  double compute_s = 0;     // per step: forward + backward + recompute compute
-  double tp_comm_s = 0;     // per step: tensor/sequence-parallel collectives (on the critical path)
-  double cp_comm_s = 0;     // per step: ring-attention sends not hidden behind attention blocks
-  double pp_comm_s = 0;     // per step: pipeline sends on the critical path
-  double dp_exposed_s = 0;  // gradient collectives not hidden behind the last backward
-  double optimizer_s = 0;   // optimizer (+ ZeRO parameter all-gather)
-  double offload_s = 0;     // optimizer state streamed in and back out (LoweringInput::offload_stream_s)
-  double bubble_s = 0;      // waiting in the pipeline
-  double idle_s = 0;        // waiting after the pipeline for the slowest stage
-  double flops = 0, model_flops = 0, dynamic_energy_j = 0;  // per device
+  Seconds compute{};     // per step: forward + backward + recompute compute
+  Seconds tp_comm{};     // per step: tensor/sequence-parallel collectives (on the critical path)
+  Seconds cp_comm{};     // per step: ring-attention sends not hidden behind attention blocks
+  Seconds pp_comm{};     // per step: pipeline sends on the critical path
+  Seconds dp_exposed{};  // gradient collectives not hidden behind the last backward
+  Seconds optimizer{};   // optimizer (+ ZeRO parameter all-gather)
+  Seconds offload{};     // optimizer state streamed in and back out (LoweringInput::offload_stream)
+  Seconds bubble{};      // waiting in the pipeline
+  Seconds idle{};        // waiting after the pipeline for the slowest stage
+  Flops flops{}, model_flops{};  // per device
+  Joules dynamic_energy{};
 };
 
 struct AnalyticalResult {
-  double step_time_s = 0;
-  double pipeline_s = 0;
+  Seconds step_time{};
+  Seconds pipeline{};
   std::vector<AnalyticalStage> stages;
 };
 
 AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn& cost);
 
 // Collective time over an arithmetic group (workloads/layout.hpp).
-using GroupCostFn = std::function<double(const DeviceGroup& group, CollectiveOp op, double bytes)>;
+using GroupCostFn = std::function<Seconds(const DeviceGroup& group, CollectiveOp op, Bytes bytes)>;
 
 // Chunk cost sums kept across analytical_step calls (workloads/step_plan.hpp).
 using AnalyticalCache = ChunkCache;

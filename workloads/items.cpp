@@ -15,12 +15,12 @@ Kernel backward_gemm(const Kernel& f, bool weight_grad) {
 // writes dP (2e + 1), softmax backward reads dP and P and writes dS (3e), dQ and dK read
 // dS (2e): 9e + 1, where the forward moves 6e + 1 (see transformer_ops.cpp); the Q, K, V,
 // O tensors twice, as in general.
-double backward_bytes(const Kernel& f) {
-  if (f.kind != KernelKind::attention || f.fused) return f.bytes.value() * 2.0;
+Bytes backward_bytes(const Kernel& f) {
+  if (f.kind != KernelKind::attention || f.fused) return f.bytes * 2.0;
   const double e = dtype_bytes(f.dtype);
   const double scores = static_cast<double>(f.batch) * static_cast<double>(f.m) * static_cast<double>(f.n);
-  const double io = f.bytes.value() - scores * (6.0 * e + 1.0);
-  return 2.0 * io + scores * (9.0 * e + 1.0);
+  const Bytes io = f.bytes - Bytes(scores * (6.0 * e + 1.0));
+  return 2.0 * io + Bytes(scores * (9.0 * e + 1.0));
 }
 
 class ItemBuilder {
@@ -34,15 +34,15 @@ class ItemBuilder {
     shape_.dtype = in.workload->precision;
     shape_.cp = st_.cp;
     // Tensor-parallel collectives carry this rank's s/cp tokens.
-    act_bytes_ = static_cast<double>(shape_.micro_batch * (c_.seq_len / st_.cp) * c_.hidden) *
-                 dtype_bytes(storage_dtype(shape_.dtype));
+    act_bytes_ = Bytes(static_cast<double>(shape_.micro_batch * (c_.seq_len / st_.cp) * c_.hidden) *
+                       dtype_bytes(storage_dtype(shape_.dtype)));
     // Ring attention step: the local K and V blocks, 2 b (s/cp) h_kv / t elements.
-    kv_block_bytes_ = 2.0 * static_cast<double>(shape_.micro_batch * (c_.seq_len / st_.cp)) *
-                      static_cast<double>(c_.kv_heads * c_.head_dim() / st_.tp) * dtype_bytes(storage_dtype(shape_.dtype));
+    kv_block_bytes_ = Bytes(2.0 * static_cast<double>(shape_.micro_batch * (c_.seq_len / st_.cp)) *
+                            static_cast<double>(c_.kv_heads * c_.head_dim() / st_.tp) * dtype_bytes(storage_dtype(shape_.dtype)));
     layer_ops_ = transformer_layer_ops(c_, shape_);
   }
 
-  [[nodiscard]] double act_bytes() const { return act_bytes_; }
+  [[nodiscard]] Bytes act_bytes() const { return act_bytes_; }
 
   ChunkItems build(int layers, bool embedding, bool head) {
     ChunkItems out;
@@ -53,24 +53,25 @@ class ItemBuilder {
 
     if (head) {
       backward_ops(head_ops(c_, shape_), out.bwd);
-      double head_grads = (!c_.tied_embeddings || !embedding)
-                              ? static_cast<double>(c_.vocab) * static_cast<double>(c_.hidden) / st_.tp * e : 0.0;
+      const Bytes head_grads(
+          (!c_.tied_embeddings || !embedding) ? static_cast<double>(c_.vocab) * static_cast<double>(c_.hidden) / st_.tp * e
+                                              : 0.0);
       bucket(out, head_grads);
     }
     for (int l = 0; l < layers; ++l) {
       if (st_.recompute == Recompute::full) forward_ops(layer_ops_, out.bwd, Phase::recompute);
       backward_ops(layer_ops_, out.bwd);
-      bucket(out, c_.layer_params() / st_.tp * e);
+      bucket(out, Bytes(c_.layer_params() / st_.tp * e));
     }
     if (embedding) {
       backward_ops(embedding_ops(c_, shape_), out.bwd);
-      bucket(out, c_.embedding_params() / st_.tp * e);
+      bucket(out, Bytes(c_.embedding_params() / st_.tp * e));
     }
     return out;
   }
 
  private:
-  void bucket(ChunkItems& out, double grad_bytes) {
+  void bucket(ChunkItems& out, Bytes grad_bytes) {
     Item b;
     b.kind = Item::Kind::bucket;
     b.grad_bytes = grad_bytes;
@@ -79,19 +80,19 @@ class ItemBuilder {
     out.markers.push_back(grad_bytes);
   }
 
-  void compute(std::vector<Item>& out, const Kernel& k, Phase phase, double model_flops) {
+  void compute(std::vector<Item>& out, const Kernel& k, Phase phase, Flops model_flops) {
     Item it;
     it.phase = phase;
-    it.t = dev_.time(k).value();
-    it.flops = k.flops.value();
+    it.t = dev_.time(k);
+    it.flops = k.flops;
     it.model_flops = model_flops;
-    it.bytes = k.bytes.value();
-    it.energy = dev_.dynamic_energy(k).value();
+    it.bytes = k.bytes;
+    it.energy = dev_.dynamic_energy(k);
     out.push_back(it);
   }
 
   // The attention core: under context parallelism a ring of cp - 1 steps of `step_bytes`.
-  void attention(std::vector<Item>& out, const Kernel& k, Phase phase, double model_flops, double step_bytes) {
+  void attention(std::vector<Item>& out, const Kernel& k, Phase phase, Flops model_flops, Bytes step_bytes) {
     compute(out, k, phase, model_flops);
     if (st_.cp <= 1) return;
     out.back().kind = Item::Kind::cp_ring;
@@ -110,7 +111,7 @@ class ItemBuilder {
   void forward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out, Phase phase) {
     for (const auto& op : ops) {
       if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
-      const double mf = phase == Phase::forward ? op.kernel.flops.value() : 0.0;
+      const Flops mf = phase == Phase::forward ? op.kernel.flops * op.model_work : Flops{};
       if (op.attention_core) attention(out, op.kernel, phase, mf, kv_block_bytes_);
       else compute(out, op.kernel, phase, mf);
       if (op.tp_allreduce_after)
@@ -123,23 +124,23 @@ class ItemBuilder {
       const LayerOp& op = *it;
       if (op.tp_allreduce_after && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
       if (op.attention_core && st_.recompute == Recompute::selective)
-        attention(out, op.kernel, Phase::recompute, 0.0, kv_block_bytes_);
+        attention(out, op.kernel, Phase::recompute, Flops{}, kv_block_bytes_);
       const Kernel& f = op.kernel;
       if (f.kind == KernelKind::gemm) {
-        compute(out, backward_gemm(f, false), Phase::backward, f.flops.value());
-        compute(out, backward_gemm(f, true), Phase::backward, f.flops.value());
+        compute(out, backward_gemm(f, false), Phase::backward, f.flops);
+        compute(out, backward_gemm(f, true), Phase::backward, f.flops);
       } else {
         Kernel b = f;
         // dQ, dK, dV, dP: twice the forward matrix work; a fused (FlashAttention) backward
         // also recomputes S = QK^T from the kept Q and K, five matrix products instead of
         // four (Dao et al. 2022, arXiv 2205.14135, section 3.1 and Algorithm 4): 2.5 times
         // the forward, of which the recomputation is hardware, not model, work.
-        const Flops model = f.flops * 2.0;
+        const Flops model = f.flops * 2.0 * op.model_work;
         b.flops = f.kind == KernelKind::attention && f.fused ? f.flops * 2.5 : model;
-        b.bytes = Bytes(backward_bytes(f));
+        b.bytes = backward_bytes(f);
         // Ring attention backward: K, V and the dK, dV accumulators travel, twice the bytes.
-        if (op.attention_core) attention(out, b, Phase::backward, model.value(), 2.0 * kv_block_bytes_);
-        else compute(out, b, Phase::backward, model.value());
+        if (op.attention_core) attention(out, b, Phase::backward, model, 2.0 * kv_block_bytes_);
+        else compute(out, b, Phase::backward, model);
       }
       if (op.column_parallel)
         comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
@@ -151,7 +152,7 @@ class ItemBuilder {
   const StrategySpec& st_;
   const TransformerConfig& c_;
   ShardShape shape_;
-  double act_bytes_ = 0, kv_block_bytes_ = 0;
+  Bytes act_bytes_{}, kv_block_bytes_{};
   std::vector<LayerOp> layer_ops_;
 };
 

@@ -18,17 +18,20 @@ struct Item {
   // context-parallel rank (ring attention, Liu et al. ICLR 2024).
   enum class Kind : std::uint8_t { compute, tp_comm, bucket, cp_ring } kind = Kind::compute;
   Phase phase = Phase::forward;
-  double t = 0, flops = 0, model_flops = 0, bytes = 0, energy = 0;  // compute
-  CollectiveOp op = CollectiveOp::all_reduce;                         // tp_comm
-  double comm_bytes = 0;                                              // tp_comm payload; cp_ring: per step
-  double grad_bytes = 0;                                              // bucket: gradients now ready
-  std::uint32_t label = 0xFFFFFFFFu;                                  // task label; default: by phase
+  Seconds t{};  // compute
+  Flops flops{}, model_flops{};
+  Bytes bytes{};
+  Joules energy{};
+  CollectiveOp op = CollectiveOp::all_reduce;  // tp_comm
+  Bytes comm_bytes{};                          // tp_comm payload; cp_ring: per step
+  Bytes grad_bytes{};                          // bucket: gradients now ready
+  std::uint32_t label = 0xFFFFFFFFu;           // task label; default: by phase
 };
 
 struct ChunkItems {
   std::vector<Item> fwd, bwd;
-  double grad_bytes = 0;        // gradient bytes of the chunk on one device
-  std::vector<double> markers;  // the bucket markers' gradient bytes, in backward order
+  Bytes grad_bytes{};          // gradient bytes of the chunk on one device
+  std::vector<Bytes> markers;  // the bucket markers' gradient bytes, in backward order
 };
 
 // Items of a chunk of `layers` transformer layers (plus the embedding on the first
@@ -42,19 +45,22 @@ ChunkItems build_chunk_items(const LoweringInput& in, const ComputeDevice& dev, 
 // Context-parallel attention rings of one pass with equal compute time t (all blocks) and
 // step bytes: count of them.
 struct CpRing {
-  double t = 0, bytes = 0;
+  Seconds t{};
+  Bytes bytes{};
   int count = 0;
 };
 struct PassTotals {
-  double t = 0, flops = 0, model_flops = 0, energy = 0;  // compute, cp_ring compute included
+  Seconds t{};  // compute, cp_ring compute included
+  Flops flops{}, model_flops{};
+  Joules energy{};
   std::array<int, 7> comm{};  // count per CollectiveOp
   std::vector<CpRing> cp;     // context-parallel rings (none when cp = 1)
 };
 struct ChunkTotals {
   PassTotals fwd, bwd;
-  double comm_bytes = 0;  // payload of every tensor-parallel collective
-  double grad_bytes = 0;
-  std::vector<double> markers;  // as ChunkItems::markers
+  Bytes comm_bytes{};  // payload of every tensor-parallel collective
+  Bytes grad_bytes{};
+  std::vector<Bytes> markers;  // as ChunkItems::markers
 };
 ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head);
 

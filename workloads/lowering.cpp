@@ -100,11 +100,11 @@ class Emitter {
     t.device = device;
     t.stage = static_cast<std::uint16_t>(s);
     t.microbatch = static_cast<std::uint16_t>(mb);
-    t.duration_s = acc.t;
+    t.duration = acc.t;
     t.flops = acc.flops;
     t.model_flops = acc.model_flops;
     t.bytes = acc.bytes;
-    t.energy_j = acc.energy;
+    t.energy = acc.energy;
     t.label = acc.label != kNone ? acc.label : label_[static_cast<int>(phase)];
     TaskId deps[3];
     std::size_t n = 0;
@@ -115,7 +115,7 @@ class Emitter {
     return id;
   }
 
-  TaskId add_collective(std::uint32_t group, CollectiveOp op, double bytes, CommClass cls, Phase phase, int s,
+  TaskId add_collective(std::uint32_t group, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int s,
                         int mb, std::vector<TaskId>& deps, bool comm_stream) {
     Task t;
     t.kind = TaskKind::collective;
@@ -168,7 +168,7 @@ class Emitter {
       }
       TaskId last = kNone;
       for (const GradReduction::Phase& ph : red.phases) {
-        last = add_collective(dp_group(s, t), ph.op, ph.bytes.value(), plan_.grad_class, Phase::backward, s, m_ - 1, deps, true);
+        last = add_collective(dp_group(s, t), ph.op, ph.bytes, plan_.grad_class, Phase::backward, s, m_ - 1, deps, true);
         mirror_dp(s, t, last);
         deps = {last};
       }
@@ -267,7 +267,11 @@ class Emitter {
   void emit_ring(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain, std::vector<TaskId>& extra) {
     Item block = it;
     block.kind = Item::Kind::compute;
-    for (double* x : {&block.t, &block.flops, &block.model_flops, &block.bytes, &block.energy}) *x /= cp_;
+    block.t /= cp_;
+    block.flops /= cp_;
+    block.model_flops /= cp_;
+    block.bytes /= cp_;
+    block.energy /= cp_;
     const Phase pass = op.backward ? Phase::backward : Phase::forward;
     auto ring_peer = [&](int d, int step) { return d / cp_ * cp_ + (d % cp_ + step + cp_) % cp_; };
     auto received = [&](const std::vector<TaskId>& ids, int d, int t) {
@@ -312,7 +316,7 @@ class Emitter {
     }
   }
 
-  void gather_params(int s, double grad_bytes, const PipeOp& op, std::vector<TaskId>& extra) {
+  void gather_params(int s, Bytes grad_bytes, const PipeOp& op, std::vector<TaskId>& extra) {
     // ZeRO-3: each rank gathers the chunk's parameters (same bytes as its gradients) before
     // using them, prefetched on the communication stream.
     for (int t = 0; t < tp_; ++t) {
@@ -343,7 +347,7 @@ class Emitter {
         task.stream = Stream::comm;
         task.device = dev(s, d, t);
         task.peer = dev(ns, d, t);
-        task.bytes = from.send_bytes.value();
+        task.bytes = from.send_bytes;
         task.stage = static_cast<std::uint16_t>(s);
         task.microbatch = static_cast<std::uint16_t>(op.microbatch);
         task.label = send_label_;
@@ -396,7 +400,7 @@ class Emitter {
       for (int t = 0; t < tp_; ++t) {
         std::vector<TaskId> deps;
         for (int d = 0; d < dp_; ++d) deps.push_back(upd[static_cast<std::size_t>(d * tp_ + t)]);
-        mirror_dp(s, t, add_collective(dp_group(s, t), CollectiveOp::all_gather, sp.zero_gather_bytes.value(), CommClass::zero,
+        mirror_dp(s, t, add_collective(dp_group(s, t), CollectiveOp::all_gather, sp.zero_gather_bytes, CommClass::zero,
                                        Phase::optimizer, s, 0, deps, true));
       }
   }
@@ -413,7 +417,7 @@ class Emitter {
     task.stream = Stream::comm;
     task.device = read ? mem : device;
     task.peer = read ? device : mem;
-    task.bytes = stage(s).offload_bytes.value();
+    task.bytes = stage(s).offload_bytes;
     task.stage = static_cast<std::uint16_t>(s);
     task.label = offload_label_;
     TaskId deps[2];

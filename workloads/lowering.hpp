@@ -49,7 +49,7 @@ struct LoweringInput {
   std::uint32_t memory_endpoints = 0;
   // Analytical mode: per stage, the time of one offload stream (the read, or the write
   // back) with every device of the cluster streaming at once (topologies/transfer_time.hpp).
-  std::vector<double> offload_stream_s;
+  std::vector<Seconds> offload_stream;
 };
 
 TaskGraph lower_training_step(const LoweringInput& in);

@@ -18,9 +18,9 @@ namespace hcsim {
 Item codec_item(const ComputeDevice& dev, Flops flops, Bytes traffic) {
   const Kernel k = memory_kernel(KernelKind::codec, traffic, flops, DType::fp32);
   Item it;
-  it.t = dev.time(k).value();
-  it.bytes = traffic.value();
-  it.energy = dev.dynamic_energy(k).value();
+  it.t = dev.time(k);
+  it.bytes = traffic;
+  it.energy = dev.dynamic_energy(k);
   return it;
 }
 
@@ -61,16 +61,16 @@ std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& p
   const StrategySpec& st = *in.strategy;
   std::vector<BucketPoint> out;
   if (st.grad_ranks() <= 1) return out;
-  auto add = [&](int chunk, int marker, double bytes) {
-    if (bytes <= 0) return;
+  auto add = [&](int chunk, int marker, Bytes bytes) {
+    if (bytes <= Bytes{}) return;
     // For the closed forms, a run of equal reductions is one entry (a chunk's layers fill
     // equal buckets): the search builds a plan per layout.
     if (detail == PlanDetail::totals && !out.empty() && out.back().chunk == chunk && out.back().marker >= 0 &&
-        marker == out.back().marker + out.back().repeat && out.back().reduction.bytes.value() == bytes) {
+        marker == out.back().marker + out.back().repeat && out.back().reduction.bytes == bytes) {
       ++out.back().repeat;
       return;
     }
-    out.push_back({chunk, marker, plan_grad_reduction(in, *stage.device, Bytes(bytes))});
+    out.push_back({chunk, marker, plan_grad_reduction(in, *stage.device, bytes)});
   };
   if (!st.overlap_dp) {
     add(-1, -1, stage.grad_bytes);
@@ -78,14 +78,14 @@ std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& p
   }
   // Only the last micro-batch's backward completes gradients; its passes come in chunk
   // order v-1, ..., 0, the last being the stage's last backward pass.
-  double filled = 0;
+  Bytes filled{};
   for (int c = plan.v - 1; c >= 0; --c) {
     const auto& markers = stage.chunk_markers(c);
     for (std::size_t i = 0; i < markers.size(); ++i) {
       filled += markers[i];
-      if (filled >= st.dp_bucket.value()) {
+      if (filled >= st.dp_bucket) {
         add(c, static_cast<int>(i), filled);
-        filled = 0;
+        filled = Bytes{};
       }
     }
   }

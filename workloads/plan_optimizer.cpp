@@ -17,15 +17,15 @@ void plan_optimizer(const LoweringInput& in, StagePlan& sp) {
   const StrategySpec& st = *in.strategy;
   const int ranks = st.grad_ranks();
   sp.gather_per_pass = st.zero >= 3 && ranks > 1;
-  sp.zero_gather_bytes = Bytes(st.zero >= 1 && st.zero <= 2 && ranks > 1 ? sp.grad_bytes : 0.0);
-  const double params = sp.grad_bytes / dtype_bytes(storage_dtype(in.workload->precision));
+  sp.zero_gather_bytes = st.zero >= 1 && st.zero <= 2 && ranks > 1 ? sp.grad_bytes : Bytes{};
+  const double params = sp.grad_bytes / Bytes(dtype_bytes(storage_dtype(in.workload->precision)));
   const double shard = st.zero >= 1 ? static_cast<double>(ranks) : 1.0;
   const Kernel k = optimizer_kernel(params / shard, in.workload->precision);
   sp.optimizer = Item{};
   sp.optimizer.phase = Phase::optimizer;
-  sp.optimizer.t = sp.device->time(k).value();
-  sp.optimizer.bytes = k.bytes.value();
-  sp.optimizer.energy = sp.device->dynamic_energy(k).value();
+  sp.optimizer.t = sp.device->time(k);
+  sp.optimizer.bytes = k.bytes;
+  sp.optimizer.energy = sp.device->dynamic_energy(k);
   sp.offload_bytes = st.offload == Offload::pool ? offload_state_bytes(params / shard) : Bytes{};
 }
 

@@ -72,8 +72,8 @@ struct StagePlan {
   // each chunk's gradient bytes and bucket markers.
   std::vector<ChunkItems> chunks;
   std::vector<const ChunkTotals*> totals;
-  double grad_bytes = 0;           // gradients of one device, all chunks
-  [[nodiscard]] const std::vector<double>& chunk_markers(int c) const {
+  Bytes grad_bytes{};              // gradients of one device, all chunks
+  [[nodiscard]] const std::vector<Bytes>& chunk_markers(int c) const {
     return chunks.empty() ? totals[static_cast<std::size_t>(c)]->markers : chunks[static_cast<std::size_t>(c)].markers;
   }
 

@@ -40,11 +40,11 @@ struct Task {
   std::uint16_t stage = 0;       // pipeline stage (report)
   std::uint16_t microbatch = 0;  // micro-batch (report)
   std::uint32_t label = 0;       // index into TaskGraph::labels()
-  double duration_s = 0;         // compute: time on its device
-  double flops = 0;              // compute: arithmetic work executed (hardware FLOPs)
-  double model_flops = 0;        // compute: work the model needs (no recomputation), for MFU
-  double bytes = 0;              // compute: memory traffic; send/collective: payload per rank
-  double energy_j = 0;           // compute: dynamic energy on its device
+  Seconds duration{};            // compute: time on its device
+  Flops flops{};                 // compute: arithmetic work executed (hardware FLOPs)
+  Flops model_flops{};           // compute: work the model needs (no recomputation), for MFU
+  Bytes bytes{};                 // compute: memory traffic; send/collective: payload per rank
+  Joules energy{};               // compute: dynamic energy on its device
 };
 
 class TaskGraph {

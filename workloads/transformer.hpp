@@ -62,6 +62,8 @@ struct LayerOp {
   double saved_bytes = 0;           // activations kept for the backward pass (Korthikanti §4.1)
   double saved_score_bytes = 0;     // of which s x s score tensors (dropped by flash attention or
                                     // selective recomputation)
+  double model_work = 1;            // model FLOPs / kernel.flops: 2 for causal fused attention,
+                                    // which skips the masked half that the model count includes
 };
 
 struct ShardShape {

@@ -20,6 +20,8 @@
 // activations shrink by cp; its attention takes its s/cp queries against all s keys
 // (the K/V blocks of the other ranks arrive over the ring, workloads/items.cpp), 1/cp of
 // the attention work with the load-balanced causal chunk assignment (2 cp chunks).
+#include <cmath>
+
 #include "transformer.hpp"
 
 namespace hcsim {
@@ -58,6 +60,11 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   quantise("fp8_cast_qkv", norm_tokens * h);
   ops.push_back({"qkv", gemm_kernel(tokens, q_out + 2 * kv_out, c.hidden, s.dtype), false, false, true});
 
+  // Rotary positions (Su et al. 2021, RoFormer; LLaMA): Q and K of the local tokens are
+  // rotated by their own kernel, read and written once (Transformer Engine's fused RoPE).
+  if (!c.learned_positions)
+    ops.push_back(mem_op("rope", KernelKind::elementwise, 2.0 * d(tokens) * d(q_out + kv_out) * e, act));
+
   // Attention core over b * a/t heads: QK^T (s x s x hd) and AV (s x hd x s): 4 b s^2 h / t.
   Kernel att;
   att.kind = KernelKind::attention;
@@ -68,6 +75,17 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   att.k = hd;
   att.fused = s.flash_attention;
   att.flops = Flops(4.0 * d(att.batch) * d(q_len) * d(c.seq_len) * d(hd));
+  // A fused kernel of a causal model skips the key blocks above the diagonal: of n x n
+  // tiles of 128 rows (FlashAttention-2/3's block, Dao 2023 section 3.1; Shah et al. 2024)
+  // it computes n(n + 1)/2. The model FLOPs keep the full square (Megatron's eq. 3), so
+  // the op carries the ratio. Unfused attention computes the whole score matrix.
+  double model_work = 1;
+  if (s.flash_attention && c.causal) {
+    const double n = std::ceil(d(c.seq_len) / 128.0);
+    const double computed = (n + 1) / (2 * n);
+    att.flops = att.flops * computed;
+    model_work = 1 / computed;
+  }
   // Q in and O out for the local tokens; K and V of all s tokens (the local block and, under
   // context parallelism, the cp - 1 blocks received).
   const double qkvo = (d(tokens) * 2.0 * d(q_out) + d(s.micro_batch * c.seq_len) * 2.0 * d(kv_out)) * e;
@@ -80,6 +98,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   }
   att.bytes = Bytes(bytes);
   ops.push_back({"attention", att, true, false});
+  ops.back().model_work = model_work;
 
   quantise("fp8_cast_attn_proj", d(tokens) * d(q_out));
   ops.push_back({"attn_proj", gemm_kernel(tokens, c.hidden, q_out, s.dtype), false, true});

@@ -34,7 +34,9 @@ json h100_common() {
   return {{"peak_fp32", "66.9 TFLOPS"}, {"peak_tf32", "494.7 TFLOPS"}, {"peak_bf16", "989.4 TFLOPS"},
           {"peak_fp8", "1978.9 TFLOPS"}, {"peak_int8", "1978.9 TOPS"}, {"sm_count", 132},
           {"tile_m", 128},               {"tile_n", 256},              {"tile_k", 64},
-          {"gemm_efficiency", 0.80},     {"idle_power", "70 W"},       {"tdp", "700 W"}};
+          {"gemm_efficiency", 0.80},     {"gemm_efficiency_fp8", 0.75}, {"attention_efficiency", 0.56},
+          {"memory_efficiency", 0.58},   {"tile_fill", "1 us"},        {"launch_overhead", "10 us"},
+          {"idle_power", "70 W"},        {"tdp", "700 W"}};
 }
 
 }  // namespace
@@ -78,7 +80,15 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
   add(presets, "nvidia-h100-sxm5", h100,
       "H100 whitepaper via glennklockwood [S]: 989.4 TF bf16, 494.7 TF tf32, 66.9 TF fp32, 1978.9 TF fp8 and TOPS "
       "int8, 80 GB HBM3 at 3.35 TB/s, 700 W (Llama 3 paper [P]); 132 SMs (glennklockwood peak-FLOPS page) [S]. "
-      "gemm_efficiency 0.80: ~792 of 989 TF measured by mamf-finder (stas00/ml-engineering) [S, figure not re-read].",
+      "gemm_efficiency 0.80 (bf16): ~792 of 989 TF measured by mamf-finder (stas00/ml-engineering) [S, figure not "
+      "re-read]; not fitted (no bf16 row in the calibration sources). CALIBRATED (bounded Levenberg-Marquardt fit of "
+      "step time to ten DGX-H100 FP8 pre-training rows of NVIDIA's Megatron-Bridge 25.11/26.02 and NeMo 24.07 "
+      "performance summaries: scenarios/validation-h100, scripts/calibrate/parameters-h100.json, docs/validation.md; "
+      "mean 4.1 %, max 8.9 %): gemm_efficiency_fp8 0.75 (1484 of 1979 TF sustained by fp8 GEMMs at the 700 W "
+      "limit), attention_efficiency 0.56 (fused bf16 attention, forward and backward, at 0.56 x 0.80 = 0.45 of 989 "
+      "TF per computed FLOP), memory_efficiency 0.58 (1.94 of 3.35 TB/s by norms, fp8 amax and casts, RoPE, SwiGLU). "
+      "Fixed, not fitted: tile_fill 1 us (one HBM round trip plus the epilogue), launch_overhead 10 us (the A100 "
+      "calibration's per-kernel cost: launch plus eager framework dispatch).",
       "NVIDIA H100 SXM5 80GB");
 
   json h200 = h100_common();
@@ -86,8 +96,8 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
   h200["memory_bandwidth"] = "4.8 TB/s";
   h200["idle_power"] = "75 W";
   add(presets, "nvidia-h200-sxm", h200,
-      "NVIDIA MLPerf v4.0 blog [P]: 141 GB HBM3e; 4.8 TB/s and 700 W [S]; compute as H100 SXM [S]. gemm_efficiency "
-      "as H100 [U: no H200 measurement collected].",
+      "NVIDIA MLPerf v4.0 blog [P]: 141 GB HBM3e; 4.8 TB/s and 700 W [S]; compute as H100 SXM [S]. Efficiencies and "
+      "overheads as the calibrated H100 SXM5 (same GH100 chip; not calibrated on H200 runs).",
       "NVIDIA H200 SXM 141GB");
 
   add(presets, "nvidia-b200", 
@@ -96,8 +106,8 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
        {"memory_bandwidth", "8 TB/s"}, {"sm_count", 148}, {"tile_m", 128}, {"tile_n", 256}, {"tile_k", 64},
        {"gemm_efficiency", 0.80}, {"idle_power", "100 W"}, {"tdp", "1000 W"}},
       "NVIDIA via glennklockwood and Vultr docs [S] (HGX B200): 2250 TF bf16 dense, 1100 TF tf32, 80 TF fp32, 4500 TF "
-      "fp8 and TOPS int8, 192 GB HBM3e at 8 TB/s, 1000 W. 148 SMs [U]. gemm_efficiency as H100 [U: no B200 "
-      "measurement collected].",
+      "fp8 and TOPS int8, 192 GB HBM3e at 8 TB/s, 1000 W. 148 SMs [U]. NOT CALIBRATED: gemm_efficiency 0.80 "
+      "as the H100's bf16 microbenchmark [U], other settings are the model defaults.",
       "NVIDIA B200 (HGX, 1000 W)");
 
   add(presets, "nvidia-v100-sxm2",

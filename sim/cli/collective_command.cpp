@@ -153,7 +153,7 @@ int run_collective(const CollectiveArgs& a) {
     t.kind = TaskKind::collective;
     t.op = op;
     t.group = gid;
-    t.bytes = s;
+    t.bytes = Bytes(s);
     if (g.size() == 0) g.add(t, {});
     else g.add(t, {static_cast<TaskId>(g.size() - 1)});
     rows.push_back(w);

@@ -24,12 +24,12 @@ class CostTable {
     std::uint64_t bytes = 0;  // the double's bits
     bool operator==(const Key&) const = default;
   };
-  static Key key(const DeviceGroup& g, CollectiveOp op, double bytes) {
+  static Key key(const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
     const auto u = [](int x) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)) & 0xFFFFFu; };
     return {u(g.first) | u(g.stride) << 20 | u(g.count) << 40 | static_cast<std::uint64_t>(op) << 60,
-            std::bit_cast<std::uint64_t>(bytes)};
+            std::bit_cast<std::uint64_t>(bytes.value())};
   }
-  const double* find(const Key& k) const {
+  const Seconds* find(const Key& k) const {
     if (slots_.empty()) return nullptr;
     for (std::size_t i = slot(k);; i = (i + 1) & (slots_.size() - 1)) {
       const Slot& s = slots_[i];
@@ -37,7 +37,7 @@ class CostTable {
       if (s.key == k) return &s.value;
     }
   }
-  void insert(const Key& k, double v) {
+  void insert(const Key& k, Seconds v) {
     if (2 * (size_ + 1) > slots_.size()) grow();
     std::size_t i = slot(k);
     while (slots_[i].used) i = (i + 1) & (slots_.size() - 1);
@@ -49,7 +49,7 @@ class CostTable {
  private:
   struct Slot {
     Key key;
-    double value = 0;
+    Seconds value{};
     bool used = false;
   };
   std::size_t slot(const Key& k) const {
@@ -121,12 +121,12 @@ struct FastAnalytical::Impl {
     return schedules.back().second.get();
   }
 
-  double collective(const DeviceGroup& g, CollectiveOp op, double bytes) {
-    if (g.count <= 1 || bytes <= 0) return 0.0;
+  Seconds collective(const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
+    if (g.count <= 1 || bytes <= Bytes{}) return Seconds{};
     const CostTable::Key k = CostTable::key(g, op, bytes);
-    if (const double* t = costs.find(k)) return *t;
+    if (const Seconds* t = costs.find(k)) return *t;
     g.devices(group);
-    const double t = analytical_collective_time(model, group, op, bytes, base.simulation.collective_algorithm);
+    const Seconds t = analytical_collective_time(model, group, op, bytes, base.simulation.collective_algorithm);
     costs.insert(k, t);
     return t;
   }
@@ -154,7 +154,7 @@ struct FastAnalytical::Impl {
   double network_static_w = 0;  // the links' static power (energy.cpp: link_energy)
   std::unique_ptr<Router> router;  // offload to a pool: the streams' routes
   std::vector<Bytes> offloaded;    // offload to a pool: the state per device of each stage
-  GroupCostFn cost_fn = [this](const DeviceGroup& g, CollectiveOp op, double bytes) { return collective(g, op, bytes); };
+  GroupCostFn cost_fn = [this](const DeviceGroup& g, CollectiveOp op, Bytes bytes) { return collective(g, op, bytes); };
 };
 
 // The layout rules (workloads/layout.hpp) for `l` on the first tp * pp * dp * cp devices of
@@ -269,14 +269,14 @@ std::vector<Issue> FastAnalytical::Impl::memory_issues() const {
 // run.cpp's analytical metrics, summed per stage (dp * cp * tp identical devices each).
 void FastAnalytical::Impl::metrics(const AnalyticalResult& a, FastResult& r) const {
   const double per_stage = strategy.layout().per_stage();
-  const double step = a.step_time_s;
+  const double step = a.step_time.value();
   double model_flops = 0, flops = 0, dynamic = 0, bubble = 0, idle_w = 0, peak = 0;
   for (std::size_t s = 0; s < a.stages.size(); ++s) {
     const AnalyticalStage& st = a.stages[s];
-    model_flops += per_stage * st.model_flops;
-    flops += per_stage * st.flops;
-    dynamic += per_stage * st.dynamic_energy_j;
-    bubble += per_stage * st.bubble_s;
+    model_flops += per_stage * st.model_flops.value();
+    flops += per_stage * st.flops.value();
+    dynamic += per_stage * st.dynamic_energy.value();
+    bubble += per_stage * st.bubble.value();
     idle_w += per_stage * stage_pool(static_cast<int>(s)).idle_w;
     peak += per_stage * stage_pool(static_cast<int>(s)).peak;
   }
@@ -319,9 +319,9 @@ FastResult FastAnalytical::evaluate(const FastLayout& l) {
   if (impl_->router) {
     impl_->in.offload_endpoint = offload_endpoints(impl_->base.topology, impl_->strategy.layout());
     impl_->in.memory_endpoints = static_cast<std::uint32_t>(memory_nodes(impl_->base.topology).size());
-    impl_->in.offload_stream_s.assign(
+    impl_->in.offload_stream.assign(
         static_cast<std::size_t>(l.pp),
-        offload_stream_time(impl_->base.topology, *impl_->router, impl_->strategy.layout(), impl_->offloaded).value());
+        offload_stream_time(impl_->base.topology, *impl_->router, impl_->strategy.layout(), impl_->offloaded));
   }
   impl_->metrics(analytical_step(impl_->in, impl_->cost_fn, &impl_->cache), r);
   return r;

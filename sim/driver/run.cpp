@@ -122,32 +122,32 @@ MetricsOptions metrics_options(const Scenario& sc) {
 Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const std::vector<StageShape>& shapes) {
   const CollectiveCostModel model(sc.topology);
   const std::string algo = sc.simulation.collective_algorithm;
-  const AnalyticalResult a = analytical_step(in, [&](const std::vector<int>& devs, CollectiveOp op, double bytes) {
+  const AnalyticalResult a = analytical_step(in, [&](const std::vector<int>& devs, CollectiveOp op, Bytes bytes) {
     return analytical_collective_time(model, devs, op, bytes, algo);
   });
   Metrics m;
-  m.step_time_s = a.step_time_s;
+  m.step_time_s = a.step_time.value();
   const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
-  const double step = a.step_time_s;
+  const double step = a.step_time.value();
   for (int d = 0; d < sc.device_count(); ++d) {
     DeviceMetrics dm;
     dm.device = static_cast<std::uint32_t>(d);
     dm.stage = d / per_stage;
     dm.pool = sc.stage_pool[static_cast<std::size_t>(dm.stage)];
     const AnalyticalStage& st = a.stages[static_cast<std::size_t>(dm.stage)];
-    dm.compute_s = st.compute_s + st.optimizer_s;
+    dm.compute_s = (st.compute + st.optimizer).value();
     dm.exposed_comm_s[static_cast<std::size_t>(sc.strategy.sequence_parallel ? CommClass::sp : CommClass::tp)] =
-        st.tp_comm_s;
-    dm.exposed_comm_s[static_cast<std::size_t>(CommClass::cp)] = st.cp_comm_s;
-    dm.exposed_comm_s[static_cast<std::size_t>(CommClass::pp)] = st.pp_comm_s;
-    dm.exposed_comm_s[static_cast<std::size_t>(CommClass::offload)] = st.offload_s;
+        st.tp_comm.value();
+    dm.exposed_comm_s[static_cast<std::size_t>(CommClass::cp)] = st.cp_comm.value();
+    dm.exposed_comm_s[static_cast<std::size_t>(CommClass::pp)] = st.pp_comm.value();
+    dm.exposed_comm_s[static_cast<std::size_t>(CommClass::offload)] = st.offload.value();
     dm.exposed_comm_s[static_cast<std::size_t>(sc.strategy.zero >= 1 ? CommClass::zero : CommClass::dp)] =
-        st.dp_exposed_s;
-    dm.bubble_s = st.bubble_s;
+        st.dp_exposed.value();
+    dm.bubble_s = st.bubble.value();
     dm.idle_s = std::max(0.0, step - dm.compute_s - dm.exposed_comm_total() - dm.bubble_s);
-    dm.flops = st.flops;
-    dm.model_flops = st.model_flops;
-    dm.dynamic_energy_j = st.dynamic_energy_j;
+    dm.flops = st.flops.value();
+    dm.model_flops = st.model_flops.value();
+    dm.dynamic_energy_j = st.dynamic_energy.value();
     m.devices.push_back(dm);
   }
   // Memory, energy, throughput and the totals from the per-device figures.
@@ -272,13 +272,13 @@ void enforce_max_tasks(const Scenario& sc, double estimate, const std::string& w
 
 }  // namespace
 
-double analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
-                                  double bytes, std::string_view algorithm) {
-  if (devices.size() <= 1 || bytes <= 0) return 0.0;
-  if (algorithm == "auto") return model.estimate(devices, op, Bytes(bytes), "auto").time.value();  // the cheapest
+Seconds analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
+                                   Bytes bytes, std::string_view algorithm) {
+  if (devices.size() <= 1 || bytes <= Bytes{}) return Seconds{};
+  if (algorithm == "auto") return model.estimate(devices, op, bytes, "auto").time;  // the cheapest
   // The engine's choice: the named algorithm where it applies, else the cheapest.
-  const std::string use = resolve_collective_algorithm(model, devices, op, Bytes(bytes), algorithm);
-  return model.estimate(devices, op, Bytes(bytes), use).time.value();
+  const std::string use = resolve_collective_algorithm(model, devices, op, bytes, algorithm);
+  return model.estimate(devices, op, bytes, use).time;
 }
 
 std::optional<Issue> analytical_bound_issue(const StrategySpec& st, bool symmetry, std::int64_t max_tasks) {
@@ -306,10 +306,9 @@ RunOutput run_scenario(const Scenario& sc) {
     if (auto issue = analytical_bound_issue(sc.strategy, sc.simulation.symmetry, sc.simulation.max_tasks))
       throw InputError({*issue});
     if (!in.offload_endpoint.empty())
-      in.offload_stream_s.assign(static_cast<std::size_t>(sc.strategy.pp),
-                                 offload_stream_time(sc.topology, Router(sc.topology), sc.layout(),
-                                                     offloaded_state(sc, out.shapes))
-                                     .value());
+      in.offload_stream.assign(static_cast<std::size_t>(sc.strategy.pp),
+                               offload_stream_time(sc.topology, Router(sc.topology), sc.layout(),
+                                                   offloaded_state(sc, out.shapes)));
     out.metrics = analytical_metrics(sc, in, out.shapes);
     out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;

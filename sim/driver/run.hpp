@@ -25,8 +25,8 @@ Issue memory_shortfall(int stage, int first, int last, const std::string& pool, 
 // One collective's time in analytical mode: the algorithm the engine would run (the named
 // one where it applies, else the cost model's choice), costed by the model; 0 for a group
 // of one or no bytes.
-double analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
-                                  double bytes, std::string_view algorithm);
+Seconds analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
+                                   Bytes bytes, std::string_view algorithm);
 
 // The analytical mode's bound: the schedule steps of costing the data-parallel collectives
 // (estimate_collective_schedule) over `max_tasks`; none when within it.

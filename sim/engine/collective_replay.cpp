@@ -5,9 +5,9 @@
 namespace hcsim::engine {
 
 const CollectiveExpansion& CollectiveReplay::plan_of(const Task& t) {
-  auto key = std::make_tuple(t.group, static_cast<int>(t.op), t.bytes);
+  auto key = std::make_tuple(t.group, static_cast<int>(t.op), t.bytes.value());
   if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
-  const CollectiveExpansion& p = planner_.plan(g_.groups()[t.group], t.op, t.bytes);
+  const CollectiveExpansion& p = planner_.plan(g_.groups()[t.group], t.op, t.bytes.value());
   plans_.emplace(key, &p);
   return p;
 }
@@ -142,9 +142,9 @@ void CollectiveReplay::account_mirror(TaskId task, std::uint32_t group_id, doubl
   const std::string& algorithm = plan_of(t).algorithm;
   const CollectiveExpansion* p = nullptr;
   try {  // the mirrored collective's algorithm; a symmetric group always supports it
-    p = &planner_.plan(group, t.op, t.bytes, algorithm);
+    p = &planner_.plan(group, t.op, t.bytes.value(), algorithm);
   } catch (const InputError&) {
-    p = &planner_.plan(group, t.op, t.bytes);
+    p = &planner_.plan(group, t.op, t.bytes.value());
   }
   planner_.add_edge_bytes(*p, host_.edge_bytes(), copies);
 }

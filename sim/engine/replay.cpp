@@ -211,12 +211,12 @@ class Replay final : public ActivityHost {
     res_.start[t] = sg4::Engine::get_clock();
     switch (task.kind) {
       case TaskKind::compute:
-        if (pf_.chained[task.device]) timer(task.duration_s, t, -1, 0);
-        else launch(exec(pf_.endpoint_host[task.device], task.duration_s * kSpeed), t, -1, 0);
+        if (pf_.chained[task.device]) timer(task.duration.value(), t, -1, 0);
+        else launch(exec(pf_.endpoint_host[task.device], task.duration.value() * kSpeed), t, -1, 0);
         break;
       case TaskKind::send:
-        if (task.device == task.peer || task.bytes <= 0) timer(0, t, -1, 0);
-        else launch(comm(task.device, task.peer, task.bytes), t, -1, 0);
+        if (task.device == task.peer || task.bytes <= Bytes{}) timer(0, t, -1, 0);
+        else launch(comm(task.device, task.peer, task.bytes.value()), t, -1, 0);
         break;
       case TaskKind::collective: colls_.start(t); break;
     }
@@ -273,9 +273,9 @@ class Replay final : public ActivityHost {
     for (const auto& mr : g_.mirrors()) {
       const Task& t = g_[mr.task];
       if (t.kind == TaskKind::send) {
-        sent[mr.set] += t.bytes;
+        sent[mr.set] += t.bytes.value();
       } else {
-        auto& [task, count] = colls[{mr.set, t.group, static_cast<int>(t.op), t.bytes}];
+        auto& [task, count] = colls[{mr.set, t.group, static_cast<int>(t.op), t.bytes.value()}];
         task = mr.task;
         count += 1;
       }

@@ -59,21 +59,21 @@ Timeline dynamic_timeline(const TaskGraph& g, const EngineResult& r, const Metri
   std::vector<double> weight(m.devices.size(), 0.0);
   for (const auto& dm : m.devices)
     if (dm.twin >= 0) weight[static_cast<std::size_t>(dm.twin)] += 1.0;
-  std::vector<double> mirrored(g.size(), 0.0);  // payload of mirrors, by the task they mirror
+  std::vector<Bytes> mirrored(g.size());  // payload of mirrors, by the task they mirror
   for (const auto& mr : g.mirrors()) mirrored[mr.task] += g[mr.task].bytes * g.mirror_sets()[mr.set].copies;
   auto payload = [&](TaskId id) {
     const Task& t = g[id];
-    const double p = t.kind == TaskKind::send ? t.bytes : t.bytes * static_cast<double>(g.groups()[t.group].size());
+    const Bytes p = t.kind == TaskKind::send ? t.bytes : t.bytes * static_cast<double>(g.groups()[t.group].size());
     return p + mirrored[id];
   };
-  double total_payload = 0;
+  Bytes total_payload{};
   for (TaskId id = 0; id < g.size(); ++id)
     if (g[id].kind != TaskKind::compute) total_payload += payload(id);
   Timeline tl;
   for (TaskId id = 0; id < g.size(); ++id) {
     const Task& t = g[id];
-    if (t.kind == TaskKind::compute) spread(tl, r.start[id], r.end[id], t.energy_j * weight[t.device]);
-    else if (total_payload > 0) spread(tl, r.start[id], r.end[id], m.network_dynamic_j * payload(id) / total_payload);
+    if (t.kind == TaskKind::compute) spread(tl, r.start[id], r.end[id], (t.energy * weight[t.device]).value());
+    else if (total_payload > Bytes{}) spread(tl, r.start[id], r.end[id], m.network_dynamic_j * payload(id) / total_payload);
   }
   return tl;
 }

@@ -37,8 +37,8 @@ std::vector<Series> device_power_series(const TaskGraph& g, const EngineResult& 
   for (TaskId id = 0; id < g.size(); ++id) {
     const Task& t = g[id];
     const double dur = r.end[id] - r.start[id];
-    if (t.kind != TaskKind::compute || dur <= 0 || t.energy_j == 0) continue;
-    const double p = t.energy_j / dur;
+    if (t.kind != TaskKind::compute || dur <= 0 || t.energy == Joules{}) continue;
+    const double p = (t.energy / Seconds(dur)).value();
     deltas[t.device].push_back({r.start[id], p});
     deltas[t.device].push_back({r.end[id], -p});
   }
@@ -52,7 +52,7 @@ std::vector<Series> device_memory_series(const TaskGraph& g, const EngineResult&
                                          const std::vector<StageShape>& shapes) {
   // Model FLOPs (and task count, for FLOP-free tasks) of each (device, micro-batch, direction).
   struct Work {
-    double flops = 0;
+    Flops flops{};
     int tasks = 0;
   };
   std::map<std::tuple<std::uint32_t, int, bool>, Work> work;
@@ -74,7 +74,7 @@ std::vector<Series> device_memory_series(const TaskGraph& g, const EngineResult&
     const double per_mb = dm.memory.activations.value() / in_flight;
     const bool bwd = t.phase == Phase::backward;
     const Work& w = work[{t.device, t.microbatch, bwd}];
-    const double share = w.flops > 0 ? t.model_flops / w.flops : 1.0 / w.tasks;
+    const double share = w.flops > Flops{} ? t.model_flops / w.flops : 1.0 / w.tasks;
     if (bwd) deltas[t.device].push_back({r.end[id], -per_mb * share});
     else deltas[t.device].push_back({r.start[id], per_mb * share});
   }

@@ -64,27 +64,27 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
         auto& dm = m.devices[t.device];
         dm.simulated = true;
         add_interval(ev[t.device], a, b, -1);
-        dm.flops += t.flops;
-        dm.model_flops += t.model_flops;
-        dm.dynamic_energy_j += t.energy_j;
+        dm.flops += t.flops.value();
+        dm.model_flops += t.model_flops.value();
+        dm.dynamic_energy_j += t.energy.value();
         if (t.phase != Phase::optimizer) pass_end[t.device] = std::max(pass_end[t.device], b);
         break;
       }
       case TaskKind::send:
-        m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes;
+        m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes.value();
         // An offload transfer's memory endpoint (>= devices) has no time breakdown.
         if (!g.is_memory(t.device)) add_interval(ev[t.device], a, b, cls);
         if (t.peer != t.device && !g.is_memory(t.peer)) add_interval(ev[t.peer], a, b, cls);
         break;
       case TaskKind::collective:
-        m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * static_cast<double>(g.groups()[t.group].size());
+        m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes.value() * static_cast<double>(g.groups()[t.group].size());
         for (std::uint32_t d : g.groups()[t.group]) add_interval(ev[d], a, b, cls);
         break;
     }
   }
   for (const auto& mr : g.mirrors()) {
     const Task& t = g[mr.task];
-    m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * g.mirror_sets()[mr.set].copies;
+    m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes.value() * g.mirror_sets()[mr.set].copies;
   }
   // The pipeline's span ends with the last forward/backward pass of any device: a stage
   // waiting before it is in the bubble (the closed forms count the drain), after it idle.

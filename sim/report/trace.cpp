@@ -78,14 +78,14 @@ std::string slice_event(const TaskGraph& g, const Slice& s) {
   if (t.kind == TaskKind::compute) {
     out += fmt::format(R"("name":{},"cat":"compute","args":{{{},"phase":"{}","flops":{},"model_flops":{},)"
                        R"("bytes":{},"energy_j":{}}}}})",
-                       str(g.labels()[t.label]), common, phase_name(t.phase), t.flops, t.model_flops, t.bytes,
-                       t.energy_j);
+                       str(g.labels()[t.label]), common, phase_name(t.phase), t.flops.value(),
+                       t.model_flops.value(), t.bytes.value(), t.energy.value());
     return out;
   }
   const std::string kind(comm_class_name(t.comm));
   if (t.kind == TaskKind::send) {
     out += fmt::format(R"("name":"{} {}","cat":"comm","args":{{{},"kind":"{}","peer":{},"bytes":{}}}}})", kind,
-                       s.receiver ? "recv" : "send", common, kind, s.receiver ? t.device : t.peer, t.bytes);
+                       s.receiver ? "recv" : "send", common, kind, s.receiver ? t.device : t.peer, t.bytes.value());
     return out;
   }
   std::string group;
@@ -94,7 +94,7 @@ std::string slice_event(const TaskGraph& g, const Slice& s) {
     group += std::to_string(d);
   }
   out += fmt::format(R"("name":"{} {}","cat":"comm","args":{{{},"kind":"{}","op":"{}","bytes":{},"group":[{}]}}}})",
-                     kind, collective_op_name(t.op), common, kind, collective_op_name(t.op), t.bytes, group);
+                     kind, collective_op_name(t.op), common, kind, collective_op_name(t.op), t.bytes.value(), group);
   return out;
 }
 

@@ -42,7 +42,7 @@ TaskGraph collectives(const std::vector<std::uint32_t>& devs, CollectiveOp op, d
     t.kind = TaskKind::collective;
     t.op = op;
     t.group = grp;
-    t.bytes = bytes;
+    t.bytes = Bytes(bytes);
     g.add(t, {});
   }
   return g;

@@ -28,7 +28,7 @@ TaskGraph one_collective(int n, CollectiveOp op, double bytes, int copies = 1) {
     t.kind = TaskKind::collective;
     t.op = op;
     t.group = grp;
-    t.bytes = bytes;
+    t.bytes = Bytes(bytes);
     g.add(t, {});
   }
   return g;

@@ -15,7 +15,7 @@ Task compute(std::uint32_t device, double seconds) {
   Task t;
   t.kind = TaskKind::compute;
   t.device = device;
-  t.duration_s = seconds;
+  t.duration = Seconds(seconds);
   return t;
 }
 

@@ -26,7 +26,7 @@ TaskGraph streams(int devices, int mems, double bytes, bool write, int first = 0
     t.phase = Phase::optimizer;
     t.device = static_cast<std::uint32_t>(devices + d % mems);
     t.peer = static_cast<std::uint32_t>(d);
-    t.bytes = bytes;
+    t.bytes = Bytes(bytes);
     const TaskId read = g.add(t, {});
     if (!write) continue;
     std::swap(t.device, t.peer);

@@ -22,7 +22,7 @@ TEST(RingBusBandwidth, LargeAllReduceReachesLinkBandwidthTimesEfficiency) {
   Task t;
   t.kind = TaskKind::collective;
   t.group = g.add_group({0, 1, 2, 3, 4, 5, 6, 7});
-  t.bytes = S;
+  t.bytes = Bytes(S);
   g.add(t, {});
   for (const char* mode : {"event", "flow"}) {
     EngineOptions opt;

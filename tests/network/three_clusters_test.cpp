@@ -44,7 +44,7 @@ Outcome all_reduce(const Scenario& sc, const char* algorithm) {
   Task t;
   t.kind = TaskKind::collective;
   t.group = g.add_group(devs);
-  t.bytes = kS;
+  t.bytes = Bytes(kS);
   g.add(t, {});
   const EngineResult r = simulate(sc.topology, g, opt);
   o.time = r.makespan;

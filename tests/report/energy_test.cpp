@@ -119,7 +119,7 @@ TEST(Energy, MemoryTrafficAddsBytesTimesEnergyPerByte) {
   const auto more = run_doc(doc);
   double bytes = 0;
   for (const Task& t : more->out.graph.tasks())
-    if (t.kind == TaskKind::compute) bytes += t.bytes;
+    if (t.kind == TaskKind::compute) bytes += t.bytes.value();
   ASSERT_GT(bytes, 0);
   const double extra = more->out.metrics.device_dynamic_j - base->out.metrics.device_dynamic_j;
   EXPECT_NEAR(extra, 1e-11 * bytes, 1e-9 * extra);

@@ -54,8 +54,8 @@ Checked check_trace(const testing::Run& r) {
     if (e["cat"] == "compute") {
       ++c.compute_per_device[e["pid"].get<std::uint32_t>()];
       const Task& task = r.out.graph[e["args"]["task"].get<TaskId>()];
-      EXPECT_EQ(e["args"]["flops"].get<double>(), task.flops);
-      EXPECT_EQ(e["args"]["bytes"].get<double>(), task.bytes);
+      EXPECT_EQ(e["args"]["flops"].get<double>(), task.flops.value());
+      EXPECT_EQ(e["args"]["bytes"].get<double>(), task.bytes.value());
     }
   }
   for (auto& [track, iv] : tracks) {

@@ -14,7 +14,7 @@ namespace {
 // reduce-scatter and all-gather (n-1)/n S.
 double sent_per_rank(const Task& t, int n) {
   const double f = t.op == CollectiveOp::all_reduce ? 2.0 * (n - 1) / n : (n - 1.0) / n;
-  return f * t.bytes;
+  return f * t.bytes.value();
 }
 
 double volume(const TransformerConfig& c, StrategySpec st, std::int64_t batch, CommClass cls) {

@@ -80,9 +80,9 @@ TransformerConfig gqa(int layers) {
 }
 
 double model_flops(const TaskGraph& g) {
-  double f = 0;
+  Flops f{};
   for (const Task& t : g.tasks()) f += t.model_flops;
-  return f;
+  return f.value();
 }
 
 TEST(ContextParallel, ModelFlopsPerStepDoNotDependOnCp) {
@@ -104,10 +104,10 @@ TEST(ContextParallel, ModelFlopsPerStepDoNotDependOnCp) {
 
 // Bytes device 0 sends on the context-parallel ring in one phase.
 double ring_bytes(const TaskGraph& g, Phase phase) {
-  double b = 0;
+  Bytes b{};
   for (const Task& t : g.tasks())
     if (t.kind == TaskKind::send && t.comm == CommClass::cp && t.device == 0 && t.phase == phase) b += t.bytes;
-  return b;
+  return b.value();
 }
 
 TEST(ContextParallel, RingMovesTheKvBlocksOfTheClosedForm) {

@@ -29,8 +29,8 @@ Sums lower_and_sum(const TransformerConfig& c, StrategySpec st, std::int64_t bat
   TaskGraph g = lower_training_step(in);
   Sums s;
   for (const Task& t : g.tasks()) {
-    s.hardware += t.flops;
-    s.model += t.model_flops;
+    s.hardware += t.flops.value();
+    s.model += t.model_flops.value();
   }
   return s;
 }

@@ -72,7 +72,7 @@ TEST(OffloadLowering, EveryDeviceStreamsItsStateInAndBack) {
       ASSERT_EQ(k.kind, TaskKind::send);
       EXPECT_EQ(k.phase, Phase::optimizer);
       // 12 B per parameter each way (no ZeRO: the whole model's state on every rank).
-      EXPECT_NEAR(k.bytes, 12.0 * l.params, 1e-6 * l.params);
+      EXPECT_NEAR(k.bytes.value(), 12.0 * l.params, 1e-6 * l.params);
       const bool read = l.g.is_memory(k.device);
       const std::uint32_t dev = read ? k.peer : k.device;
       const std::uint32_t mem = read ? k.device : k.peer;
