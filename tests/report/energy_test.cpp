@@ -86,6 +86,7 @@ TEST(Energy, DerivedByHand) {
   // PUE 1.5. A GPT with l = 4, h = 1024, V = 1024, s = 512, batch 8, no recompute.
   nlohmann::json doc = small_doc(2, 1, 1, photonic_link());
   doc["cluster"]["pue"] = 1.5;
+  doc["strategy"]["flash_attention"] = false;  // unfused: executes the full square eq. 8 counts
   const auto r = run_doc(doc);
   const Metrics& m = r->out.metrics;
   const double T = m.step_time_s;

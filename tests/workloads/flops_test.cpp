@@ -53,6 +53,7 @@ TEST(Flops, FullRecomputeMatchesMegatronEq3) {
   StrategySpec st;
   st.dp = 2; st.tp = 2; st.pp = 2;
   st.recompute = Recompute::full;
+  st.flash_attention = false;  // eq. 3 counts the attention Megatron ran in 2021: unfused, the whole square
   const auto c = gpt_1_7b();
   const Sums s = lower_and_sum(c, st, 8);
   // 96 B s l h^2 (1 + s/(6h) + V/(16 l h)), Narayanan et al. SC21 eq. 3.
@@ -63,6 +64,7 @@ TEST(Flops, FullRecomputeMatchesMegatronEq3) {
 TEST(Flops, NoRecomputeMatchesKorthikantiModelFlops) {
   StrategySpec st;
   st.dp = 2; st.tp = 2; st.pp = 2;
+  st.flash_attention = false;  // unfused attention executes the whole score square
   const auto c = gpt_1_7b();
   const Sums s = lower_and_sum(c, st, 8);
   // 72 B l s h^2 (1 + s/(6h) + V/(12 h l)), Korthikanti et al. 2022 eq. 8.
@@ -75,6 +77,7 @@ TEST(Flops, RecomputationAddsHardwareButNotModelFlops) {
   StrategySpec st;
   st.pp = 2;
   st.recompute = Recompute::selective;
+  st.flash_attention = false;
   const auto c = gpt_1_7b();
   const Sums s = lower_and_sum(c, st, 4);
   const double model = formulas::model_flops(4, 2048, 24, 2304, 51200);
@@ -83,6 +86,24 @@ TEST(Flops, RecomputationAddsHardwareButNotModelFlops) {
   // layer (Korthikanti §5): hardware = model + 4 B s^2 h l.
   const double extra = 4.0 * 4 * 2048.0 * 2048.0 * 2304.0 * 24;
   EXPECT_NEAR(s.hardware / (model + extra), 1.0, 1e-9);
+}
+
+TEST(Flops, FusedCausalAttentionSkipsMaskedTilesAndRecomputesScoresInBackward) {
+  StrategySpec st;
+  st.dp = 2; st.tp = 2; st.pp = 2;
+  st.flash_attention = true;
+  const auto c = gpt_1_7b();
+  const Sums s = lower_and_sum(c, st, 8);
+  // Model FLOPs are Korthikanti eq. 8 whatever the kernel. The attention core's full work is
+  // 4 B s^2 h l forward and 8 B s^2 h l backward; a fused causal kernel computes the
+  // n(n + 1)/2 of n x n tiles of 128 rows on or below the diagonal (n = 2048/128 = 16:
+  // 17/32), forward 4 B s^2 h l, backward 2.5x that (it recomputes S = QK^T; Dao et al.
+  // 2022 section 3.1).
+  const double model = formulas::model_flops(8, 2048, 24, 2304, 51200);
+  EXPECT_NEAR(s.model / model, 1.0, 1e-9);
+  const double attention = 8 * 2048.0 * 2048.0 * 2304.0 * 24;  // B s^2 h l
+  const double expect = model - 12.0 * attention + (4.0 + 10.0) * (17.0 / 32.0) * attention;
+  EXPECT_NEAR(s.hardware / expect, 1.0, 1e-9);
 }
 
 }  // namespace
