@@ -152,6 +152,22 @@ TEST(CollectiveCost, NodeAwareAlgorithmsUseEveryNic) {
   EXPECT_EQ(pick, mr.time < h.time ? "multi_ring" : "hierarchical");
 }
 
+TEST(CollectiveCost, GpusSharingANicRingOverNvlink) {
+  // Two nodes of 8 GPUs with 4 NICs each: GPUs 0 and 1 share NIC 0, whose PCIe attachment
+  // has no latency of its own. Their all-reduce stays on NVLink (routing.hpp's invariant):
+  // ring of n = 2, t = 2(n-1)/n * S/B + 2(n-1) * alpha = S/B + 2 alpha, with B = 300 GB/s x
+  // 0.8 and alpha = 2 x 0.25 us (GPU -> NVSwitch -> GPU), not the NIC's 25 GB/s.
+  const nlohmann::json nvlink = {{"type", "electrical"}, {"bandwidth", "300 GB/s"}, {"latency", "0.25 us"},
+                                 {"efficiency", 0.8}};
+  const nlohmann::json nic = {{"type", "electrical"}, {"bandwidth", "25 GB/s"}, {"latency", "1 us"}};
+  const TopologyGraph g =
+      build({{"type", "nvswitch-cluster"}, {"nics_per_node", 4}, {"nvlink", nvlink}, {"nic", nic}}, 16);
+  const double s = 1073741824.0;
+  const auto e = CollectiveCostModel(g).estimate({0, 1}, CollectiveOp::all_reduce, Bytes(s), "ring");
+  const double want = s / 240e9 + 2 * 0.5e-6;
+  EXPECT_NEAR(e.time.value(), want, want * 1e-12);
+}
+
 TEST(CollectiveCost, CompressedScheduleMatchesTheFullOne) {
   // The compressed ring phases differ from the full schedule by at most one element per step.
   const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 32);
