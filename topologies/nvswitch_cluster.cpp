@@ -130,8 +130,14 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
   }
   const std::string nv_class = link_class_of(nvlink, "nvlink");
   for (int n = 0; n < s.nodes; ++n) {
+    // The node's GPUs and NVSwitch are its scale-up domain: GPUs of one node talk over
+    // NVLink only, never through a NIC they share (routing.hpp).
     const int sw = g.add_switch(fmt::format("node{}/nvswitch", n), p_.boolean("nvswitch_reduction"));
-    for (int i = 0; i < s.per_node; ++i) g.add_edge(g.device_node(n * s.per_node + i), sw, nvlink, 1, nv_class);
+    g.set_scale_up_domain(sw, n);
+    for (int i = 0; i < s.per_node; ++i) {
+      g.set_scale_up_domain(g.device_node(n * s.per_node + i), n);
+      g.add_edge(g.device_node(n * s.per_node + i), sw, nvlink, 1, nv_class);
+    }
   }
   g.description = fmt::format("{} node{} x {} GPUs, NVSwitch ({}) inside", s.nodes, s.nodes == 1 ? "" : "s",
                               s.per_node, nvlink.name);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <functional>
 
+#include <fmt/format.h>
+
 namespace hcsim {
 namespace {
 
@@ -30,6 +32,15 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
   for (auto& a : adj_) std::sort(a.begin(), a.end());
   transit_.resize(n);
   for (std::size_t i = 0; i < n; ++i) transit_[i] = g.devices_forward || g.nodes()[i].kind != TopoNode::Kind::device;
+  domain_local_.assign(n, -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int d = g.nodes()[i].scale_up_domain;
+    if (d < 0) continue;
+    if (static_cast<std::size_t>(d) >= domain_nodes_.size()) domain_nodes_.resize(static_cast<std::size_t>(d) + 1);
+    auto& members = domain_nodes_[static_cast<std::size_t>(d)];
+    domain_local_[i] = static_cast<int>(members.size());
+    members.push_back(static_cast<int>(i));
+  }
   const std::size_t per_search = 9 * std::max<std::size_t>(1, n);  // dist + settled flag
   max_searches_ = std::max<std::size_t>(64, kCacheBytes / per_search);
   if (whole_graph_) return;
@@ -211,6 +222,57 @@ void Router::walk(int src, int dst, const Dist& dist, Route& r) const {
   }
 }
 
+int Router::restricting_domain(int src, int dst) const {
+  const int d = g_.nodes()[static_cast<std::size_t>(src)].scale_up_domain;
+  if (d < 0 || d != g_.nodes()[static_cast<std::size_t>(dst)].scale_up_domain) return -1;
+  return domain_nodes_[static_cast<std::size_t>(d)].size() == g_.nodes().size() ? -1 : d;
+}
+
+void Router::domain_route(int src, int dst, int domain, Route& r) const {
+  const auto& members = domain_nodes_[static_cast<std::size_t>(domain)];
+  const auto local = [&](int v) { return static_cast<std::size_t>(domain_local_[static_cast<std::size_t>(v)]); };
+  std::vector<std::int64_t> dist(members.size(), kUnreached);
+  std::vector<char> done(members.size(), 0);
+  std::vector<std::pair<std::int64_t, int>> heap{{0, dst}};
+  const auto later = std::greater<std::pair<std::int64_t, int>>();
+  dist[local(dst)] = 0;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const auto [d, u] = heap.back();
+    heap.pop_back();
+    if (done[local(u)]) continue;
+    done[local(u)] = 1;
+    if (u != dst && !transit(u)) continue;  // a non-forwarding device ends paths, as in settle()
+    for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)]) {
+      if (g_.nodes()[static_cast<std::size_t>(v)].scale_up_domain != domain) continue;
+      const std::int64_t nd = d + weight_[static_cast<std::size_t>(e)];
+      auto& dv = dist[local(v)];
+      if (!done[local(v)] && (dv == kUnreached || nd < dv)) {
+        dv = nd;
+        heap.emplace_back(nd, v);
+        std::push_heap(heap.begin(), heap.end(), later);
+      }
+    }
+  }
+  if (dist[local(src)] == kUnreached) return;
+  walk(src, dst, [&](int v) {
+    return g_.nodes()[static_cast<std::size_t>(v)].scale_up_domain == domain ? dist[local(v)] : kUnreached;
+  }, r);
+}
+
+void Router::check_scale_up(int src, int dst, const Route& r) const {
+  const auto& nodes = g_.nodes();
+  const int d = nodes[static_cast<std::size_t>(src)].scale_up_domain;
+  if (d < 0 || d != nodes[static_cast<std::size_t>(dst)].scale_up_domain) return;
+  const std::string& a = nodes[static_cast<std::size_t>(src)].name;
+  const std::string& b = nodes[static_cast<std::size_t>(dst)].name;
+  HCSIM_ASSERT(r.reachable, fmt::format("scale-up domain {} does not connect {} and {}", d, a, b));
+  for (int v : r.nodes)
+    HCSIM_ASSERT(nodes[static_cast<std::size_t>(v)].scale_up_domain == d,
+                 fmt::format("route {} -> {} leaves scale-up domain {} at {}", a, b, d,
+                             nodes[static_cast<std::size_t>(v)].name));
+}
+
 namespace {
 std::size_t route_slot(std::uint64_t key, std::size_t mask) {
   return static_cast<std::size_t>(mix(key)) & mask;
@@ -252,7 +314,9 @@ const Route& Router::route(int src, int dst) const {
                             static_cast<std::uint32_t>(dst);
   if (const Route* hit = find_route(key)) return *hit;
   Route r;
-  if (whole_graph_) {
+  if (const int domain = restricting_domain(src, dst); domain >= 0) {
+    domain_route(src, dst, domain, r);
+  } else if (whole_graph_) {
     // Every node nearer to dst than src is settled once src is, so next hops read final
     // distances (a node not settled is not nearer than src, so never a next hop).
     const Search& s = settle(dst, src);
@@ -266,6 +330,7 @@ const Route& Router::route(int src, int dst) const {
     const Target t = target_of(dst);
     if (to_dst(src, t) != kUnreached) walk(src, dst, [&](int v) { return to_dst(v, t); }, r);
   }
+  check_scale_up(src, dst, r);
   return add_route(key, std::move(r));
 }
 

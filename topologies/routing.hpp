@@ -13,6 +13,15 @@
 //   latency    = sum of edge latencies along the path
 //   bottleneck = min over edges of lanes x bandwidth x efficiency
 //
+// Invariant: a route between two nodes of one scale-up domain (TopoNode::scale_up_domain:
+// the GPUs and NVSwitch of one board, a torus's chips) passes through that domain's nodes
+// only, so two GPUs of a node talk over NVLink even where a NIC they share would be
+// shorter (nvswitch-cluster with fewer NICs than GPUs: GPU -> NIC attachment -> GPU costs
+// nothing on the attachment). Such pairs are routed by a Dijkstra over the domain's nodes
+// (a board: a few nodes); a domain that is the whole graph needs no restriction. Every
+// route is checked against the invariant before it is returned; one that breaks it (a
+// builder declared a domain its nodes do not connect) is an internal error.
+//
 // How distances are found (the routes are the same either way): when devices do not
 // forward, every intermediate node of a path is a switch or memory node ("transit" node),
 // so the distance from a node to a destination is the least, over the destination's
@@ -90,6 +99,13 @@ class Router {
   template <class Dist>
   void walk(int src, int dst, const Dist& dist, Route& r) const;
 
+  // The domain both nodes belong to when it is not the whole graph, else -1.
+  [[nodiscard]] int restricting_domain(int src, int dst) const;
+  // Least-latency route from src to dst through the nodes of `domain` only.
+  void domain_route(int src, int dst, int domain, Route& r) const;
+  // Internal error when r joins two nodes of one scale-up domain but leaves it.
+  void check_scale_up(int src, int dst, const Route& r) const;
+
   const TopologyGraph& g_;
   bool whole_graph_ = false;
   std::vector<std::vector<std::pair<int, int>>> adj_;  // node -> (neighbour, edge), sorted
@@ -97,6 +113,8 @@ class Router {
   std::vector<char> transit_;                          // per node: may carry others' traffic
   std::vector<int> component_, local_;                 // transit nodes: component and index in it
   std::vector<int> component_size_;
+  std::vector<std::vector<int>> domain_nodes_;  // scale-up domain -> its nodes, ascending
+  std::vector<int> domain_local_;               // node -> index in its domain's list (-1: none)
   std::size_t max_searches_ = 64;
   mutable std::map<int, Search> searches_;
   mutable std::vector<int> search_order_;

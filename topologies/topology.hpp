@@ -26,6 +26,9 @@ struct TopoNode {
   Bytes memory_capacity{};   // Kind::memory: pool capacity
   Seconds memory_latency{};  // Kind::memory: media access latency behind the last link
   BytesPerSecond memory_bandwidth{};  // Kind::memory: media bandwidth (0: bounded by links only)
+  // Scale-up domain (the GPUs and NVSwitch of one board, a torus's chips): nodes of one
+  // domain share an id >= 0; -1 for nodes of none (NIC attachments, leaves, spines, memory).
+  int scale_up_domain = -1;
 };
 
 struct TopoEdge {
@@ -44,6 +47,11 @@ class TopologyGraph {
   int add_memory(std::string name, Bytes capacity);
   int add_edge(int a, int b, const LinkSpec& link, int lanes, std::string link_class);
   void set_memory_performance(int node, Seconds latency, BytesPerSecond bandwidth);
+  // Puts `node` in scale-up domain `domain` (>= 0). The routing invariant (routing.hpp):
+  // traffic between two nodes of one domain stays on the domain's nodes, e.g. two GPUs of a
+  // node talk over their NVSwitch, never through a NIC they share. A builder declares a
+  // domain only where its nodes connect every pair of its members.
+  void set_scale_up_domain(int node, int domain);
 
   [[nodiscard]] const std::vector<TopoNode>& nodes() const { return nodes_; }
   [[nodiscard]] const std::vector<TopoEdge>& edges() const { return edges_; }

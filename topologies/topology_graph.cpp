@@ -6,19 +6,19 @@ namespace hcsim {
 
 int TopologyGraph::add_device(std::string name, int device_index) {
   HCSIM_ASSERT(device_index == static_cast<int>(device_node_.size()), "devices must be added in index order");
-  nodes_.push_back({TopoNode::Kind::device, std::move(name), device_index, false, Bytes{}, Seconds{}, BytesPerSecond{}});
+  nodes_.push_back({TopoNode::Kind::device, std::move(name), device_index, false, Bytes{}, Seconds{}, BytesPerSecond{}, -1});
   device_node_.push_back(static_cast<int>(nodes_.size()) - 1);
   node_of_.push_back(device_index);
   return static_cast<int>(nodes_.size()) - 1;
 }
 
 int TopologyGraph::add_switch(std::string name, bool in_switch_reduction) {
-  nodes_.push_back({TopoNode::Kind::switch_node, std::move(name), -1, in_switch_reduction, Bytes{}, Seconds{}, BytesPerSecond{}});
+  nodes_.push_back({TopoNode::Kind::switch_node, std::move(name), -1, in_switch_reduction, Bytes{}, Seconds{}, BytesPerSecond{}, -1});
   return static_cast<int>(nodes_.size()) - 1;
 }
 
 int TopologyGraph::add_memory(std::string name, Bytes capacity) {
-  nodes_.push_back({TopoNode::Kind::memory, std::move(name), -1, false, capacity, Seconds{}, BytesPerSecond{}});
+  nodes_.push_back({TopoNode::Kind::memory, std::move(name), -1, false, capacity, Seconds{}, BytesPerSecond{}, -1});
   return static_cast<int>(nodes_.size()) - 1;
 }
 
@@ -34,6 +34,11 @@ void TopologyGraph::set_memory_performance(int node, Seconds latency, BytesPerSe
   HCSIM_ASSERT(n.kind == TopoNode::Kind::memory, "memory performance set on a non-memory node");
   n.memory_latency = latency;
   n.memory_bandwidth = bandwidth;
+}
+
+void TopologyGraph::set_scale_up_domain(int node, int domain) {
+  HCSIM_ASSERT(domain >= 0, "a scale-up domain id is not negative");
+  nodes_.at(static_cast<std::size_t>(node)).scale_up_domain = domain;
 }
 
 void TopologyGraph::set_node_of(int device, int node) { node_of_.at(static_cast<std::size_t>(device)) = node; }

@@ -172,6 +172,7 @@ TopologyGraph Torus::build(const TopologyContext& ctx) const {
   for (int d = 0; d < ctx.devices; ++d) {
     nodes.push_back(g.add_device(coord_name(d, dims), d));
     g.set_node_of(d, d / per_host);
+    g.set_scale_up_domain(nodes.back(), 0);  // the chips' links (ICI) are the scale-up fabric of the whole torus
   }
   const bool wrap = p_.boolean("wrap");
   add_torus_edges(g, nodes, dims, wrap, link, static_cast<int>(p_.integer("links_per_neighbour")),

@@ -37,11 +37,13 @@ void add_rings() {
        .schedule = [](const ScheduleRequest& r) { return ring_schedule(r.op, r.shape.ranks, r.elements, r.compressed); },
        .auto_priority = 10});
   add({.name = "multi_ring",
-       .help = "one ring per rank of a node (NCCL channels), each on 1/per_node of the buffer and leaving the node "
-               "through a different NIC",
+       .help = "one ring per rank of a node (NCCL channels), each on 1/per_node of the buffer (all-reduce) or of "
+               "every rank's chunk (reduce-scatter, all-gather) and leaving the node through a different NIC",
        .source = "NCCL rings over multiple channels (NVIDIA/nccl src/graph/rings.cc)",
        .supports = [](CollectiveOp op, const GroupShape& s) {
-         return op == CollectiveOp::all_reduce && s.nodes > 1 && s.per_node > 1;
+         return (op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter ||
+                 op == CollectiveOp::all_gather) &&
+                s.nodes > 1 && s.per_node > 1;
        },
        .schedule = [](const ScheduleRequest& r) {
          return multi_ring_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.compressed);

@@ -11,6 +11,7 @@
 // shared link's load counts, so an oversubscribed uplink or an all-to-all is slower.
 // Closed forms it reproduces (tests/collectives/cost_test.cpp):
 //   ring all-reduce       2(n-1)/n * S/B + 2(n-1) * alpha
+//   multi-ring AG / RS    (n-1) * (alpha + S/(n g B_nic)), g rings (one per NIC rail)
 //   torus (dims d_k)      sum_k 2(d_k - 1) * (alpha + S / (B * prod_{i<=k} d_i))
 //   in-network reduction  2 * alpha_to_root + S / B
 // Algorithm "auto" evaluates every registered algorithm with an auto_priority that

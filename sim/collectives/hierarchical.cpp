@@ -1,5 +1,6 @@
-// Node-aware all-reduces: hierarchical (intra-node reduce-scatter, inter-node all-reduce,
-// intra-node all-gather) and NCCL-style parallel rings (see schedule.hpp).
+// Node-aware collectives: the hierarchical all-reduce (intra-node reduce-scatter, inter-node
+// all-reduce, intra-node all-gather) and NCCL-style parallel rings for all-reduce,
+// reduce-scatter and all-gather (see schedule.hpp).
 #include "sim/collectives/ring_phase.hpp"
 #include "sim/core/error.hpp"
 
@@ -28,18 +29,27 @@ Schedule hierarchical_schedule(CollectiveOp op, int nodes, int per_node, std::in
 }
 
 Schedule multi_ring_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements, bool compressed) {
-  HCSIM_ASSERT(op == CollectiveOp::all_reduce, "multi-ring schedule supports all-reduce only");
+  HCSIM_ASSERT(op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather,
+               "multi-ring schedule supports all-reduce, reduce-scatter and all-gather only");
   HCSIM_ASSERT(nodes >= 1 && per_node >= 1, "multi-ring schedule needs nodes and ranks per node");
-  Schedule sc{op, nodes * per_node, elements, {}, 0};
+  const int n = nodes * per_node;
+  Schedule sc{op, n, elements, {}, 0};
   std::vector<RingJob> rings;
   for (int j = 0; j < per_node; ++j) {
     RingJob ring{{}, chunk_offset(elements, per_node, j), chunk_size(elements, per_node, j)};
     for (int nd = 0; nd < nodes; ++nd)
       for (int l = 0; l < per_node; ++l) ring.members.push_back(nd * per_node + (j + l) % per_node);
+    if (op != CollectiveOp::all_reduce)
+      // Rank r's result (reduce-scatter) or contribution (all-gather) is chunk r of n; ring j
+      // carries slice j of per_node slices of it, at r's place in the ring.
+      for (int r : ring.members) {
+        const std::int64_t off = chunk_offset(elements, n, r), size = chunk_size(elements, n, r);
+        ring.chunks.emplace_back(off + chunk_offset(size, per_node, j), chunk_size(size, per_node, j));
+      }
     rings.push_back(std::move(ring));
   }
-  append_ring_phase(sc.steps, rings, true, compressed);
-  append_ring_phase(sc.steps, rings, false, compressed);
+  if (op != CollectiveOp::all_gather) append_ring_phase(sc.steps, rings, true, compressed);
+  if (op != CollectiveOp::reduce_scatter) append_ring_phase(sc.steps, rings, false, compressed);
   return sc;
 }
 

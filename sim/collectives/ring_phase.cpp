@@ -5,10 +5,12 @@
 namespace hcsim {
 
 std::int64_t ring_chunk_offset(const RingJob& j, int i) {
+  if (!j.chunks.empty()) return j.chunks[static_cast<std::size_t>(i)].first;
   return j.offset + chunk_offset(j.length, static_cast<int>(j.members.size()), i);
 }
 
 std::int64_t ring_chunk_size(const RingJob& j, int i) {
+  if (!j.chunks.empty()) return j.chunks[static_cast<std::size_t>(i)].second;
   return chunk_size(j.length, static_cast<int>(j.members.size()), i);
 }
 

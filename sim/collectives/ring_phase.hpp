@@ -3,11 +3,14 @@
 // rings run the same ring phase at once, each on its own region of the buffer.
 //
 // A ring of m members over region [offset, offset + length) splits the region into m
-// chunks (chunk_offset / chunk_size). Reduce-scatter: at step s member p sends chunk
+// chunks (chunk_offset / chunk_size), or takes its m chunks as listed (`chunks`: the
+// multi-ring reduce-scatter and all-gather, whose ring j owns slice j of every rank's
+// chunk, a region that is not contiguous). Reduce-scatter: at step s member p sends chunk
 // (p - s - 1) mod m to member p + 1, which adds it in; after m - 1 steps member p holds the
 // reduced chunk p. All-gather: at step s member p forwards chunk (p - s) mod m.
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "sim/collectives/schedule.hpp"
@@ -17,6 +20,9 @@ namespace hcsim {
 struct RingJob {
   std::vector<int> members;  // ranks in ring order
   std::int64_t offset = 0, length = 0;
+  // (offset, size) of chunk i, one per member in ring order; empty: the even split of
+  // [offset, offset + length).
+  std::vector<std::pair<std::int64_t, std::int64_t>> chunks{};
 };
 
 // Offset and size of chunk i of a ring job's region.

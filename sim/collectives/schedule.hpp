@@ -84,7 +84,9 @@ Schedule hierarchical_schedule(CollectiveOp op, int nodes, int per_node, std::in
 // Parallel rings across nodes, as NCCL's channels (rank = node * per_node + local): ring j
 // carries slice j of per_node slices and visits each node's ranks in the order j, j+1, ...,
 // j-1, so the rings leave every node through different ranks and hence different NICs.
-// all_reduce.
+// all_reduce: slice j of the buffer; reduce_scatter and all_gather: slice j of every rank's
+// chunk (NCCL runs them on as many channels as all-reduce, src/enqueue.cc), so each ring
+// moves (n-1)/n of S/per_node and the per_node rings together use every NIC.
 Schedule multi_ring_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements,
                              bool compressed = false);
 

@@ -38,16 +38,20 @@ std::shared_ptr<const FlowSchedule> flow_schedule(const Schedule& sc) {
   auto f = std::make_shared<FlowSchedule>();
   f->ranks = sc.ranks;
   std::uint32_t step = 0;
+  std::map<Pair, std::size_t> index;  // (src, dst) -> its flow in this step
   for (const Step& st : sc.steps) {
     HCSIM_ASSERT(st.repeat == 1, "flow mode replays uncompressed schedules");
-    bool any = false;
+    // Transfers of one step between the same pair are one flow (the parallel rings of
+    // multi_ring share their intra-node hops), as event mode carries one flow per pair.
+    index.clear();
     for (const Transfer& t : st.transfers) {
       if (t.count <= 0 || t.src == t.dst) continue;
-      f->transfers.push_back({static_cast<std::uint32_t>(t.src), static_cast<std::uint32_t>(t.dst), step,
-                              static_cast<double>(t.count)});
-      any = true;
+      const auto [it, fresh] = index.emplace(Pair{t.src, t.dst}, f->transfers.size());
+      if (fresh)
+        f->transfers.push_back({static_cast<std::uint32_t>(t.src), static_cast<std::uint32_t>(t.dst), step, 0.0});
+      f->transfers[it->second].bytes += static_cast<double>(t.count);
     }
-    if (any) ++step;
+    if (!index.empty()) ++step;
   }
   f->steps = step;
   const auto n = static_cast<std::size_t>(sc.ranks);

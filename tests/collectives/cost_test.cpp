@@ -152,6 +152,62 @@ TEST(CollectiveCost, NodeAwareAlgorithmsUseEveryNic) {
   EXPECT_EQ(pick, mr.time < h.time ? "multi_ring" : "hierarchical");
 }
 
+TEST(CollectiveCost, GpusSharingANicRingOverNvlink) {
+  // Two nodes of 8 GPUs with 4 NICs each: GPUs 0 and 1 share NIC 0, whose PCIe attachment
+  // has no latency of its own. Their all-reduce stays on NVLink (routing.hpp's invariant):
+  // ring of n = 2, t = 2(n-1)/n * S/B + 2(n-1) * alpha = S/B + 2 alpha, with B = 300 GB/s x
+  // 0.8 and alpha = 2 x 0.25 us (GPU -> NVSwitch -> GPU), not the NIC's 25 GB/s.
+  const nlohmann::json nvlink = {{"type", "electrical"}, {"bandwidth", "300 GB/s"}, {"latency", "0.25 us"},
+                                 {"efficiency", 0.8}};
+  const nlohmann::json nic = {{"type", "electrical"}, {"bandwidth", "25 GB/s"}, {"latency", "1 us"}};
+  const TopologyGraph g =
+      build({{"type", "nvswitch-cluster"}, {"nics_per_node", 4}, {"nvlink", nvlink}, {"nic", nic}}, 16);
+  const double s = 1073741824.0;
+  const auto e = CollectiveCostModel(g).estimate({0, 1}, CollectiveOp::all_reduce, Bytes(s), "ring");
+  const double want = s / 240e9 + 2 * 0.5e-6;
+  EXPECT_NEAR(e.time.value(), want, want * 1e-12);
+}
+
+TEST(CollectiveCost, MultiRingAllGatherAndReduceScatterUseEveryNic) {
+  // DGX-A100-like nodes from explicit links (not the calibrated presets): 8 GPUs on NVLink
+  // (300 GB/s x 0.8, 0.25 us per edge), 8 NICs of 25 GB/s x 0.8 (20 GB/s), 1 us per NIC
+  // edge, every NIC on one leaf of 64 ports (no spine, so no ECMP collision). NCCL runs
+  // all-gather and reduce-scatter on as many rings as all-reduce, one per rail: g = 8 rings,
+  // ring j on slice j of every rank's chunk. A step moves S/(n g) on each ring edge; the
+  // node-crossing edge (GPU -> NIC -> leaf -> NIC -> GPU, alpha = 2 us) is the slowest, the
+  // NVLink hops of the 7 rings that stay inside carry 7 S/(n g) at 240 GB/s (faster). So
+  //   t = (n-1) * (alpha + S/(n g B_nic)),   busbw = S/t * (n-1)/n  (nccl-tests)
+  //     = 1 / (n alpha/S + 1/(g B_nic))  ->  g B_nic = 160 GB/s for large S,
+  // the multi-ring all-reduce's per-rail figure (2(n-1) steps of the same S/(n g) chunk:
+  // busbw = S/t * 2(n-1)/n, the same expression).
+  const nlohmann::json nvlink = {{"type", "electrical"}, {"bandwidth", "300 GB/s"}, {"latency", "0.25 us"},
+                                 {"efficiency", 0.8}};
+  const nlohmann::json nic = {{"type", "electrical"}, {"bandwidth", "25 GB/s"}, {"latency", "1 us"},
+                              {"efficiency", 0.8}};
+  const double b_nic = 20e9, alpha = 2e-6, g = 8;
+  for (int nodes : {2, 4}) {
+    const int n = 8 * nodes;
+    const TopologyGraph topo =
+        build({{"type", "nvswitch-cluster"}, {"switch_radix", 64}, {"nvlink", nvlink}, {"nic", nic}}, n);
+    CollectiveCostModel m(topo);
+    const double s = 1073741824.0;  // 2^30, a multiple of n g: every chunk is exact
+    const double t = (n - 1) * (alpha + s / (n * g * b_nic));
+    const double busbw = 1 / (n * alpha / s + 1 / (g * b_nic));
+    for (CollectiveOp op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
+      const auto e = m.estimate(iota(n), op, Bytes(s), "auto");
+      EXPECT_EQ(e.algorithm, "multi_ring") << nodes;
+      EXPECT_EQ(e.steps, n - 1);
+      EXPECT_NEAR(e.time.value(), t, t * 1e-12) << nodes << " " << collective_op_name(op);
+      EXPECT_NEAR(e.busbw.value(), busbw, busbw * 1e-12) << nodes << " " << collective_op_name(op);
+      // The flat ring crosses one NIC per node boundary: busbw 1/(n alpha/S + 1/B_nic).
+      const auto flat = m.estimate(iota(n), op, Bytes(s), "ring");
+      EXPECT_NEAR(flat.busbw.value(), 1 / (n * alpha / s + 1 / b_nic), b_nic * 1e-12);
+    }
+    const auto ar = m.estimate(iota(n), CollectiveOp::all_reduce, Bytes(s), "multi_ring");
+    EXPECT_NEAR(ar.busbw.value(), busbw, busbw * 1e-12) << nodes;
+  }
+}
+
 TEST(CollectiveCost, CompressedScheduleMatchesTheFullOne) {
   // The compressed ring phases differ from the full schedule by at most one element per step.
   const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 32);

@@ -89,12 +89,17 @@ TEST(Executor, HierarchicalOnNodesOfEqualSize) {
 }
 
 TEST(Executor, MultiRingOnNodesOfEqualSize) {
-  for (int nodes : {2, 3, 5})
-    for (int per_node : {2, 4, 8})
-      for (std::int64_t len : {std::int64_t{1}, std::int64_t{nodes * per_node} - 1, std::int64_t{203}}) {
-        const Schedule sc = multi_ring_schedule(CollectiveOp::all_reduce, nodes, per_node, len);
-        ASSERT_EQ(run_and_compare(sc, 13u + static_cast<unsigned>(len)), "") << nodes << "x" << per_node;
-      }
+  // All-reduce, and reduce-scatter / all-gather, whose ring j carries slice j of every
+  // rank's chunk (ragged: chunks of one rank split unevenly over the rings, some empty).
+  for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather})
+    for (int nodes : {2, 3, 5})
+      for (int per_node : {2, 4, 8})
+        for (std::int64_t len : {std::int64_t{1}, std::int64_t{nodes * per_node} - 1, std::int64_t{203},
+                                 std::int64_t{nodes * per_node * per_node} + 3}) {
+          const Schedule sc = multi_ring_schedule(op, nodes, per_node, len);
+          ASSERT_EQ(run_and_compare(sc, 13u + static_cast<unsigned>(len)), "")
+              << collective_op_name(op) << " " << nodes << "x" << per_node << " elements=" << len;
+        }
 }
 
 TEST(Executor, SendRecv) {

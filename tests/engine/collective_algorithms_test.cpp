@@ -101,6 +101,8 @@ INSTANTIATE_TEST_SUITE_P(
                                          Case{"direct", CollectiveOp::send_recv, 0, 64e6},
                                          Case{"hierarchical", CollectiveOp::all_reduce, 1, 64e6},
                                          Case{"multi_ring", CollectiveOp::all_reduce, 1, 64e6},
+                                         Case{"multi_ring", CollectiveOp::all_gather, 1, 64e6},
+                                         Case{"multi_ring", CollectiveOp::reduce_scatter, 1, 64e6},
                                          Case{"torus", CollectiveOp::all_reduce, 2, 64e6}),
                        ::testing::Values("event", "flow")),
     [](const auto& info) {

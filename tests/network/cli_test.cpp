@@ -67,6 +67,23 @@ TEST(CollectiveCommand, NodeSweepReportsNcclTestsBandwidths) {
   EXPECT_NEAR(j["rows"][27]["busbw"].get<double>(), 246e9, 1e-3 * 246e9);
 }
 
+TEST(CollectiveCommand, GpusSharingANicTalkOverNvlink) {
+  // Issue 17: with 4 NICs per node, GPUs 0 and 1 (sharing NIC 0) all-reduced through the
+  // NIC's attachment, 21.75 GB/s and 0 J. Intra-node traffic stays on the NVSwitch
+  // (topologies/routing.hpp), so the NIC count does not matter inside a node: the same
+  // time and energy as with 8 NICs, and the energy is the NVLink edges' (nonzero).
+  std::vector<nlohmann::json> rows;
+  for (const char* nics : {"4", "8"}) {
+    const ChildResult r = run_hcsim({"collective", kQuickstart, "--group", "2", "--min", "1 GiB", "--max", "1 GiB",
+                                     "--format", "json", "--set", std::string("/cluster/topology/nics_per_node=") + nics});
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    rows.push_back(nlohmann::json::parse(r.out)["rows"][0]);
+  }
+  EXPECT_EQ(rows[0]["time"], rows[1]["time"]);
+  EXPECT_EQ(rows[0]["network_energy"], rows[1]["network_energy"]);
+  EXPECT_GT(rows[0]["network_energy"].get<double>(), 0.0);
+}
+
 TEST(CollectiveCommand, SixtyFourDeviceSweepIsFast) {
   // 8 B .. 8 GiB on 8 nodes x 8 GPUs: 31 sizes, one engine run.
   const ChildResult r = run_hcsim({"collective", kQuickstart, "--set", "/cluster/pools/0/count=64", "--set",
