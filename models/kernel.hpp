@@ -23,6 +23,11 @@ constexpr double dtype_bytes(DType d) {
   }
   return 4;
 }
+// The datatype of everything but the GEMMs' arithmetic. Mixed fp8 training (Transformer
+// Engine; Micikevicius et al., "FP8 Formats for Deep Learning", arXiv 2209.05433) runs the
+// GEMMs on fp8 tensor cores and keeps activations, attention, weights, gradients and their
+// communication in bf16; other precisions store what they compute in.
+constexpr DType storage_dtype(DType d) { return d == DType::fp8 ? DType::bf16 : d; }
 std::string_view dtype_name(DType d);
 // nullopt-free: returns false when the name is unknown.
 bool parse_dtype(std::string_view name, DType& out);

@@ -35,10 +35,10 @@ class ItemBuilder {
     shape_.cp = st_.cp;
     // Tensor-parallel collectives carry this rank's s/cp tokens.
     act_bytes_ = static_cast<double>(shape_.micro_batch * (c_.seq_len / st_.cp) * c_.hidden) *
-                 dtype_bytes(shape_.dtype);
+                 dtype_bytes(storage_dtype(shape_.dtype));
     // Ring attention step: the local K and V blocks, 2 b (s/cp) h_kv / t elements.
     kv_block_bytes_ = 2.0 * static_cast<double>(shape_.micro_batch * (c_.seq_len / st_.cp)) *
-                      static_cast<double>(c_.kv_heads * c_.head_dim() / st_.tp) * dtype_bytes(shape_.dtype);
+                      static_cast<double>(c_.kv_heads * c_.head_dim() / st_.tp) * dtype_bytes(storage_dtype(shape_.dtype));
     layer_ops_ = transformer_layer_ops(c_, shape_);
   }
 
@@ -46,7 +46,7 @@ class ItemBuilder {
 
   ChunkItems build(int layers, bool embedding, bool head) {
     ChunkItems out;
-    const double e = dtype_bytes(shape_.dtype);
+    const double e = dtype_bytes(storage_dtype(shape_.dtype));
     if (embedding) forward_ops(embedding_ops(c_, shape_), out.fwd, Phase::forward);
     for (int l = 0; l < layers; ++l) forward_ops(layer_ops_, out.fwd, Phase::forward);
     if (head) forward_ops(head_ops(c_, shape_), out.fwd, Phase::forward);
@@ -130,11 +130,16 @@ class ItemBuilder {
         compute(out, backward_gemm(f, true), Phase::backward, f.flops.value());
       } else {
         Kernel b = f;
-        b.flops = f.flops * 2.0;  // dQ, dK, dV, dP: twice the forward matrix work
+        // dQ, dK, dV, dP: twice the forward matrix work; a fused (FlashAttention) backward
+        // also recomputes S = QK^T from the kept Q and K, five matrix products instead of
+        // four (Dao et al. 2022, arXiv 2205.14135, section 3.1 and Algorithm 4): 2.5 times
+        // the forward, of which the recomputation is hardware, not model, work.
+        const Flops model = f.flops * 2.0;
+        b.flops = f.kind == KernelKind::attention && f.fused ? f.flops * 2.5 : model;
         b.bytes = Bytes(backward_bytes(f));
         // Ring attention backward: K, V and the dK, dV accumulators travel, twice the bytes.
-        if (op.attention_core) attention(out, b, Phase::backward, b.flops.value(), 2.0 * kv_block_bytes_);
-        else compute(out, b, Phase::backward, b.flops.value());
+        if (op.attention_core) attention(out, b, Phase::backward, model.value(), 2.0 * kv_block_bytes_);
+        else compute(out, b, Phase::backward, model.value());
       }
       if (op.column_parallel)
         comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
@@ -214,7 +219,7 @@ ChunkItems build_chunk_items(const LoweringInput& in, const ComputeDevice& dev, 
 }
 
 Kernel optimizer_kernel(double params, DType precision) {
-  return memory_kernel(KernelKind::optimizer, Bytes(params * (24.0 + 2.0 * dtype_bytes(precision))), Flops(0),
+  return memory_kernel(KernelKind::optimizer, Bytes(params * (24.0 + 2.0 * dtype_bytes(storage_dtype(precision)))), Flops(0),
                        DType::fp32);
 }
 

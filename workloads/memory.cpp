@@ -20,7 +20,7 @@ MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st,
   const double psi = stage_params_per_device(c, st, sh);
   const double nd = st.grad_ranks();  // ZeRO shards over the dp * cp ranks of equal weights
   MemoryBreakdown m;
-  const double e = dtype_bytes(w.precision);
+  const double e = dtype_bytes(storage_dtype(w.precision));
   m.weights = Bytes(e * psi / (st.zero >= 3 ? nd : 1.0));
   m.gradients = Bytes(e * psi / (st.zero >= 2 ? nd : 1.0));
   m.optimizer = Bytes(12.0 * psi / (st.zero >= 1 ? nd : 1.0));  // fp32 master, momentum, variance

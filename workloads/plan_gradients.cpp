@@ -33,7 +33,7 @@ GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& 
   CodecCost cc;
   if (st.dp_codec) {
     // The bucket seen as a (hidden x elements/hidden) matrix.
-    const double e = dtype_bytes(in.workload->precision);
+    const double e = dtype_bytes(storage_dtype(in.workload->precision));
     const auto elements = static_cast<std::int64_t>(bytes.value() / e);
     const std::int64_t rows = std::min<std::int64_t>(in.model->hidden, std::max<std::int64_t>(1, elements));
     const CodecInput ci{rows, std::max<std::int64_t>(1, elements / rows), e, ranks, st.step};

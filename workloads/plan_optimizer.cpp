@@ -18,7 +18,7 @@ void plan_optimizer(const LoweringInput& in, StagePlan& sp) {
   const int ranks = st.grad_ranks();
   sp.gather_per_pass = st.zero >= 3 && ranks > 1;
   sp.zero_gather_bytes = Bytes(st.zero >= 1 && st.zero <= 2 && ranks > 1 ? sp.grad_bytes : 0.0);
-  const double params = sp.grad_bytes / dtype_bytes(in.workload->precision);
+  const double params = sp.grad_bytes / dtype_bytes(storage_dtype(in.workload->precision));
   const double shard = st.zero >= 1 ? static_cast<double>(ranks) : 1.0;
   const Kernel k = optimizer_kernel(params / shard, in.workload->precision);
   sp.optimizer = Item{};

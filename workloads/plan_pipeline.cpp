@@ -16,7 +16,7 @@ void plan_pipeline_sends(const LoweringInput& in, const StepPlan& plan, std::vec
   Bytes bytes = st.scatter_gather || st.sequence_parallel ? plan.act_bytes / st.tp : plan.act_bytes;
   CodecCost cc;
   if (st.pp_codec) {
-    const double e = dtype_bytes(in.workload->precision);
+    const double e = dtype_bytes(storage_dtype(in.workload->precision));
     const auto elements = static_cast<std::int64_t>(bytes.value() / e);
     const std::int64_t rows = std::max<std::int64_t>(1, elements / in.model->hidden);
     cc = st.pp_codec->cost(CodecInput{rows, std::max<std::int64_t>(1, elements / rows), e, 1, st.step});

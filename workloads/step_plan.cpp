@@ -50,7 +50,7 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
   plan.v = in.schedule->interleaved() ? st.interleave : 1;
   plan.m = static_cast<int>(in.workload->micro_batches(st.dp));
   plan.act_bytes = Bytes(static_cast<double>(in.workload->micro_batch * (in.model->seq_len / st.cp) * in.model->hidden) *
-                         dtype_bytes(in.workload->precision));
+                         dtype_bytes(storage_dtype(in.workload->precision)));
   plan.tp_class = st.sequence_parallel ? CommClass::sp : CommClass::tp;
   plan.grad_class = st.zero >= 1 ? CommClass::zero : CommClass::dp;
   if (detail == PlanDetail::totals && !cache) {

@@ -5,6 +5,16 @@
 // matrix-multiply FLOPs only, as in Megatron's eq. 3: per layer 24 b s h^2 + 4 b s^2 h for
 // GPT; elementwise kernels carry bytes, not model FLOPs.
 //
+// fp8 (Transformer Engine's mixed fp8 with current scaling, as NVIDIA's Megatron-Bridge
+// recipes run it): the four GEMMs of a layer run on fp8 tensor cores; norms, attention,
+// elementwise kernels, the LM head and every stored or communicated tensor stay in bf16
+// (storage_dtype). Each GEMM input is quantised by its own pass: the amax read (2 B per
+// element), then read again and written as fp8 (3 B): 5 B per element (before the
+// sequence-parallel all-gather, whose bytes stay counted at bf16); its backward quantises the output
+// gradient likewise (twice the bytes, as every memory-bound op). The GEMMs keep their fp8
+// inputs for the backward pass. The per-step cast of the weights (once per step, not per
+// micro-batch) is not modelled.
+//
 // Context parallelism (cp > 1; Megatron-Core CP, Liu et al. ICLR 2024): the rank holds
 // s/cp tokens, so every token-parallel op (norms, GEMMs, dropouts) and its saved
 // activations shrink by cp; its attention takes its s/cp queries against all s keys
@@ -24,7 +34,9 @@ LayerOp mem_op(const char* name, KernelKind kind, double bytes, DType dt) {
 }  // namespace
 
 std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const ShardShape& s) {
-  const double e = dtype_bytes(s.dtype);
+  const DType act = storage_dtype(s.dtype);
+  const double e = dtype_bytes(act), g = dtype_bytes(s.dtype);  // stored / GEMM input bytes
+  const bool fp8 = s.dtype == DType::fp8;
   const std::int64_t t = s.tp;
   const std::int64_t q_len = c.seq_len / s.cp;                           // s / cp tokens on this rank
   const std::int64_t tokens = s.micro_batch * q_len;                     // b s / cp
@@ -35,16 +47,21 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   const std::int64_t kv_out = c.kv_heads * hd / t;
   const std::int64_t ffn = c.ffn_hidden / t;
   std::vector<LayerOp> ops;
-  ops.reserve(12);
+  ops.reserve(16);
+  // fp8: quantise `elements` GEMM inputs (amax pass, then cast).
+  auto quantise = [&](const char* name, double elements) {
+    if (fp8) ops.push_back(mem_op(name, KernelKind::elementwise, elements * (2 * e + e + g), act));
+  };
 
   // Norm: read x, write y (+ mean/rstd, negligible).
-  ops.push_back(mem_op("norm1", KernelKind::norm, 2 * norm_tokens * h * e, s.dtype));
+  ops.push_back(mem_op("norm1", KernelKind::norm, 2 * norm_tokens * h * e, act));
+  quantise("fp8_cast_qkv", norm_tokens * h);
   ops.push_back({"qkv", gemm_kernel(tokens, q_out + 2 * kv_out, c.hidden, s.dtype), false, false, true});
 
   // Attention core over b * a/t heads: QK^T (s x s x hd) and AV (s x hd x s): 4 b s^2 h / t.
   Kernel att;
   att.kind = KernelKind::attention;
-  att.dtype = s.dtype;
+  att.dtype = act;
   att.batch = s.micro_batch * (c.heads / t);
   att.m = q_len;
   att.n = c.seq_len;
@@ -64,16 +81,19 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   att.bytes = Bytes(bytes);
   ops.push_back({"attention", att, true, false});
 
+  quantise("fp8_cast_attn_proj", d(tokens) * d(q_out));
   ops.push_back({"attn_proj", gemm_kernel(tokens, c.hidden, q_out, s.dtype), false, true});
   // Dropout + residual add: read x and residual, write y and a 1-byte mask.
-  ops.push_back(mem_op("dropout_residual1", KernelKind::elementwise, norm_tokens * h * (3 * e + 1), s.dtype));
-  ops.push_back(mem_op("norm2", KernelKind::norm, 2 * norm_tokens * h * e, s.dtype));
+  ops.push_back(mem_op("dropout_residual1", KernelKind::elementwise, norm_tokens * h * (3 * e + 1), act));
+  ops.push_back(mem_op("norm2", KernelKind::norm, 2 * norm_tokens * h * e, act));
+  quantise("fp8_cast_mlp_up", norm_tokens * h);
   ops.push_back({"mlp_up", gemm_kernel(tokens, c.gated_mlp ? 2 * ffn : ffn, c.hidden, s.dtype), false, false, true});
   // GELU reads and writes ffn/t per token; SwiGLU reads two halves and writes one.
   ops.push_back(mem_op("activation", KernelKind::elementwise,
-                       d(tokens) * d(ffn) * (c.gated_mlp ? 3 : 2) * e, s.dtype));
+                       d(tokens) * d(ffn) * (c.gated_mlp ? 3 : 2) * e, act));
+  quantise("fp8_cast_mlp_down", d(tokens) * d(ffn));
   ops.push_back({"mlp_down", gemm_kernel(tokens, c.hidden, ffn, s.dtype), false, true});
-  ops.push_back(mem_op("dropout_residual2", KernelKind::elementwise, norm_tokens * h * (3 * e + 1), s.dtype));
+  ops.push_back(mem_op("dropout_residual2", KernelKind::elementwise, norm_tokens * h * (3 * e + 1), act));
 
   // What each op keeps for its backward pass (Korthikanti et al. 2022 §4.1): norms and
   // GEMMs their input, QK^T its Q and K, AV its V and the dropped-out probabilities,
@@ -84,20 +104,20 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   for (LayerOp& op : ops) {
     const std::string_view n = op.name;
     if (n == "norm1" || n == "norm2") op.saved_bytes = e * norm_tokens * h;
-    else if (n == "qkv" || n == "mlp_up") op.saved_bytes = e * gemm_in_tokens * h;
+    else if (n == "qkv" || n == "mlp_up") op.saved_bytes = g * gemm_in_tokens * h;
     else if (n == "attention") {
       op.saved_score_bytes = scores * (2 * e + 1);  // softmax output, dropout mask, dropout output
       op.saved_bytes = e * d(tokens) * (d(q_out) + 2.0 * d(kv_out)) + op.saved_score_bytes;
-    } else if (n == "attn_proj") op.saved_bytes = e * d(tokens) * d(q_out);
+    } else if (n == "attn_proj") op.saved_bytes = g * d(tokens) * d(q_out);
     else if (n == "dropout_residual1" || n == "dropout_residual2") op.saved_bytes = norm_tokens * h;
     else if (n == "activation") op.saved_bytes = e * d(tokens) * d(ffn) * (c.gated_mlp ? 2 : 1);
-    else if (n == "mlp_down") op.saved_bytes = e * d(tokens) * d(ffn);
+    else if (n == "mlp_down") op.saved_bytes = g * d(tokens) * d(ffn);
   }
   return ops;
 }
 
 double layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Recompute r) {
-  if (r == Recompute::full) return dtype_bytes(s.dtype) * d(s.micro_batch * c.seq_len / s.cp) * d(c.hidden);
+  if (r == Recompute::full) return dtype_bytes(storage_dtype(s.dtype)) * d(s.micro_batch * c.seq_len / s.cp) * d(c.hidden);
   double total = 0;
   for (const LayerOp& op : transformer_layer_ops(c, s))
     total += op.saved_bytes - (r == Recompute::selective || s.flash_attention ? op.saved_score_bytes : 0.0);
@@ -105,22 +125,24 @@ double layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, R
 }
 
 std::vector<LayerOp> embedding_ops(const TransformerConfig& c, const ShardShape& s) {
-  const double e = dtype_bytes(s.dtype);
+  const DType act = storage_dtype(s.dtype);
+  const double e = dtype_bytes(act);
   const double tokens = d(s.micro_batch * c.seq_len / s.cp);
   // Gather one row per token (+ position row), write the hidden state.
   const double bytes = tokens * d(c.hidden) * e * (c.learned_positions ? 3 : 2);
-  return {mem_op("embedding", KernelKind::embedding, bytes, s.dtype)};
+  return {mem_op("embedding", KernelKind::embedding, bytes, act)};
 }
 
 std::vector<LayerOp> head_ops(const TransformerConfig& c, const ShardShape& s) {
-  const double e = dtype_bytes(s.dtype);
+  const DType act = storage_dtype(s.dtype);  // the LM head stays in bf16 under fp8
+  const double e = dtype_bytes(act);
   const std::int64_t tokens = s.micro_batch * c.seq_len / s.cp;
   const double norm_tokens = s.sequence_parallel ? d(tokens) / s.tp : d(tokens);
   std::vector<LayerOp> ops;
-  ops.push_back(mem_op("final_norm", KernelKind::norm, 2 * norm_tokens * d(c.hidden) * e, s.dtype));
-  ops.push_back({"lm_head", gemm_kernel(tokens, c.vocab / s.tp, c.hidden, s.dtype), false, false, true});
+  ops.push_back(mem_op("final_norm", KernelKind::norm, 2 * norm_tokens * d(c.hidden) * e, act));
+  ops.push_back({"lm_head", gemm_kernel(tokens, c.vocab / s.tp, c.hidden, act), false, false, true});
   // Vocab-parallel cross entropy in fp32: read logits, write probabilities.
-  ops.push_back(mem_op("cross_entropy", KernelKind::softmax, d(tokens) * d(c.vocab / s.tp) * 8.0, s.dtype));
+  ops.push_back(mem_op("cross_entropy", KernelKind::softmax, d(tokens) * d(c.vocab / s.tp) * 8.0, act));
   return ops;
 }
 

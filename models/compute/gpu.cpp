@@ -55,6 +55,10 @@ const ParamTable& gpu_params() {
       {.name = "gemm_efficiency", .kind = ParamKind::number, .def = 0.86, .min = 0, .max = 1, .min_exclusive = true,
        .help = "ceiling on achieved/peak for large, well-shaped GEMMs; default: ~268 of 312 TF bf16 on A100-SXM "
                "measured with mamf-finder (stas00/ml-engineering)"},
+      {.name = "gemm_efficiency_fp8", .kind = ParamKind::number, .def = nullptr, .min = 0, .max = 1,
+       .min_exclusive = true,
+       .help = "the same ceiling for fp8 GEMMs; absent: gemm_efficiency. At the power limit the fp8 tensor-core "
+               "rate costs more energy per second than bf16's, so the clock drops further"},
       {.name = "attention_efficiency", .kind = ParamKind::number, .def = 0.85, .min = 0, .max = 1, .min_exclusive = true,
        .help = "fused attention rate relative to a GEMM's: FlashAttention-2 forward reaches ~230 TF on A100 "
                "(Dao 2023, arXiv 2307.08691), 230/268 = 0.86"},
@@ -99,6 +103,7 @@ GpuSpec gpu_spec_from(const Params& p) {
   s.tile_k = p.integer("tile_k");
   s.tile_fill = p.get<Seconds>("tile_fill");
   s.gemm_efficiency = p.number("gemm_efficiency");
+  if (p.has("gemm_efficiency_fp8")) s.gemm_efficiency_fp8 = p.number("gemm_efficiency_fp8");
   s.attention_efficiency = p.number("attention_efficiency");
   s.memory_efficiency = p.number("memory_efficiency");
   s.launch_overhead = p.get<Seconds>("launch_overhead");
@@ -163,15 +168,19 @@ Watts GpuDevice::max_power() const {
   return spec_.idle_power + (spec_.tdp - spec_.idle_power) * dvfs_power_factor(spec_.frequency_scale);
 }
 
+double GpuDevice::gemm_efficiency(DType dt) const {
+  return dt == DType::fp8 && spec_.gemm_efficiency_fp8 ? *spec_.gemm_efficiency_fp8 : spec_.gemm_efficiency;
+}
+
 Seconds GpuDevice::hbm_time(Bytes b) const { return b / (spec_.memory_bandwidth * spec_.memory_efficiency); }
 
 Seconds GpuDevice::tiled_compute(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
-                                 std::int64_t split, FlopsPerSecond rate, Tile t) const {
+                                 std::int64_t split, FlopsPerSecond rate, Tile t, double efficiency) const {
   const std::int64_t tiles = ceil_div(m, t.m) * ceil_div(n, t.n) * batch * split;
   const std::int64_t waves = ceil_div(tiles, spec_.sm_count);
   const std::int64_t iters = ceil_div(ceil_div(k, split), spec_.tile_k);
   const Flops per_iter(2.0 * static_cast<double>(t.m * t.n * spec_.tile_k));
-  const Seconds t_iter = per_iter / (rate / static_cast<double>(spec_.sm_count) * spec_.gemm_efficiency);
+  const Seconds t_iter = per_iter / (rate / static_cast<double>(spec_.sm_count) * efficiency);
   return (spec_.tile_fill + t_iter * static_cast<double>(iters)) * static_cast<double>(waves);
 }
 
@@ -203,7 +212,7 @@ GpuDevice::Phase GpuDevice::gemm_phase(std::int64_t m, std::int64_t n, std::int6
       // Each split writes an fp32 partial of C and a reduction reads it back.
       const Bytes partials(s > 1 ? 2.0 * 4.0 * static_cast<double>(s * batch * m * n) : 0.0);
       const Bytes bytes = min_bytes + partials;
-      const Seconds c = tiled_compute(m, n, k, batch, s, rate, t), mem = hbm_time(bytes);
+      const Seconds c = tiled_compute(m, n, k, batch, s, rate, t, gemm_efficiency(dt)), mem = hbm_time(bytes);
       if (max(c, mem) < best_total) {
         best_total = max(c, mem);
         best.compute = c;
@@ -230,7 +239,7 @@ GpuCost GpuDevice::attention_cost(const Kernel& kn) const {
     const std::int64_t waves = ceil_div(b * ceil_div(sq, blk), spec_.sm_count);
     const Flops per_iter(4.0 * static_cast<double>(blk * blk * d));
     const FlopsPerSecond sm_rate = tensor_rate(kn.dtype, false) / static_cast<double>(spec_.sm_count) *
-                                   (spec_.gemm_efficiency * spec_.attention_efficiency);
+                                   (gemm_efficiency(kn.dtype) * spec_.attention_efficiency);
     c.compute = (spec_.tile_fill + per_iter / sm_rate * static_cast<double>(ceil_div(skv, blk))) *
                 static_cast<double>(waves) * work_scale;
     c.hbm_bytes = max(kn.bytes, Bytes(static_cast<double>(b) * bytes_el * (2.0 * sq * d + 2.0 * skv * d)));
@@ -284,7 +293,7 @@ GpuCost GpuDevice::cost(const Kernel& kn) const {
   } else {
     // Unshaped work: tensor-core kinds at the GEMM ceiling, the rest on the vector pipes.
     const bool tensor = kn.kind == KernelKind::gemm || kn.kind == KernelKind::attention;
-    const FlopsPerSecond r = tensor ? tensor_rate(kn.dtype, kn.sparse) * spec_.gemm_efficiency
+    const FlopsPerSecond r = tensor ? tensor_rate(kn.dtype, kn.sparse) * gemm_efficiency(kn.dtype)
                                     : spec_.peak_fp32 * spec_.frequency_scale;
     c.compute = kn.flops / r;
     c.executed = tensor && kn.sparse && kn.dtype != DType::fp32 ? kn.flops / spec_.sparsity_speedup : kn.flops;

@@ -50,6 +50,7 @@ struct GpuSpec {
   std::int64_t tile_m = 128, tile_n = 256, tile_k = 64;
   Seconds tile_fill{};
   double gemm_efficiency = 1.0;
+  std::optional<double> gemm_efficiency_fp8{};  // absent: gemm_efficiency
   double attention_efficiency = 1.0;  // fused attention rate relative to a GEMM's
   double memory_efficiency = 1.0;
   Seconds launch_overhead{};
@@ -103,8 +104,9 @@ class GpuDevice final : public ComputeDevice {
   };
   [[nodiscard]] std::vector<Tile> tile_candidates() const;
   [[nodiscard]] FlopsPerSecond tensor_rate(DType dt, bool sparse) const;
+  [[nodiscard]] double gemm_efficiency(DType dt) const;  // the achieved/peak ceiling of dt's GEMMs
   [[nodiscard]] Seconds tiled_compute(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
-                                      std::int64_t split, FlopsPerSecond rate, Tile t) const;
+                                      std::int64_t split, FlopsPerSecond rate, Tile t, double efficiency) const;
   [[nodiscard]] Phase gemm_phase(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, DType dt,
                                  bool sparse, Bytes min_bytes) const;
   [[nodiscard]] GpuCost attention_cost(const Kernel& k) const;
