@@ -34,8 +34,8 @@ json h100_common() {
   return {{"peak_fp32", "66.9 TFLOPS"}, {"peak_tf32", "494.7 TFLOPS"}, {"peak_bf16", "989.4 TFLOPS"},
           {"peak_fp8", "1978.9 TFLOPS"}, {"peak_int8", "1978.9 TOPS"}, {"sm_count", 132},
           {"tile_m", 128},               {"tile_n", 256},              {"tile_k", 64},
-          {"gemm_efficiency", 0.80},     {"gemm_efficiency_fp8", 0.75}, {"attention_efficiency", 0.56},
-          {"memory_efficiency", 0.58},   {"tile_fill", "1 us"},        {"launch_overhead", "10 us"},
+          {"gemm_efficiency", 0.80},     {"gemm_efficiency_fp8", 0.73}, {"attention_efficiency", 0.65},
+          {"memory_efficiency", 0.54},   {"tile_fill", "1 us"},        {"launch_overhead", "10 us"},
           {"idle_power", "70 W"},        {"tdp", "700 W"}};
 }
 
@@ -84,9 +84,10 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "re-read]; not fitted (no bf16 row in the calibration sources). CALIBRATED (bounded Levenberg-Marquardt fit of "
       "step time to ten DGX-H100 FP8 pre-training rows of NVIDIA's Megatron-Bridge 25.11/26.02 and NeMo 24.07 "
       "performance summaries: scenarios/validation-h100, scripts/calibrate/parameters-h100.json, docs/validation.md; "
-      "mean 4.1 %, max 8.9 %): gemm_efficiency_fp8 0.75 (1484 of 1979 TF sustained by fp8 GEMMs at the 700 W "
-      "limit), attention_efficiency 0.56 (fused bf16 attention, forward and backward, at 0.56 x 0.80 = 0.45 of 989 "
-      "TF per computed FLOP), memory_efficiency 0.58 (1.94 of 3.35 TB/s by norms, fp8 amax and casts, RoPE, SwiGLU). "
+      "docs/validation.md gives the errors): gemm_efficiency_fp8 0.73 (1445 of 1979 TF sustained by fp8 GEMMs at the "
+      "700 W limit), attention_efficiency 0.65 (fused bf16 attention, forward and backward, at 0.65 x 0.80 = 0.52 of "
+      "989 TF per computed FLOP), memory_efficiency 0.54 (1.81 of 3.35 TB/s by norms, fp8 amax and casts, RoPE, "
+      "SwiGLU). "
       "Fixed, not fitted: tile_fill 1 us (one HBM round trip plus the epilogue), launch_overhead 10 us (the A100 "
       "calibration's per-kernel cost: launch plus eager framework dispatch).",
       "NVIDIA H100 SXM5 80GB");
