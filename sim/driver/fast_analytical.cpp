@@ -86,11 +86,10 @@ struct FastAnalytical::Impl {
     in.strategy = &strategy;
     in.workload = &workload;
     workload = b.workload;
-    peak = device->peak(b.workload.precision).value();
-    capacity = device->memory_capacity().value();
-    idle_w = device->idle_power().value();
-    for (const TopoEdge& ed : b.topology.edges())
-      network_static_w += (ed.link.static_power * static_cast<double>(ed.lanes)).value();
+    peak = device->peak(b.workload.precision);
+    capacity = device->memory_capacity();
+    idle_w = device->idle_power();
+    for (const TopoEdge& ed : b.topology.edges()) network_static_w += ed.link.static_power * static_cast<double>(ed.lanes);
     for (const auto& p : b.pools)
       if (p.attach_to.empty()) pool_name = p.name;
   }
@@ -130,8 +129,10 @@ struct FastAnalytical::Impl {
   WorkloadSpec workload;
   LoweringInput in;
   const ComputeDevice* device = nullptr;
-  double peak = 0, capacity = 0, idle_w = 0;
-  double network_static_w = 0;  // the links' static power (energy.cpp: link_energy)
+  FlopsPerSecond peak{};
+  Bytes capacity{};
+  Watts idle_w{};
+  Watts network_static_w{};  // the links' static power (energy.cpp: link_energy)
   std::string pool_name;
   GroupCostFn cost_fn = [this](const DeviceGroup& g, CollectiveOp op, Bytes bytes) { return collective(g, op, bytes); };
 };
@@ -188,9 +189,9 @@ void FastAnalytical::Impl::memory(FastResult& r) {
                                    [&](int x) { return x == in.layers_per_stage[0]; });
   StageShape interior{-1, 0, false, false, -1};
   auto check = [&](const StageShape& sh) {
-    const double need = stage_memory(base.model, strategy, workload, sh).total().value();
-    if (need > r.peak_memory_bytes || r.peak_memory_bytes == 0) {
-      r.peak_memory_bytes = need;
+    const Bytes need = stage_memory(base.model, strategy, workload, sh).total();
+    if (need > r.peak_memory || r.peak_memory == Bytes{}) {
+      r.peak_memory = need;
       r.peak_memory_stage = sh.stage;
     }
   };
@@ -202,7 +203,7 @@ void FastAnalytical::Impl::memory(FastResult& r) {
     }
   }
   if (interior.stage >= 0) check(interior);
-  r.fits = r.peak_memory_bytes <= capacity;
+  r.fits = r.peak_memory <= capacity;
 }
 
 std::vector<Issue> FastAnalytical::Impl::memory_issues() const {
@@ -211,7 +212,7 @@ std::vector<Issue> FastAnalytical::Impl::memory_issues() const {
   for (const StageShape& sh : stage_shapes(in)) {
     const MemoryBreakdown need = stage_memory(base.model, strategy, workload, sh);
     const int s = sh.stage;
-    if (need.total().value() > capacity)
+    if (need.total() > capacity)
       out.push_back(memory_shortfall(s, s * per_stage, (s + 1) * per_stage - 1, pool_name, capacity, need));
   }
   return out;
@@ -220,27 +221,29 @@ std::vector<Issue> FastAnalytical::Impl::memory_issues() const {
 // run.cpp's analytical metrics, summed per stage (dp * tp identical devices each).
 void FastAnalytical::Impl::metrics(const AnalyticalResult& a, FastResult& r) const {
   const double per_stage = static_cast<double>(strategy.dp) * strategy.tp;
-  const double step = a.step_time.value();
-  double model_flops = 0, flops = 0, dynamic = 0, bubble = 0;
+  const Seconds step = a.step_time;
+  Flops model_flops{}, flops{};
+  Joules dynamic{};
+  Seconds bubble{};
   for (const auto& st : a.stages) {
-    model_flops += per_stage * st.model_flops.value();
-    flops += per_stage * st.flops.value();
-    dynamic += per_stage * st.dynamic_energy.value();
-    bubble += per_stage * st.bubble.value();
+    model_flops += per_stage * st.model_flops;
+    flops += per_stage * st.flops;
+    dynamic += per_stage * st.dynamic_energy;
+    bubble += per_stage * st.bubble;
   }
-  r.step_time_s = step;
+  r.step_time = step;
   const double devices = per_stage * strategy.pp;
   const double tokens = static_cast<double>(workload.global_batch * base.model.seq_len);
-  if (step > 0) {
+  if (step > Seconds{}) {
     r.mfu = model_flops / (step * devices * peak);
     r.hfu = flops / (step * devices * peak);
-    r.tokens_per_s = tokens / step;
-    r.samples_per_s = static_cast<double>(workload.global_batch) / step;
+    r.tokens_per_s = tokens / step.value();
+    r.samples_per_s = static_cast<double>(workload.global_batch) / step.value();
   }
-  r.bubble_fraction = step > 0 ? bubble / devices / step : 0;
-  r.it_energy_j = dynamic + devices * idle_w * step + network_static_w * step;
-  r.energy_per_token_j = tokens > 0 ? r.it_energy_j / tokens : 0;
-  r.average_power_w = step > 0 ? r.it_energy_j / step : 0;
+  r.bubble_fraction = step > Seconds{} ? bubble / devices / step : 0;
+  r.it_energy = dynamic + devices * idle_w * step + network_static_w * step;
+  r.energy_per_token = tokens > 0 ? r.it_energy / tokens : Joules{};
+  r.average_power = step > Seconds{} ? r.it_energy / step : Watts{};
 }
 
 Scenario resized_cluster(const Scenario& base, int devices) {
