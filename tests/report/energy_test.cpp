@@ -95,7 +95,7 @@ TEST(Energy, DerivedByHand) {
   // tests/workloads/flops_test.cpp, the closed form leaves out the element-wise ops).
   EXPECT_DOUBLE_EQ(m.device_static.value(), 2 * 50.0 * T);
   EXPECT_NEAR(m.device_dynamic.value(), 1e-12 * m.hardware_flops.value(), kSumRounding * m.device_dynamic.value());
-  const double flops = formulas::model_flops(8, 512, 4, 1024, 1024);
+  const double flops = formulas::model_flops(8, 512, 4, 1024, 1024).value();
   EXPECT_NEAR(m.device_dynamic.value() / (1e-12 * flops), 1.0, 0.005);
   // Network: the gradient all-reduce of S = 2 P bytes over n = 2 ranks puts 2(n-1)/n S = S
   // on each of the 2 ring edges (0 -> 1, 1 -> 0), each crossing 2 links (GPU - NVSwitch -

@@ -102,7 +102,7 @@ TEST(Throughput, ModelFlopsOfAllRanksMatchKorthikanti) {
   // in tests/workloads/flops_test.cpp. quickstart: GPT-3 1.3B, B = 64.
   const Metrics& m = quickstart()->out.metrics;
   EXPECT_LT(m.simulated_devices, static_cast<int>(m.devices.size()));
-  const double expect = formulas::model_flops(64, 2048, 24, 2048, 51200);
+  const double expect = formulas::model_flops(64, 2048, 24, 2048, 51200).value();
   EXPECT_NEAR(m.model_flops.value() / expect, 1.0, 1e-9);
 }
 
