@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
                                   parsed.model_preset, base.device_count(), t.valid, t.fits, fast.cached_collectives(),
                                   setup, c1 - c0, run, c2 - c1, t.valid / run, t.valid / (c2 - c1), b.tp, b.pp, b.dp,
                                   b.micro_batch, b.schedule, b.interleave, hcsim::recompute_name(b.recompute),
-                                  t.best.step_time_s, 100 * t.best.mfu, t.best.devices)
+                                  t.best.step_time.value(), 100 * t.best.mfu, t.best.devices)
                           .c_str());
     std::printf("RESULT configs=%zu fits=%zu setup_wall_s=%.4f search_wall_s=%.4f search_cpu_s=%.4f rss_kib=%ld\n",
                 t.valid, t.fits, setup, run, c2 - c1, peak_rss_kib());

@@ -32,26 +32,26 @@ MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st,
   // Korthikanti's Table 2 for each variant (tests/workloads/activation_test.cpp).
   // Under context parallelism every activation covers this rank's s/cp tokens.
   const ShardShape shape{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision, st.cp};
-  double act = layer_activation_bytes(c, shape, st.recompute) * sh.layers * sh.in_flight;
+  Bytes act = layer_activation_bytes(c, shape, st.recompute) * sh.layers * sh.in_flight;
   if (st.recompute == Recompute::full && sh.layers > 0) {
     // One layer's full activations are live while it is recomputed and back-propagated.
     act += layer_activation_bytes(c, shape, Recompute::none);
   }
-  if (sh.has_head) act += 4.0 * s * b * static_cast<double>(c.vocab) / st.tp + 4.0 * s * b * h / st.tp;
-  m.activations = Bytes(act);
+  if (sh.has_head) act += Bytes(4.0 * s * b * static_cast<double>(c.vocab) / st.tp + 4.0 * s * b * h / st.tp);
+  m.activations = act;
 
-  double buf = 0;
-  if (st.grad_ranks() > 1) buf += 2.0 * st.dp_bucket.value();  // bucket being reduced + bucket being filled
-  if (st.zero >= 3) buf += 2.0 * e * c.layer_params() / st.tp;  // gathered layer + prefetched one
+  Bytes buf{};
+  if (st.grad_ranks() > 1) buf += 2.0 * st.dp_bucket;  // bucket being reduced + bucket being filled
+  if (st.zero >= 3) buf += Bytes(2.0 * e * c.layer_params() / st.tp);  // gathered layer + prefetched one
   if (st.dp_codec && st.grad_ranks() > 1) {
     // Error feedback and communication buffers of the gradient codec, over this device's
     // gradients (the codec states its resident bytes; models/compression).
     const auto elements = static_cast<std::int64_t>(psi);
     const std::int64_t rows = std::min<std::int64_t>(c.hidden, std::max<std::int64_t>(1, elements));
     buf += st.dp_codec->cost(CodecInput{rows, std::max<std::int64_t>(1, elements / rows), e, st.grad_ranks(), st.step})
-               .extra_memory.value();
+               .extra_memory;
   }
-  m.buffers = Bytes(buf);
+  m.buffers = buf;
   return m;
 }
 

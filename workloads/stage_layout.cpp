@@ -15,12 +15,12 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
   // Forward + backward (2x) time of one layer, and of the embedding (stage 0) and the head
   // (last stage), on each stage's device.
   auto pass_time = [&](const std::vector<LayerOp>& ops, const ComputeDevice& dev) {
-    double t = 0;
-    for (const auto& op : ops) t += 3.0 * dev.time(op.kernel).value();
+    Seconds t{};
+    for (const auto& op : ops) t += 3.0 * dev.time(op.kernel);
     return t;
   };
   const auto layer = transformer_layer_ops(c, sh);
-  std::vector<double> per_layer(static_cast<std::size_t>(p)), fixed(static_cast<std::size_t>(p), 0.0);
+  std::vector<Seconds> per_layer(static_cast<std::size_t>(p)), fixed(static_cast<std::size_t>(p));
   for (int s = 0; s < p; ++s) per_layer[s] = pass_time(layer, *stage_device[s]);
   fixed[0] += pass_time(embedding_ops(c, sh), *stage_device[0]);
   fixed[static_cast<std::size_t>(p - 1)] += pass_time(head_ops(c, sh), *stage_device[static_cast<std::size_t>(p - 1)]);
@@ -29,9 +29,9 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
   std::vector<int> out(static_cast<std::size_t>(p), v);
   for (int given = p * v; given < static_cast<int>(c.layers); ++given) {
     int best = 0;
-    double best_t = 0;
+    Seconds best_t{};
     for (int s = 0; s < p; ++s) {
-      const double t = fixed[s] + (out[s] + 1) * per_layer[s];
+      const Seconds t = fixed[s] + (out[s] + 1) * per_layer[s];
       if (s == 0 || t < best_t) { best = s; best_t = t; }
     }
     ++out[best];

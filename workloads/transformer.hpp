@@ -59,8 +59,8 @@ struct LayerOp {
   bool tp_allreduce_after = false;  // Megatron row-parallel output: all-reduce (or RS with SP)
   bool column_parallel = false;     // Megatron column-parallel GEMM: all-gathers its input under SP;
                                     // its input gradient is all-reduced (or reduce-scattered) in backward
-  double saved_bytes = 0;           // activations kept for the backward pass (Korthikanti §4.1)
-  double saved_score_bytes = 0;     // of which s x s score tensors (dropped by flash attention or
+  Bytes saved_bytes{};              // activations kept for the backward pass (Korthikanti §4.1)
+  Bytes saved_score_bytes{};        // of which s x s score tensors (dropped by flash attention or
                                     // selective recomputation)
   double model_work = 1;            // model FLOPs / kernel.flops: 2 for causal fused attention,
                                     // which skips the masked half that the model count includes
@@ -80,7 +80,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
 // Activation bytes one layer keeps for its backward pass, summed over its ops: everything
 // (none), everything but the score tensors (selective recomputation, or a fused attention
 // kernel that never stores them), or only the layer input (full recomputation, 2 s b h).
-double layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Recompute r);
+Bytes layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Recompute r);
 
 }  // namespace hcsim
 

@@ -122,24 +122,24 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   const double scores = d(att.batch) * d(q_len) * d(c.seq_len);
   for (LayerOp& op : ops) {
     const std::string_view n = op.name;
-    if (n == "norm1" || n == "norm2") op.saved_bytes = e * norm_tokens * h;
-    else if (n == "qkv" || n == "mlp_up") op.saved_bytes = g * gemm_in_tokens * h;
+    if (n == "norm1" || n == "norm2") op.saved_bytes = Bytes(e * norm_tokens * h);
+    else if (n == "qkv" || n == "mlp_up") op.saved_bytes = Bytes(g * gemm_in_tokens * h);
     else if (n == "attention") {
-      op.saved_score_bytes = scores * (2 * e + 1);  // softmax output, dropout mask, dropout output
-      op.saved_bytes = e * d(tokens) * (d(q_out) + 2.0 * d(kv_out)) + op.saved_score_bytes;
-    } else if (n == "attn_proj") op.saved_bytes = g * d(tokens) * d(q_out);
-    else if (n == "dropout_residual1" || n == "dropout_residual2") op.saved_bytes = norm_tokens * h;
-    else if (n == "activation") op.saved_bytes = e * d(tokens) * d(ffn) * (c.gated_mlp ? 2 : 1);
-    else if (n == "mlp_down") op.saved_bytes = g * d(tokens) * d(ffn);
+      op.saved_score_bytes = Bytes(scores * (2 * e + 1));  // softmax output, dropout mask, dropout output
+      op.saved_bytes = Bytes(e * d(tokens) * (d(q_out) + 2.0 * d(kv_out))) + op.saved_score_bytes;
+    } else if (n == "attn_proj") op.saved_bytes = Bytes(g * d(tokens) * d(q_out));
+    else if (n == "dropout_residual1" || n == "dropout_residual2") op.saved_bytes = Bytes(norm_tokens * h);
+    else if (n == "activation") op.saved_bytes = Bytes(e * d(tokens) * d(ffn) * (c.gated_mlp ? 2 : 1));
+    else if (n == "mlp_down") op.saved_bytes = Bytes(g * d(tokens) * d(ffn));
   }
   return ops;
 }
 
-double layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Recompute r) {
-  if (r == Recompute::full) return dtype_bytes(storage_dtype(s.dtype)) * d(s.micro_batch * c.seq_len / s.cp) * d(c.hidden);
-  double total = 0;
+Bytes layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Recompute r) {
+  if (r == Recompute::full) return Bytes(dtype_bytes(storage_dtype(s.dtype)) * d(s.micro_batch * c.seq_len / s.cp) * d(c.hidden));
+  Bytes total{};
   for (const LayerOp& op : transformer_layer_ops(c, s))
-    total += op.saved_bytes - (r == Recompute::selective || s.flash_attention ? op.saved_score_bytes : 0.0);
+    total += op.saved_bytes - (r == Recompute::selective || s.flash_attention ? op.saved_score_bytes : Bytes{});
   return total;
 }
 

@@ -228,11 +228,11 @@ void FastAnalytical::Impl::memory(FastResult& r) {
   offloaded.assign(static_cast<std::size_t>(p), Bytes());
   auto check = [&](const StageShape& sh) {
     const MemoryBreakdown m = stage_memory(base.model, strategy, workload, sh);
-    const double need = m.total().value();
+    const Bytes need = m.total();
     offloaded[static_cast<std::size_t>(sh.stage)] = m.offloaded;
-    if (need > stage_pool(sh.stage).capacity) r.fits = false;
-    if (need > r.peak_memory_bytes || r.peak_memory_bytes == 0) {
-      r.peak_memory_bytes = need;
+    if (need.value() > stage_pool(sh.stage).capacity) r.fits = false;
+    if (need > r.peak_memory || r.peak_memory == Bytes{}) {
+      r.peak_memory = need;
       r.peak_memory_stage = sh.stage;
     }
   };
@@ -259,7 +259,7 @@ std::vector<Issue> FastAnalytical::Impl::memory_issues() const {
     const Pool& pool = stage_pool(s);
     if (need.total().value() > pool.capacity)
       out.push_back(memory_shortfall(s, s * per_stage, (s + 1) * per_stage - 1,
-                                     base.pools[static_cast<std::size_t>(pool.index)].name, pool.capacity, need));
+                                     base.pools[static_cast<std::size_t>(pool.index)].name, Bytes(pool.capacity), need));
   }
   if (out.empty() && router)
     if (auto issue = pool_shortfall(base.topology, strategy.layout(), state)) out.push_back(*issue);
@@ -280,7 +280,7 @@ void FastAnalytical::Impl::metrics(const AnalyticalResult& a, FastResult& r) con
     idle_w += per_stage * stage_pool(static_cast<int>(s)).idle_w;
     peak += per_stage * stage_pool(static_cast<int>(s)).peak;
   }
-  r.step_time_s = step;
+  r.step_time = Seconds(step);
   const double devices = per_stage * strategy.pp;
   const double tokens = static_cast<double>(workload.global_batch * base.model.seq_len);
   if (step > 0) {
@@ -290,9 +290,9 @@ void FastAnalytical::Impl::metrics(const AnalyticalResult& a, FastResult& r) con
     r.samples_per_s = static_cast<double>(workload.global_batch) / step;
   }
   r.bubble_fraction = step > 0 ? bubble / devices / step : 0;
-  r.it_energy_j = dynamic + idle_w * step + network_static_w * step;
-  r.energy_per_token_j = tokens > 0 ? r.it_energy_j / tokens : 0;
-  r.average_power_w = step > 0 ? r.it_energy_j / step : 0;
+  r.it_energy = Joules(dynamic + idle_w * step + network_static_w * step);
+  r.energy_per_token = tokens > 0 ? r.it_energy / tokens : Joules{};
+  r.average_power = step > 0 ? r.it_energy / Seconds(step) : Watts{};
 }
 
 Scenario resized_cluster(const Scenario& base, int devices) {

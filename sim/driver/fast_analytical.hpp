@@ -48,11 +48,13 @@ struct FastLayout {
 struct FastResult {
   LayoutIssue issue = LayoutIssue::none;  // none: a valid layout, the rest is filled
   bool fits = false;                      // every stage within its device's memory
-  double peak_memory_bytes = 0;           // per device, of the stage that needs most
+  Bytes peak_memory{};                    // per device, of the stage that needs most
   int peak_memory_stage = 0;
-  double step_time_s = 0, tokens_per_s = 0, samples_per_s = 0, mfu = 0, hfu = 0;
+  Seconds step_time{};
+  double tokens_per_s = 0, samples_per_s = 0, mfu = 0, hfu = 0;
   double bubble_fraction = 0;  // mean over the devices of bubble / step
-  double it_energy_j = 0, energy_per_token_j = 0, average_power_w = 0;
+  Joules it_energy{}, energy_per_token{};
+  Watts average_power{};
   int devices = 0;
   double collective_schedule = 0;  // estimate_collective_schedule of the layout (run.hpp)
   [[nodiscard]] bool valid() const { return issue == LayoutIssue::none; }

@@ -52,8 +52,8 @@ void check_memory(const Scenario& sc, const std::vector<StageShape>& shapes) {
   for (int s = 0; s < sc.strategy.pp; ++s) {
     const auto& pool = sc.pools[sc.stage_pool[s]];
     const MemoryBreakdown m = stage_memory(sc.model, sc.strategy, sc.workload, shapes[s]);
-    const double cap = pool.device->memory_capacity().value();
-    if (m.total().value() <= cap) continue;
+    const Bytes cap = pool.device->memory_capacity();
+    if (m.total() <= cap) continue;
     issues.push_back(memory_shortfall(s, s * per_stage, (s + 1) * per_stage - 1, pool.name, cap, m));
   }
   if (!issues.empty()) throw InputError(issues);
@@ -61,15 +61,15 @@ void check_memory(const Scenario& sc, const std::vector<StageShape>& shapes) {
 
 }  // namespace
 
-Issue memory_shortfall(int stage, int first, int last, const std::string& pool, double capacity,
+Issue memory_shortfall(int stage, int first, int last, const std::string& pool, Bytes capacity,
                        const MemoryBreakdown& need) {
-  const double total = need.total().value();
+  const Bytes total = need.total();
   return {"/strategy",
           fmt::format("does not fit in memory: stage {} (devices {}..{}, pool \"{}\") needs {} per device but has {}, "
                       "short by {} (weights {}, gradients {}, optimizer {}, activations {}, buffers {}); try more "
                       "tp/pp (or cp for long sequences), ZeRO, recomputation or a smaller micro-batch",
-                      stage, first, last, pool, format_quantity(total, Dim::data), format_quantity(capacity, Dim::data),
-                      format_quantity(total - capacity, Dim::data), format_quantity(need.weights.value(), Dim::data),
+                      stage, first, last, pool, format_quantity(total.value(), Dim::data),
+                      format_quantity(capacity.value(), Dim::data), format_quantity((total - capacity).value(), Dim::data), format_quantity(need.weights.value(), Dim::data),
                       format_quantity(need.gradients.value(), Dim::data),
                       format_quantity(need.optimizer.value(), Dim::data),
                       format_quantity(need.activations.value(), Dim::data),
@@ -126,28 +126,28 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
     return analytical_collective_time(model, devs, op, bytes, algo);
   });
   Metrics m;
-  m.step_time_s = a.step_time.value();
+  m.step_time = a.step_time;
   const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
-  const double step = a.step_time.value();
+  const Seconds step = a.step_time;
   for (int d = 0; d < sc.device_count(); ++d) {
     DeviceMetrics dm;
     dm.device = static_cast<std::uint32_t>(d);
     dm.stage = d / per_stage;
     dm.pool = sc.stage_pool[static_cast<std::size_t>(dm.stage)];
     const AnalyticalStage& st = a.stages[static_cast<std::size_t>(dm.stage)];
-    dm.compute_s = (st.compute + st.optimizer).value();
-    dm.exposed_comm_s[static_cast<std::size_t>(sc.strategy.sequence_parallel ? CommClass::sp : CommClass::tp)] =
-        st.tp_comm.value();
-    dm.exposed_comm_s[static_cast<std::size_t>(CommClass::cp)] = st.cp_comm.value();
-    dm.exposed_comm_s[static_cast<std::size_t>(CommClass::pp)] = st.pp_comm.value();
-    dm.exposed_comm_s[static_cast<std::size_t>(CommClass::offload)] = st.offload.value();
-    dm.exposed_comm_s[static_cast<std::size_t>(sc.strategy.zero >= 1 ? CommClass::zero : CommClass::dp)] =
-        st.dp_exposed.value();
-    dm.bubble_s = st.bubble.value();
-    dm.idle_s = std::max(0.0, step - dm.compute_s - dm.exposed_comm_total() - dm.bubble_s);
-    dm.flops = st.flops.value();
-    dm.model_flops = st.model_flops.value();
-    dm.dynamic_energy_j = st.dynamic_energy.value();
+    dm.compute = st.compute + st.optimizer;
+    dm.exposed_comm[static_cast<std::size_t>(sc.strategy.sequence_parallel ? CommClass::sp : CommClass::tp)] =
+        st.tp_comm;
+    dm.exposed_comm[static_cast<std::size_t>(CommClass::cp)] = st.cp_comm;
+    dm.exposed_comm[static_cast<std::size_t>(CommClass::pp)] = st.pp_comm;
+    dm.exposed_comm[static_cast<std::size_t>(CommClass::offload)] = st.offload;
+    dm.exposed_comm[static_cast<std::size_t>(sc.strategy.zero >= 1 ? CommClass::zero : CommClass::dp)] =
+        st.dp_exposed;
+    dm.bubble = st.bubble;
+    dm.idle = max(Seconds{}, step - dm.compute - dm.exposed_comm_total() - dm.bubble);
+    dm.flops = st.flops;
+    dm.model_flops = st.model_flops;
+    dm.dynamic_energy = st.dynamic_energy;
     m.devices.push_back(dm);
   }
   // Memory, energy, throughput and the totals from the per-device figures.
@@ -155,18 +155,18 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
 }
 
 // Mean over the devices that ran any codec task of their encode + decode time.
-double codec_time(const TaskGraph& g, const EngineResult& r) {
+Seconds codec_time(const TaskGraph& g, const EngineResult& r) {
   std::uint32_t label = 0;
   bool found = false;
   for (std::uint32_t i = 0; i < g.labels().size(); ++i)
     if (g.labels()[i] == "codec") { label = i; found = true; }
-  if (!found) return 0;
+  if (!found) return Seconds{};
   std::map<std::uint32_t, double> per_device;
   for (TaskId t = 0; t < g.size(); ++t)
     if (g[t].kind == TaskKind::compute && g[t].label == label) per_device[g[t].device] += r.end[t] - r.start[t];
   double sum = 0;
   for (const auto& [d, v] : per_device) sum += v;
-  return per_device.empty() ? 0 : sum / static_cast<double>(per_device.size());
+  return per_device.empty() ? Seconds{} : Seconds(sum / static_cast<double>(per_device.size()));
 }
 
 // What the codecs do at a step, on a reference tensor: steps with equal signatures cost
@@ -232,29 +232,29 @@ void average_over_steps(const Scenario& sc, RunOutput& out) {
     if (fresh) it->second.first_step = s;
     ++it->second.steps;
   }
-  double idle_w = 0;
+  Watts idle_w{};
   for (auto& [sig, ph] : groups) {
     if (ocs) ph.dims = wiring_at(sc.topology, ph.first_step);
     Scenario one = on_wiring(sc, ph.dims.empty() ? sc.topology.torus_dims : ph.dims);
     one.strategy.step = ph.first_step;
     one.strategy.average_steps = 0;
     const Metrics m = run_scenario(one).metrics;
-    ph.step_time_s = m.step_time_s;
-    ph.it_energy_j = m.it_energy_j;
-    out.mean_step_time_s += m.step_time_s * static_cast<double>(ph.steps) / static_cast<double>(k);
-    out.mean_it_energy_j += m.it_energy_j * static_cast<double>(ph.steps) / static_cast<double>(k);
+    ph.step_time = m.step_time;
+    ph.it_energy = m.it_energy;
+    out.mean_step_time += m.step_time * static_cast<double>(ph.steps) / static_cast<double>(k);
+    out.mean_it_energy += m.it_energy * static_cast<double>(ph.steps) / static_cast<double>(k);
     if (ph.first_step == 0)
-      for (const auto& d : m.devices) idle_w += d.idle_power_w;
+      for (const auto& d : m.devices) idle_w += d.idle_power;
     out.phases.push_back(ph);
   }
   std::sort(out.phases.begin(), out.phases.end(),
             [](const auto& a, const auto& b) { return a.first_step < b.first_step; });
   if (!ocs) return;
   out.reconfigurations = reconfigurations(sc.topology, k);
-  out.reconfiguration_time_s = static_cast<double>(out.reconfigurations) * sc.topology.reconfiguration_time.value();
-  out.reconfiguration_energy_j = out.reconfiguration_time_s * idle_w;
-  out.mean_step_time_s += out.reconfiguration_time_s / static_cast<double>(k);
-  out.mean_it_energy_j += out.reconfiguration_energy_j / static_cast<double>(k);
+  out.reconfiguration_time = static_cast<double>(out.reconfigurations) * sc.topology.reconfiguration_time;
+  out.reconfiguration_energy = out.reconfiguration_time * idle_w;
+  out.mean_step_time += out.reconfiguration_time / static_cast<double>(k);
+  out.mean_it_energy += out.reconfiguration_energy / static_cast<double>(k);
 }
 
 }  // namespace
@@ -321,7 +321,7 @@ RunOutput run_scenario(const Scenario& sc) {
   opt.algorithm = sc.simulation.collective_algorithm;
   out.engine = simulate(sc.topology, out.graph, opt);
   out.metrics = compute_metrics(sc, out.graph, out.engine, out.shapes, metrics_options(sc));
-  out.codec_time_s = codec_time(out.graph, out.engine);
+  out.codec_time = codec_time(out.graph, out.engine);
   if (sc.strategy.dp_codec || sc.strategy.pp_codec) {
     // The baseline the compression report compares with: the same scenario without codecs.
     Scenario plain = sc;

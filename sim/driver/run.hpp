@@ -19,7 +19,7 @@ double estimate_collective_schedule(const StrategySpec& st, bool symmetry);
 
 // The issue the memory check raises for a stage that does not fit: its devices
 // first..last, in pool `pool` of `capacity` bytes per device, need `need` per device.
-Issue memory_shortfall(int stage, int first, int last, const std::string& pool, double capacity,
+Issue memory_shortfall(int stage, int first, int last, const std::string& pool, Bytes capacity,
                        const MemoryBreakdown& need);
 
 // One collective's time in analytical mode: the algorithm the engine would run (the named

@@ -16,25 +16,27 @@ namespace hcsim::report_detail {
 namespace {
 
 void link_energy(const Scenario& sc, const EngineResult& r, Metrics& m) {
-  const double step = m.step_time_s;
+  const Seconds step = m.step_time;
   std::map<std::string, LinkClassMetrics> cls;
+  std::map<std::string, Bytes> capacities;  // per class: bytes its links carry at full bandwidth
   for (std::size_t e = 0; e < sc.topology.edges().size(); ++e) {
     const TopoEdge& ed = sc.topology.edges()[e];
     auto& lc = cls[ed.link_class];
     lc.link_class = ed.link_class;
     lc.links += 1;
-    const double bytes = e < r.edge_bytes.size() ? r.edge_bytes[e] : 0.0;
+    const Bytes bytes(e < r.edge_bytes.size() ? r.edge_bytes[e] : 0.0);
     lc.bytes += bytes;
-    lc.dynamic_energy_j += (Bytes(bytes) * ed.link.energy_per_byte).value();
-    lc.static_energy_j += (ed.link.static_power * static_cast<double>(ed.lanes) * Seconds(step)).value();
-    const double capacity = 2.0 * (ed.bandwidth() * Seconds(step)).value();  // both directions
-    lc.utilisation += capacity;  // divided below
-    if (capacity > 0) lc.max_utilisation = std::max(lc.max_utilisation, bytes / capacity);
+    lc.dynamic_energy += bytes * ed.link.energy_per_byte;
+    lc.static_energy += ed.link.static_power * static_cast<double>(ed.lanes) * step;
+    const Bytes capacity = 2.0 * (ed.bandwidth() * step);  // both directions
+    capacities[ed.link_class] += capacity;
+    if (capacity > Bytes{}) lc.max_utilisation = std::max(lc.max_utilisation, bytes / capacity);
   }
   for (auto& [k, lc] : cls) {
-    lc.utilisation = lc.utilisation > 0 ? lc.bytes / lc.utilisation : 0;
-    m.network_dynamic_j += lc.dynamic_energy_j;
-    m.network_static_j += lc.static_energy_j;
+    const Bytes capacity = capacities[k];
+    lc.utilisation = capacity > Bytes{} ? lc.bytes / capacity : 0;
+    m.network_dynamic += lc.dynamic_energy;
+    m.network_static += lc.static_energy;
     m.links.push_back(lc);
   }
 }
@@ -73,7 +75,8 @@ Timeline dynamic_timeline(const TaskGraph& g, const EngineResult& r, const Metri
   for (TaskId id = 0; id < g.size(); ++id) {
     const Task& t = g[id];
     if (t.kind == TaskKind::compute) spread(tl, r.start[id], r.end[id], (t.energy * weight[t.device]).value());
-    else if (total_payload > Bytes{}) spread(tl, r.start[id], r.end[id], m.network_dynamic_j * payload(id) / total_payload);
+    else if (total_payload > Bytes{})
+      spread(tl, r.start[id], r.end[id], (m.network_dynamic * payload(id) / total_payload).value());
   }
   return tl;
 }
@@ -102,27 +105,28 @@ std::vector<double> sample(const Series& s, const std::vector<Delta>& impulses, 
 }  // namespace
 
 void energy_and_power(const Scenario& sc, const TaskGraph& g, const EngineResult& r, int samples, Metrics& m) {
-  const double step = m.step_time_s;
-  double idle_w = 0;
+  const Seconds step = m.step_time;
+  Watts idle_w{};
   for (const auto& dm : m.devices) {
-    m.device_dynamic_j += dm.dynamic_energy_j;
-    m.device_static_j += dm.static_energy_j;
-    idle_w += dm.idle_power_w;
+    m.device_dynamic += dm.dynamic_energy;
+    m.device_static += dm.static_energy;
+    idle_w += dm.idle_power;
   }
   link_energy(sc, r, m);
-  m.it_energy_j = m.device_dynamic_j + m.device_static_j + m.network_dynamic_j + m.network_static_j;
-  m.facility_energy_j = facility_energy(Joules(m.it_energy_j), sc.pue).value();
-  m.energy_per_token_j = m.tokens_per_step > 0 ? m.it_energy_j / m.tokens_per_step : 0;
-  if (step <= 0) return;
-  m.average_power_w = m.it_energy_j / step;
+  m.it_energy = m.device_dynamic + m.device_static + m.network_dynamic + m.network_static;
+  m.facility_energy = facility_energy(m.it_energy, sc.pue);
+  m.energy_per_token = m.tokens_per_step > 0 ? m.it_energy / m.tokens_per_step : Joules{};
+  if (step <= Seconds{}) return;
+  m.average_power = m.it_energy / step;
   // Without a timeline (analytical mode) the dynamic energy is drawn evenly over the step.
-  const double untimed = g.size() == 0 ? (m.device_dynamic_j + m.network_dynamic_j) / step : 0.0;
+  const Watts untimed = g.size() == 0 ? (m.device_dynamic + m.network_dynamic) / step : Watts{};
   Timeline tl = dynamic_timeline(g, r, m);
-  const Series s = step_series(std::move(tl.deltas), idle_w + m.network_static_j / step + untimed);
-  m.peak_power_w = s.max();
+  const Series s = step_series(std::move(tl.deltas), (idle_w + m.network_static / step + untimed).value());
+  m.peak_power = Watts(s.max());
   if (samples <= 0) return;
-  m.power_interval_s = step / samples;
-  m.power_w = sample(s, tl.impulses, step, samples);
+  m.power_interval = step / samples;
+  m.power.clear();
+  for (double w : sample(s, tl.impulses, step.value(), samples)) m.power.push_back(Watts(w));
 }
 
 }  // namespace hcsim::report_detail

@@ -15,13 +15,13 @@ std::string_view memory_tier_name(MemoryTier t) {
   return "?";
 }
 
-double DeviceMetrics::exposed_comm_total() const {
-  double s = 0;
-  for (double x : exposed_comm_s) s += x;
+Seconds DeviceMetrics::exposed_comm_total() const {
+  Seconds s{};
+  for (Seconds x : exposed_comm) s += x;
   return s;
 }
 
-double DeviceMetrics::accounted_s() const { return compute_s + exposed_comm_total() + bubble_s + idle_s; }
+Seconds DeviceMetrics::accounted() const { return compute + exposed_comm_total() + bubble + idle; }
 
 std::vector<int> default_twins(const Metrics& m) {
   std::vector<int> first;  // first simulated device per stage
@@ -48,14 +48,14 @@ void apply_twins(Metrics& m, const std::vector<int>& twin) {
     if (twin[d] < 0) continue;
     const auto& tw = m.devices[static_cast<std::size_t>(twin[d])];
     HCSIM_ASSERT(tw.simulated, "a twin must be a simulated device");
-    dm.compute_s = tw.compute_s;
-    dm.exposed_comm_s = tw.exposed_comm_s;
-    dm.bubble_s = tw.bubble_s;
-    dm.idle_s = tw.idle_s;
+    dm.compute = tw.compute;
+    dm.exposed_comm = tw.exposed_comm;
+    dm.bubble = tw.bubble;
+    dm.idle = tw.idle;
     dm.flops = tw.flops;
     dm.model_flops = tw.model_flops;
-    dm.dynamic_energy_j = tw.dynamic_energy_j;
-    dm.peak_power_w = tw.peak_power_w - tw.idle_power_w + dm.idle_power_w;
+    dm.dynamic_energy = tw.dynamic_energy;
+    dm.peak_power = tw.peak_power - tw.idle_power + dm.idle_power;
   }
 }
 
@@ -72,21 +72,21 @@ void init_devices(const Scenario& sc, const std::vector<StageShape>& shapes, Met
     dm.pool = sc.stage_pool[static_cast<std::size_t>(dm.stage)];
     const auto& dev = *sc.pools[static_cast<std::size_t>(dm.pool)].device;
     dm.memory = stage_memory(sc.model, sc.strategy, sc.workload, shapes[static_cast<std::size_t>(dm.stage)]);
-    dm.capacity_bytes = dev.memory_capacity().value();
-    dm.tiers[static_cast<std::size_t>(MemoryTier::hbm)] = {dm.memory.total().value(), dm.capacity_bytes};
-    dm.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)].used_bytes = dm.memory.offloaded.value();
-    if (dm.memory.total().value() > dm.capacity_bytes) m.memory_fits = false;
-    dm.idle_power_w = dev.idle_power().value();
-    dm.static_energy_j = (dev.idle_power() * Seconds(m.step_time_s)).value();
+    dm.capacity = dev.memory_capacity();
+    dm.tiers[static_cast<std::size_t>(MemoryTier::hbm)] = {dm.memory.total(), dm.capacity};
+    dm.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)].used = dm.memory.offloaded;
+    if (dm.memory.total() > dm.capacity) m.memory_fits = false;
+    dm.idle_power = dev.idle_power();
+    dm.static_energy = dev.idle_power() * m.step_time;
   }
   // Memory pools of the topology (CXL): capacity shared by the cluster, holding the
   // optimizer state offloaded to it (strategy.offload = "pool").
   auto& cxl = m.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)];
   for (const auto& node : sc.topology.nodes())
-    if (node.kind == TopoNode::Kind::memory) cxl.capacity_bytes += node.memory_capacity.value();
-  double offloaded = 0;
-  for (const auto& dm : m.devices) offloaded += dm.memory.offloaded.value();
-  if (offloaded > cxl.capacity_bytes) m.memory_fits = false;
+    if (node.kind == TopoNode::Kind::memory) cxl.capacity += node.memory_capacity;
+  Bytes offloaded{};
+  for (const auto& dm : m.devices) offloaded += dm.memory.offloaded;
+  if (offloaded > cxl.capacity) m.memory_fits = false;
 }
 
 void stage_metrics(const Scenario& sc, Metrics& m) {
@@ -100,56 +100,56 @@ void stage_metrics(const Scenario& sc, Metrics& m) {
   for (const auto& dm : m.devices) {
     auto& st = m.stages[static_cast<std::size_t>(dm.stage)];
     ++st.devices;
-    st.compute_s += dm.compute_s;
-    for (std::size_t c = 0; c < kCommClasses; ++c) st.exposed_comm_s[c] += dm.exposed_comm_s[c];
-    st.bubble_s += dm.bubble_s;
-    st.idle_s += dm.idle_s;
-    st.energy_j += dm.energy_j();
+    st.compute += dm.compute;
+    for (std::size_t c = 0; c < kCommClasses; ++c) st.exposed_comm[c] += dm.exposed_comm[c];
+    st.bubble += dm.bubble;
+    st.idle += dm.idle;
+    st.energy += dm.energy();
     if (dm.memory.total() >= st.memory.total()) {
       st.memory = dm.memory;
-      st.capacity_bytes = dm.capacity_bytes;
+      st.capacity = dm.capacity;
     }
   }
-  double bubble = 0;
+  Seconds bubble{};
   for (auto& st : m.stages) {
-    bubble += st.bubble_s;
+    bubble += st.bubble;
     if (st.devices == 0) continue;
     const double k = st.devices;
-    st.compute_s /= k;
-    for (double& x : st.exposed_comm_s) x /= k;
-    st.idle_s /= k;
-    st.bubble_s /= k;
-    st.bubble_fraction = m.step_time_s > 0 ? st.bubble_s / m.step_time_s : 0;
+    st.compute /= k;
+    for (Seconds& x : st.exposed_comm) x /= k;
+    st.idle /= k;
+    st.bubble /= k;
+    st.bubble_fraction = m.step_time > Seconds{} ? st.bubble / m.step_time : 0;
     m.stage_bubble_fraction.push_back(st.bubble_fraction);
   }
   const double n = static_cast<double>(m.devices.size());
-  m.bubble_fraction = m.step_time_s > 0 && n > 0 ? bubble / n / m.step_time_s : 0;
+  m.bubble_fraction = m.step_time > Seconds{} && n > 0 ? bubble / n / m.step_time : 0;
 }
 
 void throughput(const Scenario& sc, double train_tokens, Metrics& m) {
-  const double step = m.step_time_s;
+  const Seconds step = m.step_time;
   for (const auto& dm : m.devices) {
     m.model_flops += dm.model_flops;
     m.hardware_flops += dm.flops;
     if (dm.simulated) ++m.simulated_devices;
     for (std::size_t t = 0; t < kMemoryTiers; ++t) {
-      m.tiers[t].used_bytes += dm.tiers[t].used_bytes;
-      m.tiers[t].capacity_bytes += dm.tiers[t].capacity_bytes;
+      m.tiers[t].used += dm.tiers[t].used;
+      m.tiers[t].capacity += dm.tiers[t].capacity;
     }
   }
   for (const auto& p : sc.pools)
-    if (p.attach_to.empty()) m.peak_flops_per_s += p.count * p.device->peak(sc.workload.precision).value();
-  if (step > 0 && m.peak_flops_per_s > 0) {
-    m.mfu = m.model_flops / (step * m.peak_flops_per_s);
-    m.hfu = m.hardware_flops / (step * m.peak_flops_per_s);
+    if (p.attach_to.empty()) m.peak_flops_rate += p.count * p.device->peak(sc.workload.precision);
+  if (step > Seconds{} && m.peak_flops_rate > FlopsPerSecond{}) {
+    m.mfu = m.model_flops / (step * m.peak_flops_rate);
+    m.hfu = m.hardware_flops / (step * m.peak_flops_rate);
   }
   m.samples_per_step = static_cast<double>(sc.workload.global_batch);
   m.tokens_per_step = m.samples_per_step * static_cast<double>(sc.model.seq_len);
   m.train_tokens = train_tokens;
-  if (step > 0) {
-    m.tokens_per_s = m.tokens_per_step / step;
-    m.samples_per_s = m.samples_per_step / step;
-    m.time_to_train_s = train_tokens / m.tokens_per_s;
+  if (step > Seconds{}) {
+    m.tokens_per_s = m.tokens_per_step / step.value();
+    m.samples_per_s = m.samples_per_step / step.value();
+    m.time_to_train = Seconds(train_tokens / m.tokens_per_s);
   }
 }
 
@@ -166,14 +166,14 @@ void finish(const Scenario& sc, const TaskGraph& g, const EngineResult& r, const
 Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResult& r,
                         const std::vector<StageShape>& shapes, const MetricsOptions& opt) {
   Metrics m;
-  m.step_time_s = r.makespan;
+  m.step_time = Seconds(r.makespan);
   m.tasks = g.size();
   m.activities = r.activities;
   init_devices(sc, shapes, m);
   report_detail::time_breakdown(g, r, sc.strategy.pp > 1, m);
   const auto power = report_detail::device_power_series(g, r, m);
   for (std::size_t d = 0; d < m.devices.size(); ++d)
-    if (m.devices[d].simulated) m.devices[d].peak_power_w = power[d].max();
+    if (m.devices[d].simulated) m.devices[d].peak_power = Watts(power[d].max());
   finish(sc, g, r, opt, m);
   return m;
 }
@@ -181,7 +181,7 @@ Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResu
 Metrics complete_metrics(const Scenario& sc, const Metrics& partial, const std::vector<StageShape>& shapes,
                          const MetricsOptions& opt) {
   Metrics m;
-  m.step_time_s = partial.step_time_s;
+  m.step_time = partial.step_time;
   m.tasks = partial.tasks;
   m.activities = partial.activities;
   init_devices(sc, shapes, m);
@@ -190,15 +190,15 @@ Metrics complete_metrics(const Scenario& sc, const Metrics& partial, const std::
     const DeviceMetrics& p = partial.devices[d];
     DeviceMetrics& dm = m.devices[d];
     dm.simulated = p.simulated;
-    dm.compute_s = p.compute_s;
-    dm.exposed_comm_s = p.exposed_comm_s;
-    dm.bubble_s = p.bubble_s;
-    dm.idle_s = p.idle_s;
+    dm.compute = p.compute;
+    dm.exposed_comm = p.exposed_comm;
+    dm.bubble = p.bubble;
+    dm.idle = p.idle;
     dm.flops = p.flops;
     dm.model_flops = p.model_flops;
-    dm.dynamic_energy_j = p.dynamic_energy_j;
+    dm.dynamic_energy = p.dynamic_energy;
     // No timeline: the dynamic energy at its mean over the step.
-    dm.peak_power_w = dm.idle_power_w + (m.step_time_s > 0 ? dm.dynamic_energy_j / m.step_time_s : 0.0);
+    dm.peak_power = dm.idle_power + (m.step_time > Seconds{} ? dm.dynamic_energy / m.step_time : Watts{});
   }
   finish(sc, TaskGraph{}, EngineResult{}, opt, m);
   return m;

@@ -41,8 +41,8 @@ inline constexpr std::size_t kMemoryTiers = 3;
 std::string_view memory_tier_name(MemoryTier t);
 
 struct TierUsage {
-  double used_bytes = 0;
-  double capacity_bytes = 0;
+  Bytes used{};
+  Bytes capacity{};
 };
 
 struct DeviceMetrics {
@@ -51,20 +51,20 @@ struct DeviceMetrics {
   int pool = 0;
   bool simulated = true;  // false: a replica of a simulated device (symmetry)
   int twin = -1;          // the simulated device whose figures it carries (itself when simulated)
-  double compute_s = 0;
-  std::array<double, kCommClasses> exposed_comm_s{};
-  double bubble_s = 0, idle_s = 0;
-  double flops = 0, model_flops = 0;
+  Seconds compute{};
+  std::array<Seconds, kCommClasses> exposed_comm{};
+  Seconds bubble{}, idle{};
+  Flops flops{}, model_flops{};
   MemoryBreakdown memory;
-  double capacity_bytes = 0;
+  Bytes capacity{};
   std::array<TierUsage, kMemoryTiers> tiers{};
-  double dynamic_energy_j = 0, static_energy_j = 0;
-  double idle_power_w = 0, peak_power_w = 0;
-  [[nodiscard]] double exposed_comm_total() const;
+  Joules dynamic_energy{}, static_energy{};
+  Watts idle_power{}, peak_power{};
+  [[nodiscard]] Seconds exposed_comm_total() const;
   // compute + exposed communication + bubble + idle, summed in that order.
-  [[nodiscard]] double accounted_s() const;
-  [[nodiscard]] double energy_j() const { return dynamic_energy_j + static_energy_j; }
-  [[nodiscard]] double headroom_bytes() const { return capacity_bytes - memory.total().value(); }
+  [[nodiscard]] Seconds accounted() const;
+  [[nodiscard]] Joules energy() const { return dynamic_energy + static_energy; }
+  [[nodiscard]] Bytes headroom() const { return capacity - memory.total(); }
 };
 
 // Mean over the stage's devices (time), the stage's worst device (memory), sums (energy).
@@ -73,46 +73,46 @@ struct StageMetrics {
   int pool = 0;
   int devices = 0;
   int layers = 0;
-  double compute_s = 0;
-  std::array<double, kCommClasses> exposed_comm_s{};
-  double bubble_s = 0, idle_s = 0;
+  Seconds compute{};
+  std::array<Seconds, kCommClasses> exposed_comm{};
+  Seconds bubble{}, idle{};
   double bubble_fraction = 0;
   MemoryBreakdown memory;
-  double capacity_bytes = 0;
-  double energy_j = 0;
+  Bytes capacity{};
+  Joules energy{};
 };
 
 struct LinkClassMetrics {
   std::string link_class;
   int links = 0;
-  double bytes = 0;            // bytes carried, summed over links traversed, both directions
-  double dynamic_energy_j = 0;
-  double static_energy_j = 0;
+  Bytes bytes{};               // bytes carried, summed over links traversed, both directions
+  Joules dynamic_energy{};
+  Joules static_energy{};
   double utilisation = 0;      // bytes / (links x 2 directions x bandwidth x step time)
   double max_utilisation = 0;  // the busiest link of the class
 };
 
 struct Metrics {
-  double step_time_s = 0;
+  Seconds step_time{};
   double bubble_fraction = 0;
   std::vector<double> stage_bubble_fraction;
-  double model_flops = 0, hardware_flops = 0;
-  double peak_flops_per_s = 0;  // sum of the devices' peak at the workload precision
+  Flops model_flops{}, hardware_flops{};
+  FlopsPerSecond peak_flops_rate{};  // sum of the devices' peak at the workload precision
   double mfu = 0, hfu = 0;
   double tokens_per_step = 0, samples_per_step = 0;
   double tokens_per_s = 0, samples_per_s = 0;
   double train_tokens = kDefaultTrainTokens;
-  double time_to_train_s = 0;
-  std::array<double, kCommClasses> comm_bytes{};  // payload: per send, per rank of a collective
+  Seconds time_to_train{};
+  std::array<Bytes, kCommClasses> comm_bytes{};  // payload: per send, per rank of a collective
   std::vector<DeviceMetrics> devices;
   std::vector<StageMetrics> stages;
   std::vector<LinkClassMetrics> links;
   std::array<TierUsage, kMemoryTiers> tiers{};  // cluster totals
-  double device_dynamic_j = 0, device_static_j = 0, network_dynamic_j = 0, network_static_j = 0;
-  double it_energy_j = 0, facility_energy_j = 0, energy_per_token_j = 0;
-  double average_power_w = 0, peak_power_w = 0;  // IT power
-  double power_interval_s = 0;                    // width of one power sample
-  std::vector<double> power_w;                    // IT power, mean over each interval
+  Joules device_dynamic{}, device_static{}, network_dynamic{}, network_static{};
+  Joules it_energy{}, facility_energy{}, energy_per_token{};
+  Watts average_power{}, peak_power{};  // IT power
+  Seconds power_interval{};             // width of one power sample
+  std::vector<Watts> power;             // IT power, mean over each interval
   bool memory_fits = true;
   int simulated_devices = 0;
   std::size_t tasks = 0;
@@ -131,8 +131,8 @@ Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResu
                         const std::vector<StageShape>& shapes, const MetricsOptions& opt = {});
 
 // For a step computed without a timeline (analytical mode): everything else from the
-// per-device figures of `partial` -- step_time_s, tasks, activities and, per device,
-// simulated, the time breakdown, flops, model_flops and dynamic_energy_j. Power is flat
+// per-device figures of `partial` -- step_time, tasks, activities and, per device,
+// simulated, the time breakdown, flops, model_flops and dynamic_energy. Power is flat
 // (dynamic energy at its mean over the step); link bytes are unknown, so network energy is
 // the links' static part only.
 Metrics complete_metrics(const Scenario& sc, const Metrics& partial, const std::vector<StageShape>& shapes,

@@ -30,16 +30,16 @@ std::string report_csv(const Scenario& sc, const RunOutput& run) {
   std::string out = header();
   for (const auto& d : m.devices) {
     out += fmt::format("{},{},{},{},{},{},{}", d.device, field(sc.pools[static_cast<std::size_t>(d.pool)].name),
-                       d.stage, d.simulated ? 1 : 0, d.twin, m.step_time_s, d.compute_s);
-    for (std::size_t c = 1; c < kCommClasses; ++c) out += fmt::format(",{}", d.exposed_comm_s[c]);
+                       d.stage, d.simulated ? 1 : 0, d.twin, m.step_time.value(), d.compute.value());
+    for (std::size_t c = 1; c < kCommClasses; ++c) out += fmt::format(",{}", d.exposed_comm[c].value());
     const MemoryBreakdown& mb = d.memory;
-    out += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{}", d.bubble_s, d.idle_s, d.flops, d.model_flops,
+    out += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{}", d.bubble.value(), d.idle.value(), d.flops.value(), d.model_flops.value(),
                        mb.weights.value(), mb.gradients.value(), mb.optimizer.value(), mb.activations.value(),
-                       mb.buffers.value(), mb.total().value(), d.capacity_bytes, d.headroom_bytes());
+                       mb.buffers.value(), mb.total().value(), d.capacity.value(), d.headroom().value());
     out += fmt::format(",{},{},{},{},{},{},{}\n",
-                       d.tiers[static_cast<std::size_t>(MemoryTier::host_dram)].used_bytes,
-                       d.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)].used_bytes, d.dynamic_energy_j,
-                       d.static_energy_j, d.energy_j(), d.idle_power_w, d.peak_power_w);
+                       d.tiers[static_cast<std::size_t>(MemoryTier::host_dram)].used.value(),
+                       d.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)].used.value(), d.dynamic_energy.value(),
+                       d.static_energy.value(), d.energy().value(), d.idle_power.value(), d.peak_power.value());
   }
   return out;
 }

@@ -20,19 +20,21 @@ json memory_json(const MemoryBreakdown& m, double capacity) {
 json tiers_json(const std::array<TierUsage, kMemoryTiers>& tiers) {
   json j = json::object();
   for (std::size_t t = 0; t < kMemoryTiers; ++t)
-    j[std::string(memory_tier_name(static_cast<MemoryTier>(t)))] = {{"used_bytes", tiers[t].used_bytes},
-                                                                     {"capacity_bytes", tiers[t].capacity_bytes}};
+    j[std::string(memory_tier_name(static_cast<MemoryTier>(t)))] = {{"used_bytes", tiers[t].used.value()},
+                                                                     {"capacity_bytes", tiers[t].capacity.value()}};
   return j;
 }
 
-json by_class(const std::array<double, kCommClasses>& v) {
+template <class Q>
+json by_class(const std::array<Q, kCommClasses>& v) {
   json j = json::object();
-  for (std::size_t c = 1; c < kCommClasses; ++c) j[std::string(comm_class_name(static_cast<CommClass>(c)))] = v[c];
+  for (std::size_t c = 1; c < kCommClasses; ++c) j[std::string(comm_class_name(static_cast<CommClass>(c)))] = v[c].value();
   return j;
 }
 
-json breakdown_json(double compute, const std::array<double, kCommClasses>& comm, double bubble, double idle) {
-  return {{"compute_s", compute}, {"exposed_comm_s", by_class(comm)}, {"bubble_s", bubble}, {"idle_s", idle}};
+json breakdown_json(Seconds compute, const std::array<Seconds, kCommClasses>& comm, Seconds bubble, Seconds idle) {
+  return {{"compute_s", compute.value()}, {"exposed_comm_s", by_class(comm)}, {"bubble_s", bubble.value()},
+          {"idle_s", idle.value()}};
 }
 
 json run_json(const Scenario& sc, const Metrics& m) {
@@ -55,61 +57,61 @@ json run_json(const Scenario& sc, const Metrics& m) {
 }
 
 json energy_json(const Scenario& sc, const Metrics& m) {
-  return {{"device_dynamic_j", m.device_dynamic_j},
-          {"device_static_j", m.device_static_j},
-          {"network_dynamic_j", m.network_dynamic_j},
-          {"network_static_j", m.network_static_j},
-          {"it_j", m.it_energy_j},
+  return {{"device_dynamic_j", m.device_dynamic.value()},
+          {"device_static_j", m.device_static.value()},
+          {"network_dynamic_j", m.network_dynamic.value()},
+          {"network_static_j", m.network_static.value()},
+          {"it_j", m.it_energy.value()},
           {"pue", sc.pue},
-          {"facility_j", m.facility_energy_j},
-          {"per_token_j", m.energy_per_token_j},
-          {"facility_per_token_j", m.tokens_per_step > 0 ? m.facility_energy_j / m.tokens_per_step : 0.0},
-          {"train_facility_j", m.tokens_per_step > 0 ? m.facility_energy_j / m.tokens_per_step * m.train_tokens : 0.0},
-          {"average_power_w", m.average_power_w},
-          {"peak_power_w", m.peak_power_w},
-          {"facility_average_power_w", m.average_power_w * sc.pue}};
+          {"facility_j", m.facility_energy.value()},
+          {"per_token_j", m.energy_per_token.value()},
+          {"facility_per_token_j", m.tokens_per_step > 0 ? m.facility_energy.value() / m.tokens_per_step : 0.0},
+          {"train_facility_j", m.tokens_per_step > 0 ? m.facility_energy.value() / m.tokens_per_step * m.train_tokens : 0.0},
+          {"average_power_w", m.average_power.value()},
+          {"peak_power_w", m.peak_power.value()},
+          {"facility_average_power_w", m.average_power.value() * sc.pue}};
 }
 
 json memory_summary(const Metrics& m) {
   const DeviceMetrics* worst = nullptr;
   for (const auto& d : m.devices)
-    if (!worst || d.headroom_bytes() < worst->headroom_bytes()) worst = &d;
+    if (!worst || d.headroom() < worst->headroom()) worst = &d;
   json j = {{"fits", m.memory_fits}, {"tiers", tiers_json(m.tiers)}};
   if (worst) {
     j["worst_device"] = worst->device;
     j["worst_stage"] = worst->stage;
     j["peak_bytes"] = worst->memory.total().value();
-    j["capacity_bytes"] = worst->capacity_bytes;
-    j["headroom_bytes"] = worst->headroom_bytes();
+    j["capacity_bytes"] = worst->capacity.value();
+    j["headroom_bytes"] = worst->headroom().value();
   }
   return j;
 }
 
 json mean_breakdown(const Metrics& m) {
-  double c = 0, b = 0, i = 0;
-  std::array<double, kCommClasses> x{};
+  Seconds c{}, b{}, i{};
+  std::array<Seconds, kCommClasses> x{};
   for (const auto& d : m.devices) {
-    c += d.compute_s;
-    b += d.bubble_s;
-    i += d.idle_s;
-    for (std::size_t k = 0; k < kCommClasses; ++k) x[k] += d.exposed_comm_s[k];
+    c += d.compute;
+    b += d.bubble;
+    i += d.idle;
+    for (std::size_t k = 0; k < kCommClasses; ++k) x[k] += d.exposed_comm[k];
   }
   const double n = std::max<double>(1.0, static_cast<double>(m.devices.size()));
-  for (double& v : x) v /= n;
+  for (Seconds& v : x) v /= n;
   return breakdown_json(c / n, x, b / n, i / n);
 }
 
 json stages_json(const Scenario& sc, const Metrics& m) {
   json out = json::array();
   for (const auto& s : m.stages) {
-    json j = breakdown_json(s.compute_s, s.exposed_comm_s, s.bubble_s, s.idle_s);
+    json j = breakdown_json(s.compute, s.exposed_comm, s.bubble, s.idle);
     j["stage"] = s.stage;
     j["pool"] = sc.pools[static_cast<std::size_t>(s.pool)].name;
     j["devices"] = s.devices;
     j["layers"] = s.layers;
     j["bubble_fraction"] = s.bubble_fraction;
-    j["memory"] = memory_json(s.memory, s.capacity_bytes);
-    j["energy_j"] = s.energy_j;
+    j["memory"] = memory_json(s.memory, s.capacity.value());
+    j["energy_j"] = s.energy.value();
     out.push_back(std::move(j));
   }
   return out;
@@ -118,19 +120,19 @@ json stages_json(const Scenario& sc, const Metrics& m) {
 json devices_json(const Scenario& sc, const Metrics& m) {
   json out = json::array();
   for (const auto& d : m.devices) {
-    json j = breakdown_json(d.compute_s, d.exposed_comm_s, d.bubble_s, d.idle_s);
+    json j = breakdown_json(d.compute, d.exposed_comm, d.bubble, d.idle);
     j["device"] = d.device;
     j["pool"] = sc.pools[static_cast<std::size_t>(d.pool)].name;
     j["stage"] = d.stage;
     j["simulated"] = d.simulated;
     j["twin"] = d.twin;
-    j["flops"] = d.flops;
-    j["model_flops"] = d.model_flops;
-    j["memory"] = memory_json(d.memory, d.capacity_bytes);
+    j["flops"] = d.flops.value();
+    j["model_flops"] = d.model_flops.value();
+    j["memory"] = memory_json(d.memory, d.capacity.value());
     j["memory"]["tiers"] = tiers_json(d.tiers);
-    j["energy_j"] = {{"dynamic", d.dynamic_energy_j}, {"static", d.static_energy_j}, {"total", d.energy_j()}};
-    j["idle_power_w"] = d.idle_power_w;
-    j["peak_power_w"] = d.peak_power_w;
+    j["energy_j"] = {{"dynamic", d.dynamic_energy.value()}, {"static", d.static_energy.value()}, {"total", d.energy().value()}};
+    j["idle_power_w"] = d.idle_power.value();
+    j["peak_power_w"] = d.peak_power.value();
     out.push_back(std::move(j));
   }
   return out;
@@ -139,8 +141,8 @@ json devices_json(const Scenario& sc, const Metrics& m) {
 json links_json(const Metrics& m) {
   json links = json::array();
   for (const auto& l : m.links)
-    links.push_back({{"class", l.link_class}, {"links", l.links}, {"bytes", l.bytes},
-                     {"dynamic_energy_j", l.dynamic_energy_j}, {"static_energy_j", l.static_energy_j},
+    links.push_back({{"class", l.link_class}, {"links", l.links}, {"bytes", l.bytes.value()},
+                     {"dynamic_energy_j", l.dynamic_energy.value()}, {"static_energy_j", l.static_energy.value()},
                      {"utilisation", l.utilisation}, {"max_utilisation", l.max_utilisation}});
   return links;
 }
@@ -150,7 +152,7 @@ json links_json(const Metrics& m) {
 nlohmann::json report_json(const Scenario& sc, const RunOutput& run, bool per_device) {
   const Metrics& m = run.metrics;
   json j = run_json(sc, m);
-  j["step_time_s"] = m.step_time_s;
+  j["step_time_s"] = m.step_time.value();
   j["bubble_fraction"] = m.bubble_fraction;
   j["stage_bubble_fraction"] = m.stage_bubble_fraction;
   j["tokens_per_step"] = m.tokens_per_step;
@@ -158,10 +160,10 @@ nlohmann::json report_json(const Scenario& sc, const RunOutput& run, bool per_de
   j["tokens_per_s"] = m.tokens_per_s;
   j["samples_per_s"] = m.samples_per_s;
   j["train_tokens"] = m.train_tokens;
-  j["time_to_train_s"] = m.time_to_train_s;
-  j["model_flops"] = m.model_flops;
-  j["hardware_flops"] = m.hardware_flops;
-  j["peak_flops_per_s"] = m.peak_flops_per_s;
+  j["time_to_train_s"] = m.time_to_train.value();
+  j["model_flops"] = m.model_flops.value();
+  j["hardware_flops"] = m.hardware_flops.value();
+  j["peak_flops_per_s"] = m.peak_flops_rate.value();
   j["mfu"] = m.mfu;
   j["hfu"] = m.hfu;
   j["breakdown"] = mean_breakdown(m);
@@ -169,7 +171,9 @@ nlohmann::json report_json(const Scenario& sc, const RunOutput& run, bool per_de
   j["memory_fits"] = m.memory_fits;
   j["memory"] = memory_summary(m);
   j["energy"] = energy_json(sc, m);
-  j["power"] = {{"interval_s", m.power_interval_s}, {"it_w", m.power_w}};
+  std::vector<double> power;
+  for (Watts w : m.power) power.push_back(w.value());
+  j["power"] = {{"interval_s", m.power_interval.value()}, {"it_w", power}};
   j["links"] = links_json(m);
   j["stages"] = stages_json(sc, m);
   if (per_device) j["per_device"] = devices_json(sc, m);

@@ -90,24 +90,24 @@ std::string tokens(double x) {
 }
 
 std::string time_section(const Scenario& sc, const Metrics& m) {
-  const double step = m.step_time_s;
+  const double step = m.step_time.value();
   const double n = std::max<double>(1.0, static_cast<double>(m.devices.size()));
   DeviceMetrics avg;
   for (const auto& d : m.devices) {
-    avg.compute_s += d.compute_s / n;
-    avg.bubble_s += d.bubble_s / n;
-    avg.idle_s += d.idle_s / n;
-    for (std::size_t c = 0; c < kCommClasses; ++c) avg.exposed_comm_s[c] += d.exposed_comm_s[c] / n;
+    avg.compute += d.compute / n;
+    avg.bubble += d.bubble / n;
+    avg.idle += d.idle / n;
+    for (std::size_t c = 0; c < kCommClasses; ++c) avg.exposed_comm[c] += d.exposed_comm[c] / n;
   }
   std::string out = fmt::format("step time   {:>10}   tokens/s {}   samples/s {}   MFU {}   HFU {}\n",
                                 si(step, Dim::time), count(m.tokens_per_s), count(m.samples_per_s), pct(m.mfu),
                                 pct(m.hfu));
-  std::vector<std::pair<std::string, double>> rows{{"compute", avg.compute_s}};
+  std::vector<std::pair<std::string, double>> rows{{"compute", avg.compute.value()}};
   for (std::size_t c = 1; c < kCommClasses; ++c)
-    if (avg.exposed_comm_s[c] > 0)
-      rows.emplace_back("exposed " + std::string(comm_class_name(static_cast<CommClass>(c))), avg.exposed_comm_s[c]);
-  rows.emplace_back("bubble", avg.bubble_s);
-  if (avg.idle_s > 0) rows.emplace_back("idle", avg.idle_s);
+    if (avg.exposed_comm[c].value() > 0)
+      rows.emplace_back("exposed " + std::string(comm_class_name(static_cast<CommClass>(c))), avg.exposed_comm[c].value());
+  rows.emplace_back("bubble", avg.bubble.value());
+  if (avg.idle.value() > 0) rows.emplace_back("idle", avg.idle.value());
   std::size_t width = 12;  // labels up to 11 characters keep the usual layout
   for (const auto& [label, t] : rows) width = std::max(width, label.size() + 1);
   for (const auto& [label, t] : rows)
@@ -124,45 +124,45 @@ std::string time_section(const Scenario& sc, const Metrics& m) {
     }
     out += "\n";
   }
-  const double train_j = m.tokens_per_step > 0 ? m.facility_energy_j / m.tokens_per_step * m.train_tokens : 0.0;
+  const double train_j = m.tokens_per_step > 0 ? m.facility_energy.value() / m.tokens_per_step * m.train_tokens : 0.0;
   out += fmt::format("time to train {} tokens: {} · {:.4g} MWh facility energy\n", tokens(m.train_tokens),
-                     duration(m.time_to_train_s), train_j / 3.6e9);
+                     duration(m.time_to_train.value()), train_j / 3.6e9);
   return out;
 }
 
 std::string memory_section(const Metrics& m) {
   const DeviceMetrics* worst = nullptr;
   for (const auto& d : m.devices)
-    if (!worst || d.headroom_bytes() < worst->headroom_bytes()) worst = &d;
+    if (!worst || d.headroom().value() < worst->headroom().value()) worst = &d;
   if (!worst) return "";
   const auto& mem = worst->memory;
   std::string out = fmt::format("memory/device {} of {} GiB HBM, {} (stage {}, device {})\n", gib(mem.total().value()),
-                                gib(worst->capacity_bytes), m.memory_fits ? "fits" : "DOES NOT FIT", worst->stage,
+                                gib(worst->capacity.value()), m.memory_fits ? "fits" : "DOES NOT FIT", worst->stage,
                                 worst->device);
   out += fmt::format("  weights {} · grads {} · optimizer {} · activations {} · buffers {} GiB\n",
                      gib(mem.weights.value()), gib(mem.gradients.value()), gib(mem.optimizer.value()),
                      gib(mem.activations.value()), gib(mem.buffers.value()));
   const auto& host = m.tiers[static_cast<std::size_t>(MemoryTier::host_dram)];
   const auto& cxl = m.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)];
-  if (host.capacity_bytes > 0 || host.used_bytes > 0 || cxl.capacity_bytes > 0 || cxl.used_bytes > 0)
-    out += fmt::format("  host DRAM {} of {} GiB · CXL pool {} of {} GiB (cluster)\n", gib(host.used_bytes),
-                       gib(host.capacity_bytes), gib(cxl.used_bytes), gib(cxl.capacity_bytes));
+  if (host.capacity.value() > 0 || host.used.value() > 0 || cxl.capacity.value() > 0 || cxl.used.value() > 0)
+    out += fmt::format("  host DRAM {} of {} GiB · CXL pool {} of {} GiB (cluster)\n", gib(host.used.value()),
+                       gib(host.capacity.value()), gib(cxl.used.value()), gib(cxl.capacity.value()));
   return out;
 }
 
 std::string energy_section(const Scenario& sc, const Metrics& m) {
   std::string out = fmt::format("energy/step {} IT · {:.3g} J/token · facility (PUE {:.2f}) {}\n",
-                                si(m.it_energy_j, Dim::energy), m.energy_per_token_j, sc.pue,
-                                si(m.facility_energy_j, Dim::energy));
+                                si(m.it_energy.value(), Dim::energy), m.energy_per_token.value(), sc.pue,
+                                si(m.facility_energy.value(), Dim::energy));
   out += fmt::format("  devices {} dynamic · {} idle   network {} dynamic · {} static\n",
-                     si(m.device_dynamic_j, Dim::energy), si(m.device_static_j, Dim::energy),
-                     si(m.network_dynamic_j, Dim::energy), si(m.network_static_j, Dim::energy));
-  out += fmt::format("power       average {} · peak {} (IT) · facility {}\n", si(m.average_power_w, Dim::power),
-                     si(m.peak_power_w, Dim::power), si(m.average_power_w * sc.pue, Dim::power));
+                     si(m.device_dynamic.value(), Dim::energy), si(m.device_static.value(), Dim::energy),
+                     si(m.network_dynamic.value(), Dim::energy), si(m.network_static.value(), Dim::energy));
+  out += fmt::format("power       average {} · peak {} (IT) · facility {}\n", si(m.average_power.value(), Dim::power),
+                     si(m.peak_power.value(), Dim::power), si(m.average_power.value() * sc.pue, Dim::power));
   for (const auto& l : m.links)
     out += fmt::format("  {:<12} {:>5} links  {:>10} moved  utilisation {} (busiest {})  {}\n", l.link_class, l.links,
-                       si(l.bytes, Dim::data), pct(l.utilisation), pct(l.max_utilisation),
-                       si(l.dynamic_energy_j + l.static_energy_j, Dim::energy));
+                       si(l.bytes.value(), Dim::data), pct(l.utilisation), pct(l.max_utilisation),
+                       si(l.dynamic_energy.value() + l.static_energy.value(), Dim::energy));
   return out;
 }
 
@@ -170,12 +170,12 @@ std::string stage_section(const Scenario& sc, const Metrics& m) {
   if (sc.strategy.pp <= 1 && sc.pools.size() <= 1) return "";
   std::string out = "\nstage  pool          layers    compute       comm     bubble   memory GiB   headroom GiB\n";
   for (const auto& s : m.stages) {
-    double comm = 0;
-    for (double x : s.exposed_comm_s) comm += x;
+    Seconds comm{};
+    for (Seconds x : s.exposed_comm) comm += x;
     out += fmt::format("{:>5}  {:<12} {:>7} {:>10} {:>10} {:>10} {:>12} {:>14}\n", s.stage,
-                       sc.pools[static_cast<std::size_t>(s.pool)].name, s.layers, si(s.compute_s, Dim::time),
-                       si(comm, Dim::time), si(s.bubble_s, Dim::time), gib(s.memory.total().value()),
-                       gib(s.capacity_bytes - s.memory.total().value()));
+                       sc.pools[static_cast<std::size_t>(s.pool)].name, s.layers, si(s.compute.value(), Dim::time),
+                       si(comm.value(), Dim::time), si(s.bubble.value(), Dim::time), gib(s.memory.total().value()),
+                       gib(s.capacity.value() - s.memory.total().value()));
   }
   return out;
 }

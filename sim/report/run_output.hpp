@@ -21,22 +21,25 @@ struct RunOutput {
   // With compression configured: the same step without it, and the codec time added
   // (mean over devices of encode + decode time).
   std::shared_ptr<Metrics> uncompressed;
-  double codec_time_s = 0;
+  Seconds codec_time{};
   // With workload.average_steps = K: the steps 0..K-1 grouped by what the codecs do at
   // them (warm-up, compressed, local or variance-frozen steps) and, on a torus rewired by
   // optical circuit switches (ocs_phases), by its wiring `dims`; each group simulated once.
   struct StepPhase {
     std::int64_t first_step = 0, steps = 0;
-    double step_time_s = 0, it_energy_j = 0;
+    Seconds step_time{};
+    Joules it_energy{};
     std::vector<int> dims;  // the torus wiring of these steps; empty unless rewired
   };
   std::vector<StepPhase> phases;
   // Mean over the K steps, OCS reconfigurations included:
   // (sum of phase step x steps + reconfigurations x reconfiguration time) / K.
-  double mean_step_time_s = 0, mean_it_energy_j = 0;
+  Seconds mean_step_time{};
+  Joules mean_it_energy{};
   // Changes of wiring during the K steps, their total time and energy (devices idle).
   std::int64_t reconfigurations = 0;
-  double reconfiguration_time_s = 0, reconfiguration_energy_j = 0;
+  Seconds reconfiguration_time{};
+  Joules reconfiguration_energy{};
 };
 
 }  // namespace hcsim

@@ -44,7 +44,7 @@ std::vector<Series> device_power_series(const TaskGraph& g, const EngineResult& 
   }
   std::vector<Series> out(m.devices.size());
   for (std::size_t d = 0; d < m.devices.size(); ++d)
-    if (m.devices[d].simulated) out[d] = step_series(std::move(deltas[d]), m.devices[d].idle_power_w);
+    if (m.devices[d].simulated) out[d] = step_series(std::move(deltas[d]), m.devices[d].idle_power.value());
   return out;
 }
 

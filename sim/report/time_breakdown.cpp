@@ -26,13 +26,13 @@ void sweep(DeviceMetrics& dm, std::vector<Event>& ev, double pass_end, double st
   double t = 0;
   auto charge = [&](double a, double b) {
     if (b <= a) return;
-    if (compute > 0) { dm.compute_s += b - a; return; }
+    if (compute > 0) { dm.compute += Seconds(b - a); return; }
     for (CommClass c : kPriority)
-      if (comm[static_cast<std::size_t>(c)] > 0) { dm.exposed_comm_s[static_cast<std::size_t>(c)] += b - a; return; }
+      if (comm[static_cast<std::size_t>(c)] > 0) { dm.exposed_comm[static_cast<std::size_t>(c)] += Seconds(b - a); return; }
     // Waiting with nothing in flight: pipeline bubble until the pipeline's last pass, idle after.
     const double mid = std::min(std::max(pass_end, a), b);
-    dm.bubble_s += mid - a;
-    dm.idle_s += b - mid;
+    dm.bubble += Seconds(mid - a);
+    dm.idle += Seconds(b - mid);
   };
   for (const Event& e : ev) {
     charge(t, e.t);
@@ -64,33 +64,33 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
         auto& dm = m.devices[t.device];
         dm.simulated = true;
         add_interval(ev[t.device], a, b, -1);
-        dm.flops += t.flops.value();
-        dm.model_flops += t.model_flops.value();
-        dm.dynamic_energy_j += t.energy.value();
+        dm.flops += t.flops;
+        dm.model_flops += t.model_flops;
+        dm.dynamic_energy += t.energy;
         if (t.phase != Phase::optimizer) pass_end[t.device] = std::max(pass_end[t.device], b);
         break;
       }
       case TaskKind::send:
-        m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes.value();
+        m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes;
         // An offload transfer's memory endpoint (>= devices) has no time breakdown.
         if (!g.is_memory(t.device)) add_interval(ev[t.device], a, b, cls);
         if (t.peer != t.device && !g.is_memory(t.peer)) add_interval(ev[t.peer], a, b, cls);
         break;
       case TaskKind::collective:
-        m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes.value() * static_cast<double>(g.groups()[t.group].size());
+        m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * static_cast<double>(g.groups()[t.group].size());
         for (std::uint32_t d : g.groups()[t.group]) add_interval(ev[d], a, b, cls);
         break;
     }
   }
   for (const auto& mr : g.mirrors()) {
     const Task& t = g[mr.task];
-    m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes.value() * g.mirror_sets()[mr.set].copies;
+    m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * g.mirror_sets()[mr.set].copies;
   }
   // The pipeline's span ends with the last forward/backward pass of any device: a stage
   // waiting before it is in the bubble (the closed forms count the drain), after it idle.
   const double span = pipelined && !pass_end.empty() ? *std::max_element(pass_end.begin(), pass_end.end()) : 0.0;
   for (std::size_t d = 0; d < n; ++d)
-    if (m.devices[d].simulated) sweep(m.devices[d], ev[d], span, m.step_time_s);
+    if (m.devices[d].simulated) sweep(m.devices[d], ev[d], span, m.step_time.value());
 }
 
 }  // namespace hcsim::report_detail

@@ -148,7 +148,7 @@ std::string chrome_trace(const Scenario& sc, const RunOutput& run) {
   std::string out = fmt::format(
       R"({{"displayTimeUnit":"ns","otherData":{{"format":"{}","hcsim_version":"{}","scenario":{},)"
       R"("step_time_s":{},"step_ns":{},"devices":{},"devices_shown":{}}},"traceEvents":[)",
-      kTraceFormat, kVersion, str(sc.name), m.step_time_s, ns(m.step_time_s), m.devices.size(), m.simulated_devices);
+      kTraceFormat, kVersion, str(sc.name), m.step_time.value(), ns(m.step_time.value()), m.devices.size(), m.simulated_devices);
   for (std::size_t i = 0; i < ev.size(); ++i) out += (i ? ",\n" : "\n") + ev[i];
   out += "\n]}\n";
   return out;

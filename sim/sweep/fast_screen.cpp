@@ -17,12 +17,12 @@ namespace {
 
 // The report pointers the fast path fills: default_metrics().
 nlohmann::json fast_report(const FastResult& r) {
-  return {{"step_time_s", r.step_time_s},
+  return {{"step_time_s", r.step_time.value()},
           {"tokens_per_s", r.tokens_per_s},
           {"mfu", r.mfu},
           {"bubble_fraction", r.bubble_fraction},
-          {"energy", {{"it_j", r.it_energy_j}, {"per_token_j", r.energy_per_token_j},
-                      {"average_power_w", r.average_power_w}}},
+          {"energy", {{"it_j", r.it_energy.value()}, {"per_token_j", r.energy_per_token.value()},
+                      {"average_power_w", r.average_power.value()}}},
           {"devices", r.devices}};
 }
 

@@ -52,7 +52,7 @@ TEST_P(RingAllReduce, MatchesClosedForm) {
   // NCCL ring all-reduce: 2(n-1)/n S/B + 2(n-1) alpha (nccl-tests PERFORMANCE.md), which
   // both modes reproduce to rounding (measured 7e-16); the latency term is 0.4 % of it at
   // n = 2, which a 1 % tolerance would not see.
-  const double expect = formulas::ring_allreduce_seconds(n, S, B, alpha);
+  const double expect = formulas::ring_allreduce_time(n, Bytes(S), BytesPerSecond(B), Seconds(alpha)).value();
   EXPECT_NEAR(r.makespan / expect, 1.0, 1e-9) << "n=" << n << " mode=" << mode;
 }
 

@@ -17,43 +17,44 @@ using testing::small_doc;
 constexpr double kSumRounding = 1e-12;
 
 void expect_components_add_up(const Scenario& sc, const Metrics& m) {
-  EXPECT_EQ(m.it_energy_j, m.device_dynamic_j + m.device_static_j + m.network_dynamic_j + m.network_static_j);
+  EXPECT_EQ(m.it_energy.value(), m.device_dynamic.value() + m.device_static.value() + m.network_dynamic.value() + m.network_static.value());
   double dyn = 0, stat = 0, total = 0;
   for (const auto& d : m.devices) {
-    dyn += d.dynamic_energy_j;
-    stat += d.static_energy_j;
-    total += d.energy_j();
+    dyn += d.dynamic_energy.value();
+    stat += d.static_energy.value();
+    total += d.energy().value();
   }
-  EXPECT_EQ(dyn, m.device_dynamic_j);
-  EXPECT_EQ(stat, m.device_static_j);
-  EXPECT_NEAR(total, m.device_dynamic_j + m.device_static_j, kSumRounding * total);
+  EXPECT_EQ(dyn, m.device_dynamic.value());
+  EXPECT_EQ(stat, m.device_static.value());
+  EXPECT_NEAR(total, m.device_dynamic.value() + m.device_static.value(), kSumRounding * total);
   double ldyn = 0, lstat = 0;
   for (const auto& l : m.links) {
-    ldyn += l.dynamic_energy_j;
-    lstat += l.static_energy_j;
+    ldyn += l.dynamic_energy.value();
+    lstat += l.static_energy.value();
   }
-  EXPECT_EQ(ldyn, m.network_dynamic_j);
-  EXPECT_EQ(lstat, m.network_static_j);
+  EXPECT_EQ(ldyn, m.network_dynamic.value());
+  EXPECT_EQ(lstat, m.network_static.value());
   double stages = 0;
-  for (const auto& s : m.stages) stages += s.energy_j;
-  EXPECT_NEAR(stages, m.device_dynamic_j + m.device_static_j, kSumRounding * stages);
-  EXPECT_DOUBLE_EQ(m.facility_energy_j, sc.pue * m.it_energy_j);
-  EXPECT_DOUBLE_EQ(m.energy_per_token_j * m.tokens_per_step, m.it_energy_j);
-  EXPECT_DOUBLE_EQ(m.average_power_w * m.step_time_s, m.it_energy_j);
+  for (const auto& s : m.stages) stages += s.energy.value();
+  EXPECT_NEAR(stages, m.device_dynamic.value() + m.device_static.value(), kSumRounding * stages);
+  EXPECT_DOUBLE_EQ(m.facility_energy.value(), sc.pue * m.it_energy.value());
+  EXPECT_DOUBLE_EQ(m.energy_per_token.value() * m.tokens_per_step, m.it_energy.value());
+  EXPECT_DOUBLE_EQ(m.average_power.value() * m.step_time.value(), m.it_energy.value());
 }
 
 void expect_power_curve(const Metrics& m) {
-  ASSERT_EQ(m.power_w.size(), 100u);
-  double floor = m.network_static_j / m.step_time_s, integral = 0;
-  for (const auto& d : m.devices) floor += d.idle_power_w;
-  for (double p : m.power_w) {
-    integral += p * m.power_interval_s;
+  ASSERT_EQ(m.power.size(), 100u);
+  double floor = m.network_static.value() / m.step_time.value(), integral = 0;
+  for (const auto& d : m.devices) floor += d.idle_power.value();
+  for (Watts w : m.power) {
+    const double p = w.value();
+    integral += p * m.power_interval.value();
     EXPECT_GE(p, floor * (1 - kSumRounding));
-    EXPECT_LE(p, m.peak_power_w * (1 + kSumRounding));
+    EXPECT_LE(p, m.peak_power.value() * (1 + kSumRounding));
   }
   // The samples are means over their intervals: they integrate to the step's energy.
-  EXPECT_NEAR(integral, m.it_energy_j, 1e-9 * m.it_energy_j);
-  EXPECT_GE(m.peak_power_w, m.average_power_w);
+  EXPECT_NEAR(integral, m.it_energy.value(), 1e-9 * m.it_energy.value());
+  EXPECT_GE(m.peak_power.value(), m.average_power.value());
 }
 
 TEST(Energy, ComponentsAddUpQuickstart) {
@@ -89,26 +90,26 @@ TEST(Energy, DerivedByHand) {
   doc["strategy"]["flash_attention"] = false;  // unfused: executes the full square eq. 8 counts
   const auto r = run_doc(doc);
   const Metrics& m = r->out.metrics;
-  const double T = m.step_time_s;
+  const double T = m.step_time.value();
   // Devices: idle 2 x 50 W x T; dynamic = 1e-12 J x FLOPs executed, which are the model's
   // 72 B l s h^2 (1 + s/(6h) + V/(12 h l)) (Korthikanti et al. eq. 8; 0.5 % as in
   // tests/workloads/flops_test.cpp, the closed form leaves out the element-wise ops).
-  EXPECT_DOUBLE_EQ(m.device_static_j, 2 * 50.0 * T);
-  EXPECT_NEAR(m.device_dynamic_j, 1e-12 * m.hardware_flops, kSumRounding * m.device_dynamic_j);
-  const double flops = formulas::model_flops(8, 512, 4, 1024, 1024);
-  EXPECT_NEAR(m.device_dynamic_j / (1e-12 * flops), 1.0, 0.005);
+  EXPECT_DOUBLE_EQ(m.device_static.value(), 2 * 50.0 * T);
+  EXPECT_NEAR(m.device_dynamic.value(), 1e-12 * m.hardware_flops.value(), kSumRounding * m.device_dynamic.value());
+  const double flops = formulas::model_flops(8, 512, 4, 1024, 1024).value();
+  EXPECT_NEAR(m.device_dynamic.value() / (1e-12 * flops), 1.0, 0.005);
   // Network: the gradient all-reduce of S = 2 P bytes over n = 2 ranks puts 2(n-1)/n S = S
   // on each of the 2 ring edges (0 -> 1, 1 -> 0), each crossing 2 links (GPU - NVSwitch -
   // GPU): 4 S bytes at 1 pJ/bit = 8e-12 J/B. P = l (12 h^2 + 13 h) + V h + s h.
   const double h = 1024, l = 4, V = 1024, s = 512;
   const double S = 2.0 * (l * (12 * h * h + 13 * h) + V * h + s * h);
-  EXPECT_NEAR(m.network_dynamic_j, 4 * S * 8e-12, 1e-9 * m.network_dynamic_j);
+  EXPECT_NEAR(m.network_dynamic.value(), 4 * S * 8e-12, 1e-9 * m.network_dynamic.value());
   // Lasers: 50 mW x 8 wavelengths x 2 directions per link, 2 links, all step.
-  EXPECT_NEAR(m.network_static_j, 0.05 * 8 * 2 * 2 * T, 1e-12 * m.network_static_j);
-  const double it = 2 * 50.0 * T + 1e-12 * m.hardware_flops + 4 * S * 8e-12 + 0.05 * 8 * 2 * 2 * T;
-  EXPECT_NEAR(m.it_energy_j, it, 1e-9 * it);
-  EXPECT_NEAR(m.facility_energy_j, 1.5 * it, 1.5e-9 * it);
-  EXPECT_NEAR(m.energy_per_token_j, it / (8 * 512), 1e-9 * it / (8 * 512));
+  EXPECT_NEAR(m.network_static.value(), 0.05 * 8 * 2 * 2 * T, 1e-12 * m.network_static.value());
+  const double it = 2 * 50.0 * T + 1e-12 * m.hardware_flops.value() + 4 * S * 8e-12 + 0.05 * 8 * 2 * 2 * T;
+  EXPECT_NEAR(m.it_energy.value(), it, 1e-9 * it);
+  EXPECT_NEAR(m.facility_energy.value(), 1.5 * it, 1.5e-9 * it);
+  EXPECT_NEAR(m.energy_per_token.value(), it / (8 * 512), 1e-9 * it / (8 * 512));
 }
 
 TEST(Energy, MemoryTrafficAddsBytesTimesEnergyPerByte) {
@@ -122,7 +123,7 @@ TEST(Energy, MemoryTrafficAddsBytesTimesEnergyPerByte) {
   for (const Task& t : more->out.graph.tasks())
     if (t.kind == TaskKind::compute) bytes += t.bytes.value();
   ASSERT_GT(bytes, 0);
-  const double extra = more->out.metrics.device_dynamic_j - base->out.metrics.device_dynamic_j;
+  const double extra = more->out.metrics.device_dynamic.value() - base->out.metrics.device_dynamic.value();
   EXPECT_NEAR(extra, 1e-11 * bytes, 1e-9 * extra);
 }
 
@@ -134,17 +135,17 @@ TEST(Energy, PhotonicVersusElectricalLinks) {
   const Metrics& a = el->out.metrics;
   const Metrics& b = ph->out.metrics;
   double bytes_a = 0, bytes_b = 0;
-  for (const auto& l : a.links) bytes_a += l.bytes;
-  for (const auto& l : b.links) bytes_b += l.bytes;
+  for (const auto& l : a.links) bytes_a += l.bytes.value();
+  for (const auto& l : b.links) bytes_b += l.bytes.value();
   ASSERT_GT(bytes_a, 0);
   EXPECT_DOUBLE_EQ(bytes_a, bytes_b);
-  EXPECT_NEAR(b.network_dynamic_j / a.network_dynamic_j, 1.0 / 5.5, 1e-12);
-  EXPECT_EQ(a.network_static_j, 0);
+  EXPECT_NEAR(b.network_dynamic.value() / a.network_dynamic.value(), 1.0 / 5.5, 1e-12);
+  EXPECT_EQ(a.network_static.value(), 0);
   // 8 links (one per GPU) x 50 mW x 8 wavelengths x 2 directions.
-  EXPECT_NEAR(b.network_static_j, 8 * 0.05 * 8 * 2 * b.step_time_s, 1e-12 * b.network_static_j);
-  const double net_a = a.network_dynamic_j + a.network_static_j;
-  const double net_b = b.network_dynamic_j + b.network_static_j;
-  EXPECT_NEAR(net_b, net_a / 5.5 + 8 * 0.05 * 8 * 2 * b.step_time_s, 1e-9 * net_b);
+  EXPECT_NEAR(b.network_static.value(), 8 * 0.05 * 8 * 2 * b.step_time.value(), 1e-12 * b.network_static.value());
+  const double net_a = a.network_dynamic.value() + a.network_static.value();
+  const double net_b = b.network_dynamic.value() + b.network_static.value();
+  EXPECT_NEAR(net_b, net_a / 5.5 + 8 * 0.05 * 8 * 2 * b.step_time.value(), 1e-9 * net_b);
 }
 
 }  // namespace

@@ -20,20 +20,20 @@ using testing::small_doc;
 constexpr double kSumRounding = 1e-12;
 
 void expect_partition(const Metrics& m) {
-  const double step = m.step_time_s;
+  const double step = m.step_time.value();
   ASSERT_GT(step, 0);
   for (const auto& d : m.devices) {
-    EXPECT_GE(d.compute_s, 0);
-    EXPECT_GE(d.bubble_s, 0);
-    EXPECT_GE(d.idle_s, 0);
-    for (double x : d.exposed_comm_s) EXPECT_GE(x, 0);
-    EXPECT_NEAR(d.compute_s + d.exposed_comm_total() + d.bubble_s + d.idle_s, step, kSumRounding * step)
+    EXPECT_GE(d.compute.value(), 0);
+    EXPECT_GE(d.bubble.value(), 0);
+    EXPECT_GE(d.idle.value(), 0);
+    for (Seconds x : d.exposed_comm) EXPECT_GE(x.value(), 0);
+    EXPECT_NEAR(d.compute.value() + d.exposed_comm_total().value() + d.bubble.value() + d.idle.value(), step, kSumRounding * step)
         << "device " << d.device;
   }
   for (const auto& s : m.stages) {
     double comm = 0;
-    for (double x : s.exposed_comm_s) comm += x;
-    EXPECT_NEAR(s.compute_s + comm + s.bubble_s + s.idle_s, step, kSumRounding * step) << "stage " << s.stage;
+    for (Seconds x : s.exposed_comm) comm += x.value();
+    EXPECT_NEAR(s.compute.value() + comm + s.bubble.value() + s.idle.value(), step, kSumRounding * step) << "stage " << s.stage;
   }
 }
 
@@ -45,8 +45,8 @@ TEST(TimeBreakdown, AddsUpToStepTimePerRankEveryRankSimulated) {
   EXPECT_EQ(m.simulated_devices, 8);
   expect_partition(m);
   // Tensor and pipeline parallelism expose communication; compute dominates.
-  EXPECT_GT(m.devices[0].exposed_comm_s[static_cast<std::size_t>(CommClass::tp)], 0);
-  EXPECT_GT(m.devices[0].compute_s, 0.5 * m.step_time_s);
+  EXPECT_GT(m.devices[0].exposed_comm[static_cast<std::size_t>(CommClass::tp)].value(), 0);
+  EXPECT_GT(m.devices[0].compute.value(), 0.5 * m.step_time.value());
 }
 
 TEST(TimeBreakdown, JsonPerDeviceRowsAddUpToStepTime) {
@@ -76,7 +76,7 @@ TEST(TimeBreakdown, BubbleMatchesClosedFormOnUniformStages) {
 
 TEST(TimeBreakdown, NoPipelineNoBubble) {
   const auto r = run_doc(small_doc(2, 1, 1, testing::nvlink3()));
-  for (const auto& d : r->out.metrics.devices) EXPECT_EQ(d.bubble_s, 0);
+  for (const auto& d : r->out.metrics.devices) EXPECT_EQ(d.bubble.value(), 0);
   EXPECT_EQ(r->out.metrics.bubble_fraction, 0);
 }
 
@@ -85,17 +85,17 @@ TEST(Throughput, FollowsFromStepTime) {
   const Metrics& m = q->out.metrics;
   // quickstart: global batch 64 sequences of 2048 tokens.
   EXPECT_DOUBLE_EQ(m.tokens_per_step, 64.0 * 2048.0);
-  EXPECT_DOUBLE_EQ(m.tokens_per_s * m.step_time_s, 64.0 * 2048.0);
-  EXPECT_DOUBLE_EQ(m.samples_per_s * m.step_time_s, 64.0);
+  EXPECT_DOUBLE_EQ(m.tokens_per_s * m.step_time.value(), 64.0 * 2048.0);
+  EXPECT_DOUBLE_EQ(m.samples_per_s * m.step_time.value(), 64.0);
   // Default N = 300e9 tokens (GPT-3, Brown et al. 2020).
   EXPECT_DOUBLE_EQ(m.train_tokens, 300e9);
-  EXPECT_DOUBLE_EQ(m.time_to_train_s, 300e9 / m.tokens_per_s);
+  EXPECT_DOUBLE_EQ(m.time_to_train.value(), 300e9 / m.tokens_per_s);
   // Peak: 16 x A100 dense BF16 312 TFLOPS (A100 datasheet, hardware.md §1).
-  EXPECT_DOUBLE_EQ(m.peak_flops_per_s, 16 * 312e12);
-  EXPECT_DOUBLE_EQ(m.mfu, m.model_flops / (m.step_time_s * 16 * 312e12));
+  EXPECT_DOUBLE_EQ(m.peak_flops_rate.value(), 16 * 312e12);
+  EXPECT_DOUBLE_EQ(m.mfu, m.model_flops.value() / (m.step_time.value() * 16 * 312e12));
   // HFU counts the FLOPs executed: with fused causal attention that is less than the model's
   // full-square count (workloads/transformer_ops.cpp), so HFU may sit below MFU.
-  EXPECT_DOUBLE_EQ(m.hfu, m.hardware_flops / (m.step_time_s * 16 * 312e12));
+  EXPECT_DOUBLE_EQ(m.hfu, m.hardware_flops.value() / (m.step_time.value() * 16 * 312e12));
 }
 
 TEST(Throughput, ModelFlopsOfAllRanksMatchKorthikanti) {
@@ -104,8 +104,8 @@ TEST(Throughput, ModelFlopsOfAllRanksMatchKorthikanti) {
   // in tests/workloads/flops_test.cpp. quickstart: GPT-3 1.3B, B = 64.
   const Metrics& m = quickstart()->out.metrics;
   EXPECT_LT(m.simulated_devices, static_cast<int>(m.devices.size()));
-  const double expect = formulas::model_flops(64, 2048, 24, 2048, 51200);
-  EXPECT_NEAR(m.model_flops / expect, 1.0, 1e-9);
+  const double expect = formulas::model_flops(64, 2048, 24, 2048, 51200).value();
+  EXPECT_NEAR(m.model_flops.value() / expect, 1.0, 1e-9);
 }
 
 TEST(Throughput, AttachedPimStacksAreNotPeakDevices) {
@@ -115,7 +115,7 @@ TEST(Throughput, AttachedPimStacksAreNotPeakDevices) {
   const Scenario sc = load_scenario(std::string(HCSIM_SOURCE_DIR) + "/scenarios/gpu-with-hbm-pim.json");
   const Metrics m = run_scenario(sc).metrics;
   EXPECT_EQ(m.devices.size(), 8u);
-  EXPECT_DOUBLE_EQ(m.peak_flops_per_s, 8 * 312e12);
+  EXPECT_DOUBLE_EQ(m.peak_flops_rate.value(), 8 * 312e12);
   EXPECT_LE(m.mfu, 1.0);
 }
 
@@ -125,22 +125,22 @@ TEST(CompleteMetrics, EverythingElseFromPerDeviceFigures) {
   const auto r = run_doc(small_doc(2, 2, 2, testing::nvlink3()));
   const Metrics& full = r->out.metrics;
   Metrics partial;
-  partial.step_time_s = full.step_time_s;
+  partial.step_time = full.step_time;
   partial.devices = full.devices;
   const Metrics m = complete_metrics(r->sc, partial, r->out.shapes);
   expect_partition(m);
   EXPECT_EQ(m.stage_bubble_fraction, full.stage_bubble_fraction);
   EXPECT_DOUBLE_EQ(m.bubble_fraction, full.bubble_fraction);
   EXPECT_DOUBLE_EQ(m.mfu, full.mfu);
-  EXPECT_DOUBLE_EQ(m.time_to_train_s, full.time_to_train_s);
-  EXPECT_DOUBLE_EQ(m.device_dynamic_j, full.device_dynamic_j);
-  EXPECT_DOUBLE_EQ(m.device_static_j, full.device_static_j);
-  EXPECT_EQ(m.network_dynamic_j, 0);
+  EXPECT_DOUBLE_EQ(m.time_to_train.value(), full.time_to_train.value());
+  EXPECT_DOUBLE_EQ(m.device_dynamic.value(), full.device_dynamic.value());
+  EXPECT_DOUBLE_EQ(m.device_static.value(), full.device_static.value());
+  EXPECT_EQ(m.network_dynamic.value(), 0);
   EXPECT_EQ(m.stages.size(), 2u);
   // Flat power: every sample is the mean.
-  ASSERT_FALSE(m.power_w.empty());
-  for (double p : m.power_w) EXPECT_NEAR(p, m.average_power_w, 1e-9 * m.average_power_w);
-  EXPECT_NEAR(m.peak_power_w, m.average_power_w, 1e-9 * m.average_power_w);
+  ASSERT_FALSE(m.power.empty());
+  for (Watts p : m.power) EXPECT_NEAR(p.value(), m.average_power.value(), 1e-9 * m.average_power.value());
+  EXPECT_NEAR(m.peak_power.value(), m.average_power.value(), 1e-9 * m.average_power.value());
 }
 
 TEST(CommVolume, DataParallelAllReduceCarriesTheGradients) {
@@ -150,26 +150,26 @@ TEST(CommVolume, DataParallelAllReduceCarriesTheGradients) {
   const double h = 1024, l = 4, V = 1024, s = 512;
   const double S = 2.0 * (l * (12 * h * h + 13 * h) + V * h + s * h);
   const Metrics& m = r->out.metrics;
-  EXPECT_NEAR(m.comm_bytes[static_cast<std::size_t>(CommClass::dp)], 2 * S, 1e-9 * S);
+  EXPECT_NEAR(m.comm_bytes[static_cast<std::size_t>(CommClass::dp)].value(), 2 * S, 1e-9 * S);
   for (CommClass c : {CommClass::tp, CommClass::pp, CommClass::zero})
-    EXPECT_EQ(m.comm_bytes[static_cast<std::size_t>(c)], 0);
+    EXPECT_EQ(m.comm_bytes[static_cast<std::size_t>(c)].value(), 0);
   // Link utilisation = bytes / (links x 2 directions x bandwidth x step); NVLink3 300 GB/s
   // per direction (A100 datasheet, hardware.md §3).
   ASSERT_EQ(m.links.size(), 1u);
-  EXPECT_DOUBLE_EQ(m.links[0].utilisation, m.links[0].bytes / (2 * 2 * 300e9 * m.step_time_s));
+  EXPECT_DOUBLE_EQ(m.links[0].utilisation, m.links[0].bytes.value() / (2 * 2 * 300e9 * m.step_time.value()));
 }
 
 TEST(Memory, TiersAndHeadroom) {
   const Metrics& m = quickstart()->out.metrics;
   for (const auto& d : m.devices) {
     const auto& hbm = d.tiers[static_cast<std::size_t>(MemoryTier::hbm)];
-    EXPECT_EQ(hbm.used_bytes, d.memory.total().value());
-    EXPECT_EQ(hbm.capacity_bytes, 80e9);  // A100 80 GB (datasheet, hardware.md §1)
-    EXPECT_EQ(d.headroom_bytes(), 80e9 - d.memory.total().value());
-    EXPECT_EQ(d.tiers[static_cast<std::size_t>(MemoryTier::host_dram)].used_bytes, 0);
-    EXPECT_EQ(d.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)].used_bytes, 0);
+    EXPECT_EQ(hbm.used.value(), d.memory.total().value());
+    EXPECT_EQ(hbm.capacity.value(), 80e9);  // A100 80 GB (datasheet, hardware.md §1)
+    EXPECT_EQ(d.headroom().value(), 80e9 - d.memory.total().value());
+    EXPECT_EQ(d.tiers[static_cast<std::size_t>(MemoryTier::host_dram)].used.value(), 0);
+    EXPECT_EQ(d.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)].used.value(), 0);
   }
-  EXPECT_EQ(m.tiers[static_cast<std::size_t>(MemoryTier::hbm)].capacity_bytes, 16 * 80e9);
+  EXPECT_EQ(m.tiers[static_cast<std::size_t>(MemoryTier::hbm)].capacity.value(), 16 * 80e9);
   // Stage 0 keeps p = 2 micro-batches in flight under 1F1B, stage 1 one: it needs more.
   EXPECT_GT(m.stages[0].memory.activations, m.stages[1].memory.activations);
 }
@@ -181,27 +181,27 @@ TEST(Symmetry, ApplyTwinsCopiesPerDeviceFigures) {
     m.devices[d].device = d;
     m.devices[d].stage = static_cast<int>(d / 2);
     m.devices[d].simulated = d % 2 == 0;
-    m.devices[d].idle_power_w = 50;
+    m.devices[d].idle_power = Watts(50);
   }
-  m.devices[0].compute_s = 1.5;
-  m.devices[0].bubble_s = 0.5;
-  m.devices[0].dynamic_energy_j = 7;
-  m.devices[0].peak_power_w = 300;
-  m.devices[2].compute_s = 2.0;
-  m.devices[2].exposed_comm_s[static_cast<std::size_t>(CommClass::pp)] = 0.25;
+  m.devices[0].compute = Seconds(1.5);
+  m.devices[0].bubble = Seconds(0.5);
+  m.devices[0].dynamic_energy = Joules(7);
+  m.devices[0].peak_power = Watts(300);
+  m.devices[2].compute = Seconds(2.0);
+  m.devices[2].exposed_comm[static_cast<std::size_t>(CommClass::pp)] = Seconds(0.25);
   const auto twin = default_twins(m);
   EXPECT_EQ(twin, (std::vector<int>{0, 0, 2, 2}));
   apply_twins(m, twin);
   EXPECT_EQ(m.devices[1].twin, 0);
-  EXPECT_EQ(m.devices[1].compute_s, 1.5);
-  EXPECT_EQ(m.devices[1].bubble_s, 0.5);
-  EXPECT_EQ(m.devices[1].dynamic_energy_j, 7);
-  EXPECT_EQ(m.devices[1].peak_power_w, 300);
-  EXPECT_EQ(m.devices[3].exposed_comm_s[static_cast<std::size_t>(CommClass::pp)], 0.25);
+  EXPECT_EQ(m.devices[1].compute.value(), 1.5);
+  EXPECT_EQ(m.devices[1].bubble.value(), 0.5);
+  EXPECT_EQ(m.devices[1].dynamic_energy.value(), 7);
+  EXPECT_EQ(m.devices[1].peak_power.value(), 300);
+  EXPECT_EQ(m.devices[3].exposed_comm[static_cast<std::size_t>(CommClass::pp)].value(), 0.25);
   EXPECT_EQ(m.devices[2].twin, 2);
   // A custom mapping: device 3 takes device 0's figures.
   apply_twins(m, {0, 0, 2, 0});
-  EXPECT_EQ(m.devices[3].compute_s, 1.5);
+  EXPECT_EQ(m.devices[3].compute.value(), 1.5);
 }
 
 // One NVSwitch node: every rank sees the same links, so simulating one rank per stage
@@ -219,14 +219,14 @@ void expect_symmetric_totals(int dp, int tp, int pp) {
     EXPECT_EQ(b.devices[static_cast<std::size_t>(d.twin)].stage, d.stage);
   }
   expect_partition(b);
-  EXPECT_NEAR(b.step_time_s, a.step_time_s, 1e-9 * a.step_time_s);
-  EXPECT_NEAR(b.model_flops, a.model_flops, 1e-9 * a.model_flops);
+  EXPECT_NEAR(b.step_time.value(), a.step_time.value(), 1e-9 * a.step_time.value());
+  EXPECT_NEAR(b.model_flops.value(), a.model_flops.value(), 1e-9 * a.model_flops.value());
   EXPECT_NEAR(b.mfu, a.mfu, 1e-9);
   for (std::size_t c = 0; c < kCommClasses; ++c)
-    EXPECT_NEAR(b.comm_bytes[c], a.comm_bytes[c], 1e-9 * a.comm_bytes[c])
+    EXPECT_NEAR(b.comm_bytes[c].value(), a.comm_bytes[c].value(), 1e-9 * a.comm_bytes[c].value())
         << comm_class_name(static_cast<CommClass>(c));
-  EXPECT_NEAR(b.network_dynamic_j, a.network_dynamic_j, 1e-9 * a.network_dynamic_j);
-  EXPECT_NEAR(b.it_energy_j, a.it_energy_j, 1e-9 * a.it_energy_j);
+  EXPECT_NEAR(b.network_dynamic.value(), a.network_dynamic.value(), 1e-9 * a.network_dynamic.value());
+  EXPECT_NEAR(b.it_energy.value(), a.it_energy.value(), 1e-9 * a.it_energy.value());
   EXPECT_NEAR(b.bubble_fraction, a.bubble_fraction, 1e-9);
 }
 

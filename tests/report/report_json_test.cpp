@@ -89,8 +89,8 @@ TEST(ReportJson, SummaryAgreesWithPerDeviceRows) {
   EXPECT_EQ(rep["memory"]["peak_bytes"].get<double>(), peak_memory);
   EXPECT_EQ(rep["stages"].size(), 2u);
   EXPECT_EQ(rep["stage_bubble_fraction"].size(), 2u);
-  EXPECT_EQ(rep["power"]["it_w"].size(), m.power_w.size());
-  EXPECT_EQ(rep["energy"]["it_j"].get<double>(), m.it_energy_j);
+  EXPECT_EQ(rep["power"]["it_w"].size(), m.power.size());
+  EXPECT_EQ(rep["energy"]["it_j"].get<double>(), m.it_energy.value());
 }
 
 std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
@@ -117,13 +117,13 @@ TEST(ReportCsv, OneRowPerRankAgreeingWithTheMetrics) {
     EXPECT_NE(it, head.end()) << name;
     return static_cast<std::size_t>(it - head.begin());
   };
-  const double step = q->out.metrics.step_time_s;
+  const double step = q->out.metrics.step_time.value();
   for (std::size_t r = 1; r < rows.size(); ++r) {
     ASSERT_EQ(rows[r].size(), head.size());
     const auto& d = q->out.metrics.devices[r - 1];
     // Shortest round-trip numbers: the CSV holds the metrics' doubles exactly.
-    EXPECT_EQ(std::stod(rows[r][col("compute_s")]), d.compute_s);
-    EXPECT_EQ(std::stod(rows[r][col("energy_j")]), d.energy_j());
+    EXPECT_EQ(std::stod(rows[r][col("compute_s")]), d.compute.value());
+    EXPECT_EQ(std::stod(rows[r][col("energy_j")]), d.energy().value());
     EXPECT_EQ(std::stod(rows[r][col("peak_bytes")]), d.memory.total().value());
     double sum = std::stod(rows[r][col("compute_s")]) + std::stod(rows[r][col("bubble_s")]) +
                  std::stod(rows[r][col("idle_s")]);

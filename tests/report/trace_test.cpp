@@ -32,7 +32,7 @@ Checked check_trace(const testing::Run& r) {
   Checked c;
   EXPECT_EQ(t["otherData"]["format"], kTraceFormat);
   const std::int64_t step = t["otherData"]["step_ns"].get<std::int64_t>();
-  EXPECT_EQ(step, std::llround(r.out.metrics.step_time_s * 1e9));
+  EXPECT_EQ(step, std::llround(r.out.metrics.step_time.value() * 1e9));
   std::map<std::pair<int, int>, std::vector<std::pair<std::int64_t, std::int64_t>>> tracks;
   std::set<std::pair<int, int>> named;
   for (const json& e : t["traceEvents"]) {

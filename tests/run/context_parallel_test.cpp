@@ -36,7 +36,7 @@ TEST(ContextParallelRun, SymmetryMatchesFullSimulation) {
   for (const auto& d : {doc(2, 2, 2, 1, 8), doc(2, 4, 1, 2, 8)}) {
     const Metrics full = run(d, "event", false), sym = run(d, "event", true);
     EXPECT_LT(sym.simulated_devices, full.simulated_devices);
-    EXPECT_NEAR(sym.step_time_s / full.step_time_s, 1.0, 1e-9) << d["strategy"].dump();
+    EXPECT_NEAR(sym.step_time.value() / full.step_time.value(), 1.0, 1e-9) << d["strategy"].dump();
     EXPECT_NEAR(sym.model_flops / full.model_flops, 1.0, 1e-9);
   }
 }
@@ -49,17 +49,17 @@ TEST(ContextParallelRun, AnalyticalMatchesEvent) {
   d["cluster"]["topology"]["nvlink"] = {{"preset", "nvlink3"}, {"bandwidth", "25 GB/s"}};
   d["strategy"]["overlap_dp"] = false;
   const Metrics event = run(d, "event", true);
-  EXPECT_GT(event.devices[0].exposed_comm_s[static_cast<std::size_t>(CommClass::cp)], 0);
-  EXPECT_NEAR(run(d, "analytical", true).step_time_s / event.step_time_s, 1.0, 1e-6);
+  EXPECT_GT(event.devices[0].exposed_comm[static_cast<std::size_t>(CommClass::cp)].value(), 0);
+  EXPECT_NEAR(run(d, "analytical", true).step_time.value() / event.step_time.value(), 1.0, 1e-6);
   // With tensor and pipeline parallelism and overlapped gradient buckets (which the event
   // mode lets contend with the ring): within 2 %, as the other layouts (tests/run/modes_test).
   const auto d2 = doc(1, 2, 2, 2, 8);
-  EXPECT_NEAR(run(d2, "analytical", true).step_time_s / run(d2, "event", true).step_time_s, 1.0, 0.02);
+  EXPECT_NEAR(run(d2, "analytical", true).step_time.value() / run(d2, "event", true).step_time.value(), 1.0, 0.02);
 }
 
 TEST(ContextParallelRun, RingSendsAreReportedAsCpTraffic) {
   const Metrics m = run(doc(1, 8, 1, 1, 2), "event", true);
-  EXPECT_GT(m.comm_bytes[static_cast<std::size_t>(CommClass::cp)], 0);
+  EXPECT_GT(m.comm_bytes[static_cast<std::size_t>(CommClass::cp)].value(), 0);
   // Same model FLOPs per step as without CP (the tokens are split, not repeated).
   const Metrics one = run(doc(8, 1, 1, 1, 8), "event", true);
   EXPECT_NEAR(m.model_flops * 4 / one.model_flops, 1.0, 1e-9);  // a quarter of the batch
@@ -93,7 +93,7 @@ TEST(ContextParallelRun, LongContextFitsOnlyWithCp) {
   register_builtins();
   const RunOutput cp8 = run_scenario(load_scenario(kLongContext));
   EXPECT_TRUE(cp8.metrics.memory_fits);
-  EXPECT_GT(cp8.metrics.step_time_s, 0);
+  EXPECT_GT(cp8.metrics.step_time.value(), 0);
   try {
     run_scenario(load_scenario(kLongContext, {"/strategy/cp=1", "/strategy/dp=8"}));
     ADD_FAILURE() << "cp = 1 at a 128K context should not fit in 80 GB";

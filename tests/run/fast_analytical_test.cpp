@@ -52,20 +52,20 @@ TEST_F(FastAnalyticalTest, MatchesRunScenarioOnEveryLayout) {
     ASSERT_TRUE(r.valid()) << layout_issue_text(r.issue);
     EXPECT_TRUE(r.fits);
     EXPECT_EQ(r.devices, n);
-    expect_rel(r.step_time_s, ref.metrics.step_time_s, "step time");
+    expect_rel(r.step_time.value(), ref.metrics.step_time.value(), "step time");
     expect_rel(r.mfu, ref.metrics.mfu, "MFU");
     expect_rel(r.hfu, ref.metrics.hfu, "HFU");
     expect_rel(r.tokens_per_s, ref.metrics.tokens_per_s, "tokens/s");
-    expect_rel(r.energy_per_token_j, ref.metrics.energy_per_token_j, "J/token");
-    expect_rel(r.average_power_w, ref.metrics.average_power_w, "power");
-    expect_rel(r.it_energy_j, ref.metrics.it_energy_j, "IT energy");
+    expect_rel(r.energy_per_token.value(), ref.metrics.energy_per_token.value(), "J/token");
+    expect_rel(r.average_power.value(), ref.metrics.average_power.value(), "power");
+    expect_rel(r.it_energy.value(), ref.metrics.it_energy.value(), "IT energy");
     expect_rel(r.bubble_fraction, ref.metrics.bubble_fraction, "bubble fraction");
     EXPECT_EQ(r.collective_schedule, estimate_collective_schedule(parse_scenario(doc(n, l), "layout.json")));
     double peak = 0;
     for (const auto& d : ref.metrics.devices) peak = std::max(peak, d.memory.total().value());
-    expect_rel(r.peak_memory_bytes, peak, "peak memory");
+    expect_rel(r.peak_memory.value(), peak, "peak memory");
     // Asked again: the cached collectives give the same figures.
-    EXPECT_EQ(fast.evaluate(l).step_time_s, r.step_time_s);
+    EXPECT_EQ(fast.evaluate(l).step_time.value(), r.step_time.value());
   }
   EXPECT_GT(fast.cached_collectives(), 0u);
 }
@@ -79,7 +79,7 @@ TEST_F(FastAnalyticalTest, ResizedClusterHoldsLargerLayouts) {
   const FastLayout l{8, 2, 8, 1, "1f1b", 1, Recompute::selective, 1, true};
   const FastResult r = f.evaluate(l);
   ASSERT_TRUE(r.valid());
-  expect_rel(r.step_time_s, run_scenario(parse_scenario(doc(128, l), "l.json")).metrics.step_time_s, "step time");
+  expect_rel(r.step_time.value(), run_scenario(parse_scenario(doc(128, l), "l.json")).metrics.step_time.value(), "step time");
   EXPECT_EQ(fast.evaluate(l).issue, LayoutIssue::too_many_devices);
   EXPECT_THROW(resized_cluster(base, 68), InputError);  // 68 GPUs do not fill nodes of 8
 }
@@ -115,7 +115,7 @@ TEST_F(FastAnalyticalTest, MemoryBeyondTheDeviceIsReported) {
   const FastResult r = f.evaluate({8, 1, 8, 1});
   ASSERT_TRUE(r.valid());
   EXPECT_FALSE(r.fits);
-  EXPECT_GT(r.peak_memory_bytes, 16.0 * 175e9 / 8 * 0.9);
+  EXPECT_GT(r.peak_memory.value(), 16.0 * 175e9 / 8 * 0.9);
   // The same issues, stage by stage, as the memory check of run_scenario.
   try {
     run_scenario(parse_scenario(big_doc({8, 1, 8, 1}, true), "big.json"));

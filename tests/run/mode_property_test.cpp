@@ -97,7 +97,7 @@ nlohmann::json draw(const nlohmann::json& base, int devices, std::mt19937_64& rn
 double step(nlohmann::json doc, const char* mode, bool symmetry) {
   doc["simulation"]["mode"] = mode;
   doc["simulation"]["symmetry"] = symmetry;
-  return run_scenario(parse_scenario(doc, "property.json")).metrics.step_time_s;
+  return run_scenario(parse_scenario(doc, "property.json")).metrics.step_time.value();
 }
 
 // `layouts` random layouts of the shipped scenario `file` (under the sanitizers a tenth).

@@ -24,7 +24,7 @@ Metrics metrics(nlohmann::json doc, const char* mode, bool symmetry = true) {
 }
 
 double step(const nlohmann::json& doc, const char* mode, bool symmetry = true) {
-  return metrics(doc, mode, symmetry).step_time_s;
+  return metrics(doc, mode, symmetry).step_time.value();
 }
 
 struct Case {
@@ -47,15 +47,15 @@ TEST_P(Modes, SymmetryMatchesFullSimulation) {
   const Case c = GetParam();
   const auto doc = base(c.dp, c.tp, c.pp, c.schedule, c.v, c.batch);
   const Metrics sym = metrics(doc, "event", true), full = metrics(doc, "event", false);
-  EXPECT_NEAR(sym.step_time_s / full.step_time_s, 1.0, 0.001);
+  EXPECT_NEAR(sym.step_time.value() / full.step_time.value(), 1.0, 0.001);
   // The mirrors of the ranks not built carry exactly the bytes those ranks send when built:
   // the payload per communication class and the bytes on each class of link.
   for (std::size_t k = 0; k < sym.comm_bytes.size(); ++k)
-    EXPECT_NEAR(sym.comm_bytes[k], full.comm_bytes[k], 1e-9 * full.comm_bytes[k]) << "class " << k;
+    EXPECT_NEAR(sym.comm_bytes[k].value(), full.comm_bytes[k].value(), 1e-9 * full.comm_bytes[k].value()) << "class " << k;
   ASSERT_EQ(sym.links.size(), full.links.size());
   for (std::size_t k = 0; k < sym.links.size(); ++k)
-    EXPECT_NEAR(sym.links[k].bytes, full.links[k].bytes, 1e-9 * full.links[k].bytes) << sym.links[k].link_class;
-  EXPECT_NEAR(sym.it_energy_j / full.it_energy_j, 1.0, 0.001);
+    EXPECT_NEAR(sym.links[k].bytes.value(), full.links[k].bytes.value(), 1e-9 * full.links[k].bytes.value()) << sym.links[k].link_class;
+  EXPECT_NEAR(sym.it_energy.value() / full.it_energy.value(), 1.0, 0.001);
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, Modes,

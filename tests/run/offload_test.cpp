@@ -27,10 +27,10 @@ TEST(CxlPoolOffload, PoolBandwidthAddsTheClosedFormTime) {
   const double s = a.metrics.devices[0].memory.offloaded.value();
   ASSERT_GT(s, 0);
   const double expect = 2.0 * (kStreamsPerExpander * s / 20e9 - kStreamsPerExpander * s / 40e9);
-  EXPECT_NEAR((b.metrics.step_time_s - a.metrics.step_time_s) / expect, 1.0, 1e-9);
+  EXPECT_NEAR((b.metrics.step_time.value() - a.metrics.step_time.value()) / expect, 1.0, 1e-9);
   // The streams show as exposed offload communication, 2 x 2 S / B per device and the
   // route's latency (3e-8 of it).
-  const double exposed = b.metrics.devices[0].exposed_comm_s[static_cast<std::size_t>(CommClass::offload)];
+  const double exposed = b.metrics.devices[0].exposed_comm[static_cast<std::size_t>(CommClass::offload)].value();
   EXPECT_NEAR(exposed / (2.0 * kStreamsPerExpander * s / 20e9), 1.0, 1e-6);
 }
 
@@ -46,15 +46,15 @@ TEST(CxlPoolOffload, DeviceMemoryDropsByTheOptimizerState) {
   EXPECT_TRUE(pool.metrics.memory_fits);
   EXPECT_FALSE(none.metrics.memory_fits);
   // The pool tier holds all 8 devices' state.
-  EXPECT_NEAR(pool.metrics.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)].used_bytes, 8.0 * p.offloaded.value(),
+  EXPECT_NEAR(pool.metrics.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)].used.value(), 8.0 * p.offloaded.value(),
               8.0);
 }
 
 TEST(CxlPoolOffload, AnalyticalAgreesWithTheEngine) {
   for (const char* bw : {"40 GB/s", "20 GB/s"}) {
     const std::string media = std::string("/cluster/topology/media_bandwidth=\"") + bw + "\"";
-    const double event = run_scenario(load({media})).metrics.step_time_s;
-    const double analytical = run_scenario(load({media, "/simulation/mode=\"analytical\""})).metrics.step_time_s;
+    const double event = run_scenario(load({media})).metrics.step_time.value();
+    const double analytical = run_scenario(load({media, "/simulation/mode=\"analytical\""})).metrics.step_time.value();
     EXPECT_NEAR(analytical / event, 1.0, 0.03) << bw;
   }
 }

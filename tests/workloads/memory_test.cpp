@@ -11,10 +11,10 @@ namespace {
 TEST(ZeroMemory, WorkedExampleOfFigure1) {
   // Rajbhandari et al. SC20 Fig. 1: Psi = 7.5B, N_d = 64, K = 12: 120, 31.4, 16.6, 1.9 GB.
   const double psi = 7.5e9;
-  EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 0) / 1e9, 120.0, 0.05);
-  EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 1) / 1e9, 31.4, 0.05);
-  EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 2) / 1e9, 16.6, 0.05);
-  EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 3) / 1e9, 1.9, 0.05);
+  EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 0).value() / 1e9, 120.0, 0.05);
+  EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 1).value() / 1e9, 31.4, 0.05);
+  EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 2).value() / 1e9, 16.6, 0.05);
+  EXPECT_NEAR(formulas::zero_model_state_bytes(psi, 64, 3).value() / 1e9, 1.9, 0.05);
 }
 
 TransformerConfig small() { return test::gpt_config(8, 1024, 16, 32000, 1024); }
@@ -31,7 +31,7 @@ TEST(StageMemory, ModelStatesFollowZeroStages) {
     const double psi = stage_params_per_device(c, st, sh);
     const double states = (m.weights + m.gradients + m.optimizer).value();
     // Mixed-precision Adam: 16 bytes per parameter unpartitioned (ZeRO §5), partitioned by stage.
-    EXPECT_NEAR(states, formulas::zero_model_state_bytes(psi, 8, stage), 1.0) << "stage " << stage;
+    EXPECT_NEAR(states, formulas::zero_model_state_bytes(psi, 8, stage).value(), 1.0) << "stage " << stage;
   }
   StrategySpec dp;
   dp.dp = 8;
@@ -54,7 +54,7 @@ TEST(StageMemory, OneFOneBKeepsPMicroBatchesGPipeKeepsM) {
   st.pp = 4;
   st.flash_attention = false;
   StageShape a{0, 2, false, false, 4}, b{0, 2, false, false, 16};
-  const double per_layer = formulas::activation_bytes_per_layer(1024, 1, 1024, 16, 1, false, Recompute::none);
+  const double per_layer = formulas::activation_bytes_per_layer(1024, 1, 1024, 16, 1, false, Recompute::none).value();
   EXPECT_DOUBLE_EQ(stage_memory(c, st, w, a).activations.value(), per_layer * 2 * 4);
   EXPECT_DOUBLE_EQ(stage_memory(c, st, w, b).activations.value(), per_layer * 2 * 16);
 }
