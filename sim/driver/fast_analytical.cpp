@@ -250,16 +250,13 @@ void FastAnalytical::Impl::memory(FastResult& r) {
 // run_scenario's memory check: the stages that do not fit, else the pool's shortfall.
 std::vector<Issue> FastAnalytical::Impl::memory_issues() const {
   std::vector<Issue> out;
-  const int per_stage = strategy.layout().per_stage();
   std::vector<Bytes> state;
   for (const StageShape& sh : stage_shapes(in)) {
-    const MemoryBreakdown need = stage_memory(base.model, strategy, workload, sh);
-    state.push_back(need.offloaded);
-    const int s = sh.stage;
-    const Pool& pool = stage_pool(s);
-    if (need.total().value() > pool.capacity)
-      out.push_back(memory_shortfall(s, s * per_stage, (s + 1) * per_stage - 1,
-                                     base.pools[static_cast<std::size_t>(pool.index)].name, Bytes(pool.capacity), need));
+    state.push_back(stage_memory(base.model, strategy, workload, sh).offloaded);
+    const Pool& pool = stage_pool(sh.stage);
+    if (auto issue = stage_shortfall(base.model, strategy, workload, sh,
+                                     base.pools[static_cast<std::size_t>(pool.index)].name, Bytes(pool.capacity)))
+      out.push_back(*issue);
   }
   if (out.empty() && router)
     if (auto issue = pool_shortfall(base.topology, strategy.layout(), state)) out.push_back(*issue);

@@ -47,23 +47,42 @@ std::vector<Bytes> offloaded_state(const Scenario& sc, const std::vector<StageSh
 }
 
 void check_memory(const Scenario& sc, const std::vector<StageShape>& shapes) {
-  const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
   std::vector<Issue> issues;
   for (int s = 0; s < sc.strategy.pp; ++s) {
     const auto& pool = sc.pools[sc.stage_pool[s]];
-    const MemoryBreakdown m = stage_memory(sc.model, sc.strategy, sc.workload, shapes[s]);
-    const Bytes cap = pool.device->memory_capacity();
-    if (m.total() <= cap) continue;
-    issues.push_back(memory_shortfall(s, s * per_stage, (s + 1) * per_stage - 1, pool.name, cap, m));
+    if (auto issue = stage_shortfall(sc.model, sc.strategy, sc.workload, shapes[s], pool.name,
+                                     pool.device->memory_capacity()))
+      issues.push_back(*issue);
   }
   if (!issues.empty()) throw InputError(issues);
 }
 
 }  // namespace
 
+std::optional<Issue> stage_shortfall(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
+                                     const StageShape& sh, const std::string& pool, Bytes capacity) {
+  const MemoryBreakdown m = stage_memory(c, st, w, sh);
+  if (m.total() <= capacity) return std::nullopt;
+  std::optional<Bytes> with_sp;
+  if (st.tp > 1 && !st.sequence_parallel) {
+    StrategySpec sp = st;
+    sp.sequence_parallel = true;
+    with_sp = stage_memory(c, sp, w, sh).total();
+  }
+  const int n = st.layout().per_stage(), s = sh.stage;
+  return memory_shortfall(s, s * n, (s + 1) * n - 1, pool, capacity, m, with_sp);
+}
+
 Issue memory_shortfall(int stage, int first, int last, const std::string& pool, Bytes capacity,
-                       const MemoryBreakdown& need) {
+                       const MemoryBreakdown& need, std::optional<Bytes> with_sp) {
   const Bytes total = need.total();
+  std::string sp;
+  if (with_sp && *with_sp < total)
+    sp = *with_sp <= capacity
+             ? fmt::format("; sequence_parallel: true fits it ({} per device: norms and dropouts sharded over tp)",
+                           format_quantity(with_sp->value(), Dim::data))
+             : fmt::format("; sequence_parallel: true would save {} per device",
+                           format_quantity((total - *with_sp).value(), Dim::data));
   return {"/strategy",
           fmt::format("does not fit in memory: stage {} (devices {}..{}, pool \"{}\") needs {} per device but has {}, "
                       "short by {} (weights {}, gradients {}, optimizer {}, activations {}, buffers {}); try more "
@@ -73,7 +92,7 @@ Issue memory_shortfall(int stage, int first, int last, const std::string& pool, 
                       format_quantity(need.gradients.value(), Dim::data),
                       format_quantity(need.optimizer.value(), Dim::data),
                       format_quantity(need.activations.value(), Dim::data),
-                      format_quantity(need.buffers.value(), Dim::data))};
+                      format_quantity(need.buffers.value(), Dim::data)) + sp};
 }
 
 double estimate_tasks(const Scenario& sc) {

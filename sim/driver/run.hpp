@@ -3,6 +3,7 @@
 // task graph, the engine, the metrics. Bad layouts (a model that does not fit, a task graph
 // beyond --max-tasks) are InputErrors, reported before anything is simulated.
 
+#include <optional>
 #include <string>
 
 #include "sim/report/run_output.hpp"
@@ -19,8 +20,13 @@ double estimate_collective_schedule(const StrategySpec& st, bool symmetry);
 
 // The issue the memory check raises for a stage that does not fit: its devices
 // first..last, in pool `pool` of `capacity` bytes per device, need `need` per device.
+// `with_sp`: the need with sequence parallelism, when the layout has tp > 1 without it;
+// the message then says whether turning it on fits the stage or how much it saves.
 Issue memory_shortfall(int stage, int first, int last, const std::string& pool, Bytes capacity,
-                       const MemoryBreakdown& need);
+                       const MemoryBreakdown& need, std::optional<Bytes> with_sp = std::nullopt);
+// The memory check of one stage (shape `sh`) on devices of `capacity`: none when it fits.
+std::optional<Issue> stage_shortfall(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
+                                     const StageShape& sh, const std::string& pool, Bytes capacity);
 
 // One collective's time in analytical mode: the algorithm the engine would run (the named
 // one where it applies, else the cost model's choice), costed by the model; 0 for a group
