@@ -105,10 +105,16 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       {{"peak_fp32", "80 TFLOPS"}, {"peak_tf32", "1100 TFLOPS"}, {"peak_bf16", "2250 TFLOPS"},
        {"peak_fp8", "4500 TFLOPS"}, {"peak_int8", "4500 TOPS"}, {"memory_capacity", "192 GB"},
        {"memory_bandwidth", "8 TB/s"}, {"sm_count", 148}, {"tile_m", 128}, {"tile_n", 256}, {"tile_k", 64},
-       {"gemm_efficiency", 0.80}, {"idle_power", "100 W"}, {"tdp", "1000 W"}},
+       {"gemm_efficiency", 0.80}, {"gemm_efficiency_fp8", 0.58}, {"attention_efficiency", 0.65},
+       {"memory_efficiency", 0.74}, {"tile_fill", "1 us"}, {"launch_overhead", "10 us"}, {"idle_power", "100 W"},
+       {"tdp", "1000 W"}},
       "NVIDIA via glennklockwood and Vultr docs [S] (HGX B200): 2250 TF bf16 dense, 1100 TF tf32, 80 TF fp32, 4500 TF "
-      "fp8 and TOPS int8, 192 GB HBM3e at 8 TB/s, 1000 W. 148 SMs [U]. NOT CALIBRATED: gemm_efficiency 0.80 "
-      "as the H100's bf16 microbenchmark [U], other settings are the model defaults.",
+      "fp8 and TOPS int8, 192 GB HBM3e at 8 TB/s, 1000 W. 148 SMs [U]. CALIBRATED on four DGX-B200 FP8 rows of "
+      "NVIDIA's Megatron-Bridge 25.09/25.11 performance summaries (two distinct layouts: scenarios/validation-b200, "
+      "scripts/calibrate/parameters-b200.json, docs/validation.md): gemm_efficiency_fp8 0.58 (2.6 of 4.5 PF fp8 at "
+      "the 1000 W limit), memory_efficiency 0.74 (5.9 of 8 TB/s); two values from two layouts, so weakly determined. "
+      "Not fitted: gemm_efficiency 0.80 (bf16) as the H100's microbenchmark [U]; attention_efficiency 0.65, "
+      "tile_fill 1 us and launch_overhead 10 us as the calibrated H100 [U: assumed to carry over].",
       "NVIDIA B200 (HGX, 1000 W)");
 
   add(presets, "nvidia-v100-sxm2",
