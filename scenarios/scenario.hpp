@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/compute/compute_device.hpp"
+#include "models/energy/node_power.hpp"
 #include "topologies/topology.hpp"
 #include "workloads/pipeline_schedule.hpp"
 #include "workloads/strategy.hpp"
@@ -52,6 +53,7 @@ struct Scenario {
   std::string topology_type;
   TopologyGraph topology;
   double pue = 1.0;
+  std::optional<NodePower> node_power;  // cluster.node_power; none: host power not counted
   std::string model_preset;
   TransformerConfig model;
   WorkloadSpec workload;

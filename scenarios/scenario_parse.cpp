@@ -402,6 +402,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
     ps.attach_pim();
   }
   if (cluster.has("pue")) sc.pue = cluster.number("pue");
+  if (cluster.has("node_power")) sc.node_power = parse_node_power(cluster.raw("node_power"), "/cluster/node_power", ps.diag);
   Params wl = present("workload") ? ps.section(sections::workload(), sub("workload"), "/workload") : Params();
   const bool wl_clean = present("workload") && ps.last_clean;
   if (wl.has("model")) ps.model(wl.raw("model"));
@@ -467,6 +468,10 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
                                      {"params", p.params}});
   r["cluster"]["topology"] = cluster.raw("topology");
   r["cluster"]["pue"] = sc.pue;
+  if (sc.node_power)
+    r["cluster"]["node_power"] = {{"preset", sc.node_power->preset}, {"idle", sc.node_power->idle.value()},
+                                  {"max", sc.node_power->max.value()},
+                                  {"devices_per_node", sc.node_power->devices_per_node}};
   r["workload"] = wl.json();
   r["workload"]["model"] = {{"preset", sc.model_preset}, {"type", sc.model.family}, {"layers", sc.model.layers},
                             {"hidden", sc.model.hidden}, {"heads", sc.model.heads}, {"kv_heads", sc.model.kv_heads},

@@ -24,6 +24,9 @@ const ParamTable& cluster() {
       {.name = "topology", .kind = ParamKind::object, .help = "{\"type\": ...} and the topology's parameters"},
       {.name = "pue", .kind = ParamKind::number, .def = 1.0, .min = 1.0, .max = 10.0,
        .help = "power usage effectiveness: facility energy / IT energy"},
+      {.name = "node_power", .kind = ParamKind::object, .def = nullptr,
+       .help = "power of each server beside its accelerators (host CPUs, DRAM, NICs, switches, fans): "
+               "{\"preset\": \"dgx-h100\"} or {\"idle\", \"max\", \"devices_per_node\"}; absent: not counted"},
   };
   return t;
 }

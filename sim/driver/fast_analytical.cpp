@@ -72,6 +72,7 @@ class CostTable {
 struct Pool {
   const ComputeDevice* device = nullptr;
   double peak = 0, capacity = 0, idle_w = 0;
+  double headroom_w = 0;  // TDP - idle: the dynamic range the hosts' load is measured against
   int kind = 0;   // pools of one device model share a kind
   int index = 0;  // in Scenario::pools
 };
@@ -89,6 +90,7 @@ struct FastAnalytical::Impl {
       q.peak = p.device->peak(b.workload.precision).value();
       q.capacity = p.device->memory_capacity().value();
       q.idle_w = p.device->idle_power().value();
+      q.headroom_w = (p.device->max_power() - p.device->idle_power()).value();
       q.kind = static_cast<int>(pools.size());
       for (const Pool& o : pools)  // the parser's test of uniform stages: same preset, same parameters
         if (b.pools[static_cast<std::size_t>(o.index)].preset == p.preset &&
@@ -267,7 +269,7 @@ std::vector<Issue> FastAnalytical::Impl::memory_issues() const {
 void FastAnalytical::Impl::metrics(const AnalyticalResult& a, FastResult& r) const {
   const double per_stage = strategy.layout().per_stage();
   const double step = a.step_time.value();
-  double model_flops = 0, flops = 0, dynamic = 0, bubble = 0, idle_w = 0, peak = 0;
+  double model_flops = 0, flops = 0, dynamic = 0, bubble = 0, idle_w = 0, peak = 0, headroom = 0;
   for (std::size_t s = 0; s < a.stages.size(); ++s) {
     const AnalyticalStage& st = a.stages[s];
     model_flops += per_stage * st.model_flops.value();
@@ -276,6 +278,7 @@ void FastAnalytical::Impl::metrics(const AnalyticalResult& a, FastResult& r) con
     bubble += per_stage * st.bubble.value();
     idle_w += per_stage * stage_pool(static_cast<int>(s)).idle_w;
     peak += per_stage * stage_pool(static_cast<int>(s)).peak;
+    headroom += per_stage * stage_pool(static_cast<int>(s)).headroom_w;
   }
   r.step_time = Seconds(step);
   const double devices = per_stage * strategy.pp;
@@ -287,7 +290,10 @@ void FastAnalytical::Impl::metrics(const AnalyticalResult& a, FastResult& r) con
     r.samples_per_s = static_cast<double>(workload.global_batch) / step;
   }
   r.bubble_fraction = step > 0 ? bubble / devices / step : 0;
-  r.it_energy = Joules(dynamic + idle_w * step + network_static_w * step);
+  const Joules hosts = base.node_power ? host_energy(*base.node_power, static_cast<std::int64_t>(devices),
+                                                    Joules(dynamic), Watts(headroom), Seconds(step))
+                                      : Joules{};
+  r.it_energy = Joules(dynamic + idle_w * step + network_static_w * step) + hosts;
   r.energy_per_token = tokens > 0 ? r.it_energy / tokens : Joules{};
   r.average_power = step > 0 ? r.it_energy / Seconds(step) : Watts{};
 }

@@ -1,5 +1,7 @@
 // Energy of the step and power over it.
-//   E_IT = Σ_devices (E_dynamic + P_idle·T) + Σ_links (bytes·e_byte + P_static·lanes·T)
+//   E_accelerators = Σ_devices (E_dynamic + P_idle·T) + Σ_links (bytes·e_byte + P_static·lanes·T)
+//   E_IT = E_accelerators + E_hosts (cluster.node_power, models/energy/node_power.hpp: the
+//          servers' CPUs, DRAM, NICs, switch chips and fans at the accelerators' mean load)
 //   E_facility = PUE · E_IT (The Green Grid, "PUE: a comprehensive examination of the metric", 2012)
 // Power over time: each device draws its idle power, plus a compute task's dynamic energy
 // spread evenly over the task; the network draws its static power all step, and its dynamic
@@ -10,6 +12,7 @@
 #include <map>
 
 #include "models/energy/energy_table.hpp"
+#include "models/energy/node_power.hpp"
 #include "sim/report/metrics_parts.hpp"
 
 namespace hcsim::report_detail {
@@ -106,14 +109,19 @@ std::vector<double> sample(const Series& s, const std::vector<Delta>& impulses, 
 
 void energy_and_power(const Scenario& sc, const TaskGraph& g, const EngineResult& r, int samples, Metrics& m) {
   const Seconds step = m.step_time;
-  Watts idle_w{};
+  Watts idle_w{}, headroom{};
   for (const auto& dm : m.devices) {
     m.device_dynamic += dm.dynamic_energy;
     m.device_static += dm.static_energy;
     idle_w += dm.idle_power;
+    headroom += sc.pools[static_cast<std::size_t>(dm.pool)].device->max_power() - dm.idle_power;
   }
   link_energy(sc, r, m);
-  m.it_energy = m.device_dynamic + m.device_static + m.network_dynamic + m.network_static;
+  m.accelerator_energy = m.device_dynamic + m.device_static + m.network_dynamic + m.network_static;
+  m.host_energy = sc.node_power ? host_energy(*sc.node_power, static_cast<std::int64_t>(m.devices.size()),
+                                              m.device_dynamic, headroom, step)
+                                : Joules{};
+  m.it_energy = m.accelerator_energy + m.host_energy;
   m.facility_energy = facility_energy(m.it_energy, sc.pue);
   m.energy_per_token = m.tokens_per_step > 0 ? m.it_energy / m.tokens_per_step : Joules{};
   if (step <= Seconds{}) return;
@@ -121,7 +129,8 @@ void energy_and_power(const Scenario& sc, const TaskGraph& g, const EngineResult
   // Without a timeline (analytical mode) the dynamic energy is drawn evenly over the step.
   const Watts untimed = g.size() == 0 ? (m.device_dynamic + m.network_dynamic) / step : Watts{};
   Timeline tl = dynamic_timeline(g, r, m);
-  const Series s = step_series(std::move(tl.deltas), (idle_w + m.network_static / step + untimed).value());
+  const Watts host = m.host_energy / step;  // drawn evenly: the hosts follow the step's mean load
+  const Series s = step_series(std::move(tl.deltas), (idle_w + m.network_static / step + untimed + host).value());
   m.peak_power = Watts(s.max());
   if (samples <= 0) return;
   m.power_interval = step / samples;

@@ -109,7 +109,9 @@ struct Metrics {
   std::vector<LinkClassMetrics> links;
   std::array<TierUsage, kMemoryTiers> tiers{};  // cluster totals
   Joules device_dynamic{}, device_static{}, network_dynamic{}, network_static{};
-  Joules it_energy{}, facility_energy{}, energy_per_token{};
+  Joules host_energy{};  // the servers beside their accelerators (cluster.node_power); 0 without it
+  Joules accelerator_energy{};  // devices and links
+  Joules it_energy{}, facility_energy{}, energy_per_token{};  // IT: accelerators, links and hosts
   Watts average_power{}, peak_power{};  // IT power
   Seconds power_interval{};             // width of one power sample
   std::vector<Watts> power;             // IT power, mean over each interval

@@ -61,6 +61,8 @@ json energy_json(const Scenario& sc, const Metrics& m) {
           {"device_static_j", m.device_static.value()},
           {"network_dynamic_j", m.network_dynamic.value()},
           {"network_static_j", m.network_static.value()},
+          {"accelerator_j", m.accelerator_energy.value()},
+          {"host_j", m.host_energy.value()},
           {"it_j", m.it_energy.value()},
           {"pue", sc.pue},
           {"facility_j", m.facility_energy.value()},

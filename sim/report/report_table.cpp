@@ -157,6 +157,11 @@ std::string energy_section(const Scenario& sc, const Metrics& m) {
   out += fmt::format("  devices {} dynamic · {} idle   network {} dynamic · {} static\n",
                      si(m.device_dynamic.value(), Dim::energy), si(m.device_static.value(), Dim::energy),
                      si(m.network_dynamic.value(), Dim::energy), si(m.network_static.value(), Dim::energy));
+  if (sc.node_power)
+    out += fmt::format("  hosts {} ({}: CPUs, DRAM, NICs, switches, fans) · accelerators and links {}\n",
+                       si(m.host_energy.value(), Dim::energy),
+                       sc.node_power->preset.empty() ? std::string("node_power") : sc.node_power->preset,
+                       si(m.accelerator_energy.value(), Dim::energy));
   out += fmt::format("power       average {} · peak {} (IT) · facility {}\n", si(m.average_power.value(), Dim::power),
                      si(m.peak_power.value(), Dim::power), si(m.average_power.value() * sc.pue, Dim::power));
   for (const auto& l : m.links)

@@ -148,5 +148,60 @@ TEST(Energy, PhotonicVersusElectricalLinks) {
   EXPECT_NEAR(net_b, net_a / 5.5 + 8 * 0.05 * 8 * 2 * b.step_time.value(), 1e-9 * net_b);
 }
 
+// Node power (models/energy/node_power.hpp): the hosts beside the accelerators draw
+// idle + (max - idle) u, u = the accelerators' dynamic power over their dynamic range
+// (TDP - idle, summed), per node of devices_per_node; IT = accelerators + links + hosts and
+// facility = PUE x IT. Four devices at 2 per node: two nodes of 1 kW idle, 3 kW max.
+TEST(Energy, NodePowerAddsUp) {
+  nlohmann::json doc = small_doc(4, 1, 1, testing::nvlink3());
+  doc["cluster"]["pue"] = 1.2;
+  doc["cluster"]["node_power"] = {{"idle", "1 kW"}, {"max", "3 kW"}, {"devices_per_node", 2}};
+  const auto r = run_doc(doc);
+  const Metrics& m = r->out.metrics;
+  const double T = m.step_time.value();
+  double headroom = 0;
+  for (const auto& d : m.devices)
+    headroom += (r->sc.pools[0].device->max_power() - d.idle_power).value();
+  const double u = m.device_dynamic.value() / (headroom * T);
+  ASSERT_GT(u, 0.0);
+  ASSERT_LT(u, 1.0);
+  EXPECT_NEAR(m.host_energy.value(), 2 * (1000.0 + 2000.0 * u) * T, 1e-12 * m.host_energy.value());
+  EXPECT_EQ(m.accelerator_energy.value(), m.device_dynamic.value() + m.device_static.value() +
+                                              m.network_dynamic.value() + m.network_static.value());
+  EXPECT_EQ(m.it_energy, m.accelerator_energy + m.host_energy);
+  EXPECT_DOUBLE_EQ(m.facility_energy.value(), 1.2 * m.it_energy.value());
+  EXPECT_DOUBLE_EQ(r->report["energy"]["host_j"].get<double>(), m.host_energy.value());
+  // The power samples integrate to the IT energy, hosts included.
+  double e = 0;
+  for (const auto& w : m.power) e += w.value() * m.power_interval.value();
+  EXPECT_NEAR(e, m.it_energy.value(), 1e-9 * e);
+  // Without node_power the hosts are not counted and nothing else moves.
+  doc["cluster"].erase("node_power");
+  const auto plain = run_doc(doc);
+  EXPECT_EQ(plain->out.metrics.host_energy.value(), 0.0);
+  EXPECT_EQ(plain->out.metrics.accelerator_energy, m.accelerator_energy);
+}
+
+// The presets are their datasheets' system maxima minus the accelerators' TDP
+// (models/energy/node_power.hpp): DGX H100 10.2 kW - 8 x 700 W = 4.6 kW; bad input names
+// its path.
+TEST(Energy, NodePowerPresetsAndBadInput) {
+  Diagnostics d;
+  const auto h = parse_node_power({{"preset", "dgx-h100"}}, "/cluster/node_power", d);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->max.value(), 10200.0 - 8 * 700.0);
+  EXPECT_EQ(h->devices_per_node, 8);
+  const auto a = parse_node_power({{"preset", "dgx-a100"}, {"idle", "900 W"}}, "/cluster/node_power", d);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->max.value(), 6500.0 - 8 * 400.0);
+  EXPECT_EQ(a->idle.value(), 900.0);
+  EXPECT_TRUE(d.ok());
+  EXPECT_FALSE(parse_node_power(nlohmann::json::object(), "/cluster/node_power", d));
+  EXPECT_FALSE(parse_node_power({{"idle", "2 kW"}, {"max", "1 kW"}}, "/cluster/node_power", d));
+  ASSERT_EQ(d.issues().size(), 2u);
+  EXPECT_EQ(d.issues()[0].path, "/cluster/node_power");
+  EXPECT_EQ(d.issues()[1].path, "/cluster/node_power/max");
+}
+
 }  // namespace
 }  // namespace hcsim

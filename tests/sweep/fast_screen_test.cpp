@@ -174,6 +174,17 @@ TEST(FastScreen, MatchesTheFullPathWithOffloadToAPool) {
   EXPECT_THAT(n.reasons, ::testing::HasSubstr("does not fit in the pool's 400 GiB"));
 }
 
+// The servers' power beside their accelerators (cluster.node_power) is in the energy the
+// fast path reports, as in the full path's.
+TEST(FastScreen, MatchesTheFullPathWithNodePower) {
+  register_builtins();
+  SearchSpec spec = load_search(kSweeps + "quickstart-search.json");
+  spec.base.doc["cluster"]["node_power"] = {{"preset", "dgx-a100"}};
+  const Counts n = expect_same_as_full_path(spec);
+  EXPECT_EQ(n.rest, 0u);
+  EXPECT_GT(n.ok, 100u);
+}
+
 TEST(FastScreen, LeavesEverythingToTheFullPathWhereItDoesNotApply) {
   register_builtins();
   SearchSpec spec = load_search(kSweeps + "quickstart-search.json");
