@@ -102,8 +102,13 @@ CollectiveEstimate CollectiveCostModel::in_network(const std::vector<int>& ranks
       bw = min(bw, r.bottleneck);
     }
     if (!ok) continue;
-    // Up the reduction tree once and down once; each device link carries S each way.
-    const Seconds t = lat * 2.0 + opt_.step_overhead * 2.0 + Bytes(static_cast<double>(elements)) / bw;
+    // NVLink SHARP as NCCL's NVLS runs it: a reduce-scatter by multimem loads (the switch
+    // reads each GPU's S and returns the reduced S/n slice to its owner) and an all-gather by
+    // multimem stores (each GPU's S/n slice, multicast back to all): each device link carries
+    // S + S/n = S (n + 1)/n each way [D], so busbw = 2(n - 1)/(n + 1) B, level with the ring
+    // at n = 3 and ahead of it beyond.
+    const double n = static_cast<double>(ranks.size());
+    const Seconds t = lat * 2.0 + opt_.step_overhead * 2.0 + Bytes(static_cast<double>(elements) * (n + 1) / n) / bw;
     if (t < best.time) {
       best.time = t;
       best.latency_term = lat * 2.0 + opt_.step_overhead * 2.0;

@@ -13,7 +13,8 @@
 //   ring all-reduce       2(n-1)/n * S/B + 2(n-1) * alpha
 //   multi-ring AG / RS    (n-1) * (alpha + S/(n g B_nic)), g rings (one per NIC rail)
 //   torus (dims d_k)      sum_k 2(d_k - 1) * (alpha + S / (B * prod_{i<=k} d_i))
-//   in-network reduction  2 * alpha_to_root + S / B
+//   in-network reduction  2 * alpha_to_root + S (n + 1) / (n B)   (NVLS: reduce-scatter by
+//                         multimem loads, all-gather by multimem stores)
 // Algorithm "auto" evaluates every registered algorithm with an auto_priority that
 // supports the operation and group -- among them those NCCL itself chooses among (ring,
 // double binary tree, in-network reduction as CollNet/NVLS), torus rings on a torus and the

@@ -220,10 +220,12 @@ int CollectivePlanner::reduction_root(const std::vector<int>& devices, double by
 void CollectivePlanner::add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes,
                                        double copies) const {
   if (p.reduction_root >= 0) {
-    // Each device's contribution goes up to the root once and the result comes down once.
+    // Each device's S goes up and its reduced S/n slice comes back (reduce-scatter), then its
+    // slice goes up and all S comes down (all-gather): S (n + 1)/n each way (cost.cpp).
+    const double n = static_cast<double>(p.rank_devices.size());
     for (std::uint32_t d : p.rank_devices)
       for (int e : router().route(g_.device_node(static_cast<int>(d)), p.reduction_root).edges)
-        edge_bytes[static_cast<std::size_t>(e)] += 2 * p.bytes * copies;
+        edge_bytes[static_cast<std::size_t>(e)] += 2 * p.bytes * (n + 1) / n * copies;
     return;
   }
   for (const PlannedFlow& f : p.pair_bytes)

@@ -117,12 +117,15 @@ TEST(CollectiveCost, TorusDimensionOrderedRingsClosedForm) {
 }
 
 TEST(CollectiveCost, InNetworkReductionOnNvswitch) {
-  // NVLink SHARP: up to the switch once and down once, t = 2 alpha_edge + S/B.
+  // NVLink SHARP (NVLS): reduce-scatter by multimem loads, all-gather by multimem stores;
+  // each GPU link carries S (n + 1)/n each way: t = 2 alpha_edge + S (n + 1)/(n B).
   const TopologyGraph g = build({{"type", "nvswitch-cluster"}, {"nvswitch_reduction", true}}, 8);
   CollectiveCostModel m(g);
   const double s = 1073741824.0;
   const auto e = m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "in_network");
-  EXPECT_NEAR(e.time.value(), 2 * 0.25e-6 + s / kB, 1e-12);
+  EXPECT_NEAR(e.time.value(), 2 * 0.25e-6 + s * 9.0 / 8.0 / kB, 1e-12);
+  // Two GPUs: S (3/2) / B against the ring's S / B: the ring wins (busbw 2(n-1)/(n+1) B).
+  EXPECT_NE(m.estimate(iota(2), CollectiveOp::all_reduce, Bytes(s), "auto").algorithm, "in_network");
   EXPECT_EQ(m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "auto").algorithm, "in_network");
   // Without the switch feature the algorithm cannot be forced.
   const TopologyGraph plain = build({{"type", "nvswitch-cluster"}}, 8);

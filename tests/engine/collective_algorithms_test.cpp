@@ -203,8 +203,8 @@ TEST(CollectiveAlgorithms, NamedAlgorithmFallsBackToAutoWhereItDoesNotApply) {
 }
 
 TEST(CollectiveAlgorithms, InNetworkReductionIsATimerWithItsBytesOnTheLinks) {
-  // NVLink SHARP: up to the switch once and down once, t = 2 alpha_edge + S/B (cost_test.cpp);
-  // every GPU's edge carries S up and S down.
+  // NVLink SHARP: t = 2 alpha_edge + S (n + 1)/(n B) (cost_test.cpp); every GPU's edge
+  // carries S (n + 1)/n up and as much down.
   const TopologyGraph topo = node(8, "1 us", true);
   const double S = 1073741824.0;
   for (const char* mode : {"event", "flow"}) {
@@ -212,10 +212,10 @@ TEST(CollectiveAlgorithms, InNetworkReductionIsATimerWithItsBytesOnTheLinks) {
     opt.mode = mode;
     opt.algorithm = "in_network";
     const EngineResult r = simulate(topo, collectives(first(8), CollectiveOp::all_reduce, S), opt);
-    EXPECT_NEAR(r.makespan / (2e-6 + S / 240e9), 1.0, 1e-9) << mode;
+    EXPECT_NEAR(r.makespan / (2e-6 + S * 9.0 / 8.0 / 240e9), 1.0, 1e-9) << mode;
     double total = 0;
     for (double b : r.edge_bytes) total += b;
-    EXPECT_DOUBLE_EQ(total, 8 * 2 * S) << mode;
+    EXPECT_DOUBLE_EQ(total, 8 * 2 * S * 9.0 / 8.0) << mode;
   }
 }
 
