@@ -73,6 +73,12 @@ struct Scenario {
 
 // What the layout rules (workloads/layout.hpp) read of a scenario.
 LayoutRequest layout_request(const Scenario& sc);
+// Two pools of one device model (same preset, same resolved parameters): stages on them
+// split the layers evenly (else by device speed).
+bool same_device_model(const DevicePool& a, const DevicePool& b);
+// The compute pools in device order (attached PIM pools hold no layout devices); with
+// `index`, the position in sc.pools of each.
+std::vector<PoolSpan> compute_pool_spans(const Scenario& sc, std::vector<int>* index = nullptr);
 
 // Registers every built-in family (devices, links, topologies, models, schedules).
 void register_builtins();

@@ -56,10 +56,21 @@ LayoutRequest layout_request(const Scenario& sc) {
   r.micro_batch = sc.workload.micro_batch;
   r.layers_per_stage = &sc.strategy.layers_per_stage;
   r.uniform_stages = std::all_of(sc.stage_pool.begin(), sc.stage_pool.end(), [&](int p) {
-    return sc.pools[p].preset == sc.pools[sc.stage_pool[0]].preset &&
-           sc.pools[p].params == sc.pools[sc.stage_pool[0]].params;
+    return same_device_model(sc.pools[p], sc.pools[sc.stage_pool[0]]);
   });
   return r;
+}
+
+bool same_device_model(const DevicePool& a, const DevicePool& b) { return a.preset == b.preset && a.params == b.params; }
+
+std::vector<PoolSpan> compute_pool_spans(const Scenario& sc, std::vector<int>* index) {
+  std::vector<PoolSpan> out;
+  for (std::size_t k = 0; k < sc.pools.size(); ++k)
+    if (sc.pools[k].attach_to.empty()) {
+      out.push_back({sc.pools[k].name, sc.pools[k].first_device, sc.pools[k].count});
+      if (index) index->push_back(static_cast<int>(k));
+    }
+  return out;
 }
 
 namespace {
@@ -287,7 +298,7 @@ struct Parser {
   void layout_rules(const Params& s) {
     LayoutRequest req = layout_request(sc);
     std::vector<int> compute_pool;  // index in sc.pools of each span
-    const std::vector<PoolSpan> spans = pool_spans(sc, compute_pool);
+    const std::vector<PoolSpan> spans = compute_pool_spans(sc, &compute_pool);
     if (!s.has("stage_pools")) req.pools = &spans;  // placed by device order
     bool placed = true;
     check_layout(req, [&](LayoutIssue code, std::string_view path, const std::function<std::string()>& message) {
@@ -300,17 +311,6 @@ struct Parser {
     } else if (placed && sc.layout().devices() <= sc.device_count()) {
       for (int p : stage_pools(sc.layout(), spans)) sc.stage_pool.push_back(compute_pool[static_cast<std::size_t>(p)]);
     }
-  }
-
-  // The compute pools in device order (attached PIM pools hold no layout devices).
-  static std::vector<PoolSpan> pool_spans(const Scenario& scen, std::vector<int>& compute_pool) {
-    std::vector<PoolSpan> out;
-    for (std::size_t k = 0; k < scen.pools.size(); ++k)
-      if (scen.pools[k].attach_to.empty()) {
-        out.push_back({scen.pools[k].name, scen.pools[k].first_device, scen.pools[k].count});
-        compute_pool.push_back(static_cast<int>(k));
-      }
-    return out;
   }
 
   // Stages placed by strategy.stage_pools, in the pools' order, filling each pool.

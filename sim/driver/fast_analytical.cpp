@@ -9,7 +9,6 @@
 #include "sim/collectives/cost.hpp"
 #include "sim/driver/offload_stream.hpp"
 #include "sim/driver/run.hpp"
-#include "topologies/transfer_time.hpp"
 #include "workloads/analytical.hpp"
 #include "workloads/stage_layout.hpp"
 
@@ -81,10 +80,10 @@ struct Pool {
 
 struct FastAnalytical::Impl {
   explicit Impl(const Scenario& b) : base(b), model(b.topology), cache() {
-    for (std::size_t k = 0; k < b.pools.size(); ++k) {
-      const DevicePool& p = b.pools[k];
-      if (!p.attach_to.empty()) continue;  // attached PIM stacks are folded into their pool's device
-      spans.push_back({p.name, p.first_device, p.count});
+    std::vector<int> index;  // attached PIM stacks are folded into their pool's device
+    spans = compute_pool_spans(b, &index);
+    for (const int k : index) {
+      const DevicePool& p = b.pools[static_cast<std::size_t>(k)];
       Pool q;
       q.device = p.device.get();
       q.peak = p.device->peak(b.workload.precision).value();
@@ -92,13 +91,12 @@ struct FastAnalytical::Impl {
       q.idle_w = p.device->idle_power().value();
       q.headroom_w = (p.device->max_power() - p.device->idle_power()).value();
       q.kind = static_cast<int>(pools.size());
-      for (const Pool& o : pools)  // the parser's test of uniform stages: same preset, same parameters
-        if (b.pools[static_cast<std::size_t>(o.index)].preset == p.preset &&
-            b.pools[static_cast<std::size_t>(o.index)].params == p.params) {
+      for (const Pool& o : pools)  // the parser's test of uniform stages
+        if (same_device_model(b.pools[static_cast<std::size_t>(o.index)], p)) {
           q.kind = o.kind;
           break;
         }
-      q.index = static_cast<int>(k);
+      q.index = k;
       pools.push_back(q);
     }
     if (pools.empty()) throw InputError("/cluster/pools", "a layout search needs a pool of compute devices", b.file);
@@ -319,13 +317,10 @@ FastResult FastAnalytical::evaluate(const FastLayout& l) {
   r.devices = static_cast<int>(impl_->strategy.layout().devices());
   r.collective_schedule = estimate_collective_schedule(impl_->strategy, impl_->base.simulation.symmetry);
   impl_->memory(r);
-  if (impl_->router) {
-    impl_->in.offload_endpoint = offload_endpoints(impl_->base.topology, impl_->strategy.layout());
-    impl_->in.memory_endpoints = static_cast<std::uint32_t>(memory_nodes(impl_->base.topology).size());
+  if (impl_->router)  // the closed form reads only the stream times (the endpoints are the emitter's)
     impl_->in.offload_stream.assign(
         static_cast<std::size_t>(l.pp),
         offload_stream_time(impl_->base.topology, *impl_->router, impl_->strategy.layout(), impl_->offloaded));
-  }
   impl_->metrics(analytical_step(impl_->in, impl_->cost_fn, &impl_->cache), r);
   return r;
 }
