@@ -244,6 +244,7 @@ struct Parser {
     st.zero = static_cast<int>(s.integer("zero"));
     st.offload = s.string("offload") == "pool" ? Offload::pool : Offload::none;
     st.flash_attention = s.boolean("flash_attention");
+    st.tp_overlap = s.string("tp_comm_overlap") == "none" ? TpOverlap::none : TpOverlap::backward;
     st.scatter_gather = s.boolean("scatter_gather");
     st.overlap_dp = s.boolean("overlap_dp");
     st.dp_bucket = s.get<Bytes>("dp_bucket");

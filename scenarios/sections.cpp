@@ -102,6 +102,11 @@ const ParamTable& strategy() {
        .help = "optimizer state (fp32 master weights, Adam m and v: 12 B/parameter) on the device, or in the "
                "topology's memory nodes (a CXL pool; host DRAM behind PCIe), streamed in and back at each step"},
       {.name = "flash_attention", .kind = ParamKind::boolean, .def = true, .help = "fused attention kernel"},
+      {.name = "tp_comm_overlap", .kind = ParamKind::choice, .def = "backward", .choices = {"none", "backward"},
+       .help = "tensor-parallel collectives hidden behind GEMMs: none (every collective waits, Megatron-LM "
+               "2021), backward (Megatron-Core: a column-parallel layer's input-gradient all-reduce or "
+               "reduce-scatter beside its weight-gradient GEMM; under sequence parallelism the input's "
+               "all-gather beside the input-gradient GEMM)"},
       {.name = "scatter_gather", .kind = ParamKind::boolean, .def = true,
        .help = "pipeline sends b*s*h/tp per tensor-parallel rank (Megatron scatter/gather)"},
       {.name = "overlap_dp", .kind = ParamKind::boolean, .def = true,

@@ -19,15 +19,20 @@ class TpCosts {
   TpCosts(const GroupCostFn& cost, DeviceGroup group) : cost_(cost), group_(group) { t_.fill(Seconds(-1)); }
   PassCost pass(const PassTotals& p, Bytes bytes) {
     PassCost pc{p.t, Seconds{}, p.flops, p.model_flops, p.energy};
-    for (std::size_t op = 0; op < p.comm.size(); ++op) {
-      if (p.comm[op] == 0) continue;
-      if (t_[op] < Seconds{}) t_[op] = cost_(group_, static_cast<CollectiveOp>(op), bytes);
-      pc.comm += p.comm[op] * t_[op];
-    }
+    for (std::size_t op = 0; op < p.comm.size(); ++op)
+      if (p.comm[op] > 0) pc.comm += p.comm[op] * time(static_cast<CollectiveOp>(op), bytes);
+    // A collective beside a compute item shows only where it outlasts it.
+    for (const HiddenComm& h : p.hidden) pc.comm += h.count * max(Seconds{}, time(h.op, bytes) - h.t);
     return pc;
   }
 
  private:
+  Seconds time(CollectiveOp op, Bytes bytes) {
+    Seconds& t = t_[static_cast<std::size_t>(op)];
+    if (t < Seconds{}) t = cost_(group_, op, bytes);
+    return t;
+  }
+
   const GroupCostFn& cost_;
   DeviceGroup group_;
   std::array<Seconds, 7> t_{};

@@ -1,5 +1,7 @@
 #include "items.hpp"
 
+#include "sim/core/error.hpp"
+
 namespace hcsim {
 namespace {
 
@@ -99,12 +101,13 @@ class ItemBuilder {
     out.back().comm_bytes = step_bytes;
   }
 
-  void comm(std::vector<Item>& out, CollectiveOp op) {
+  void comm(std::vector<Item>& out, CollectiveOp op, bool overlap_next = false) {
     if (st_.tp <= 1) return;
     Item it;
     it.kind = Item::Kind::tp_comm;
     it.op = op;
     it.comm_bytes = act_bytes_;
+    it.overlap_next = overlap_next;
     out.push_back(it);
   }
 
@@ -127,8 +130,16 @@ class ItemBuilder {
         attention(out, op.kernel, Phase::recompute, Flops{}, kv_block_bytes_);
       const Kernel& f = op.kernel;
       if (f.kind == KernelKind::gemm) {
+        // A column-parallel GEMM: under sequence parallelism its input was kept on s/t tokens
+        // and is all-gathered again for the weight gradient (Korthikanti et al. 2022 section
+        // 4.2.2); the input gradient is all-reduced (reduce-scattered) across the tp ranks.
+        const bool async = op.column_parallel && st_.tp_overlap == TpOverlap::backward;
+        const CollectiveOp grad_op = st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+        if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather, async);
         compute(out, backward_gemm(f, false), Phase::backward, f.flops);
+        if (async) comm(out, grad_op, true);
         compute(out, backward_gemm(f, true), Phase::backward, f.flops);
+        if (op.column_parallel && !async) comm(out, grad_op);
       } else {
         Kernel b = f;
         // dQ, dK, dV, dP: twice the forward matrix work; a fused (FlashAttention) backward
@@ -142,8 +153,6 @@ class ItemBuilder {
         if (op.attention_core) attention(out, b, Phase::backward, model, 2.0 * kv_block_bytes_);
         else compute(out, b, Phase::backward, model);
       }
-      if (op.column_parallel)
-        comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
     }
   }
 
@@ -166,9 +175,25 @@ void add_ring(std::vector<CpRing>& rings, const CpRing& r) {
   rings.push_back(r);
 }
 
+void add_hidden(std::vector<HiddenComm>& hidden, const HiddenComm& h) {
+  if (h.count == 0) return;
+  for (HiddenComm& x : hidden)
+    if (x.op == h.op && x.t == h.t) {
+      x.count += h.count;
+      return;
+    }
+  hidden.push_back(h);
+}
+
 PassTotals pass_totals(const std::vector<Item>& items) {
   PassTotals p;
+  const Item* overlapped = nullptr;  // a collective waiting for the compute item it runs beside
   for (const Item& it : items) {
+    if (overlapped && it.kind == Item::Kind::compute) {
+      add_hidden(p.hidden, {overlapped->op, it.t, 1});
+      overlapped = nullptr;
+    }
+    HCSIM_ASSERT(!overlapped, "a tensor-parallel collective runs beside a compute item: none follows it");
     if (it.kind == Item::Kind::compute || it.kind == Item::Kind::cp_ring) {
       if (it.kind == Item::Kind::cp_ring) add_ring(p.cp, {it.t, it.comm_bytes, 1});
       p.t += it.t;
@@ -176,9 +201,11 @@ PassTotals pass_totals(const std::vector<Item>& items) {
       p.model_flops += it.model_flops;
       p.energy += it.energy;
     } else if (it.kind == Item::Kind::tp_comm) {
-      ++p.comm[static_cast<std::size_t>(it.op)];
+      if (it.overlap_next) overlapped = &it;
+      else ++p.comm[static_cast<std::size_t>(it.op)];
     }
   }
+  HCSIM_ASSERT(!overlapped, "a tensor-parallel collective runs beside a compute item: none follows it");
   return p;
 }
 
@@ -191,6 +218,7 @@ PassTotals add_scaled(const PassTotals& a, const PassTotals& b, int k) {
   p.energy += k * b.energy;
   for (std::size_t i = 0; i < p.comm.size(); ++i) p.comm[i] += k * b.comm[i];
   for (const CpRing& r : b.cp) add_ring(p.cp, {r.t, r.bytes, k * r.count});
+  for (const HiddenComm& h : b.hidden) add_hidden(p.hidden, {h.op, h.t, k * h.count});
   return p;
 }
 

@@ -24,6 +24,9 @@ struct Item {
   Joules energy{};
   CollectiveOp op = CollectiveOp::all_reduce;  // tp_comm
   Bytes comm_bytes{};                          // tp_comm payload; cp_ring: per step
+  // tp_comm: runs beside the next item (a compute item), and the item after that waits
+  // for both (StrategySpec::tp_overlap).
+  bool overlap_next = false;
   Bytes grad_bytes{};                          // bucket: gradients now ready
   std::uint32_t label = 0xFFFFFFFFu;           // task label; default: by phase
 };
@@ -49,11 +52,19 @@ struct CpRing {
   Bytes bytes{};
   int count = 0;
 };
+// Tensor-parallel collectives of one op run beside a compute item of time t: count of them
+// (each exposed for max(0, collective - t)).
+struct HiddenComm {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  Seconds t{};
+  int count = 0;
+};
 struct PassTotals {
   Seconds t{};  // compute, cp_ring compute included
   Flops flops{}, model_flops{};
   Joules energy{};
-  std::array<int, 7> comm{};  // count per CollectiveOp
+  std::array<int, 7> comm{};  // count per CollectiveOp of the collectives not hidden
+  std::vector<HiddenComm> hidden;
   std::vector<CpRing> cp;     // context-parallel rings (none when cp = 1)
 };
 struct ChunkTotals {

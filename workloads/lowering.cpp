@@ -207,6 +207,9 @@ class Emitter {
     Item acc;
     Phase acc_phase = Phase::forward;
     bool pending = false;
+    // Collectives running beside the next compute item (Item::overlap_next): the task
+    // after that item waits for them.
+    std::vector<TaskId> beside;
     const std::function<void()> flush = [&] {
       if (!pending) return;
       for (int d = 0; d < dp_; ++d)
@@ -229,6 +232,11 @@ class Emitter {
         acc.bytes += it.bytes;
         acc.energy += it.energy;
         pending = true;
+        if (!beside.empty()) {
+          flush();
+          extra = beside;
+          beside.clear();
+        }
         continue;
       }
       if (it.kind == Item::Kind::cp_ring) {
@@ -238,13 +246,17 @@ class Emitter {
       }
       if (it.kind == Item::Kind::tp_comm) {
         flush();
+        HCSIM_ASSERT(beside.empty(), "two tensor-parallel collectives run beside one compute item");
+        if (it.overlap_next) beside.assign(chain.size(), kNone);
         for (int d = 0; d < dp_; ++d) {
           std::vector<TaskId> deps;
-          for (int t = 0; t < tp_; ++t) deps.push_back(chain[static_cast<std::size_t>(d * tp_ + t)]);
+          for (int t = 0; t < tp_; ++t)
+            for (TaskId x : {chain[static_cast<std::size_t>(d * tp_ + t)], extra[static_cast<std::size_t>(d * tp_ + t)]})
+              deps.push_back(x);
           TaskId id = add_collective(tp_group(s, d), it.op, it.comm_bytes,
                                      st_.sequence_parallel ? CommClass::sp : CommClass::tp,
                                      op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, false);
-          for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = id;
+          for (int t = 0; t < tp_; ++t) (it.overlap_next ? beside : chain)[static_cast<std::size_t>(d * tp_ + t)] = id;
           if (d == 0)  // the tensor-parallel collectives of the data-parallel ranks not built
             g_.add_mirror(id, group_mirrors(tp_mirrors_, s, dp_, st_.dp, [&](int k) { return tp_group(s, k); }));
         }
@@ -255,6 +267,7 @@ class Emitter {
       ++marker;
     }
     flush();
+    HCSIM_ASSERT(beside.empty(), "a tensor-parallel collective runs beside a compute item: none follows it");
     if (last) issue_buckets(s, op.chunk, -1, flush, chain);
     send(s, op, vs, chain);
   }

@@ -24,6 +24,15 @@ std::string_view recompute_name(Recompute r);
 // Rajbhandari et al. SC21 §5); see workloads/offload.hpp.
 enum class Offload : std::uint8_t { none, pool };
 
+// Tensor-parallel collectives hidden behind GEMMs. none: every collective waits for its
+// GEMM and the next kernel for it (Megatron-LM 2021). backward: Megatron-Core's
+// asynchronous communication in the backward pass of a column-parallel linear layer
+// (LinearWithGradAccumulationAndAsyncCommunication; Korthikanti et al. 2022 section 4.2.2):
+// the input gradient's all-reduce (reduce-scatter under sequence parallelism) runs beside
+// the weight-gradient GEMM, and under sequence parallelism the all-gather of the saved input
+// runs beside the input-gradient GEMM.
+enum class TpOverlap : std::uint8_t { none, backward };
+
 struct StrategySpec {
   int dp = 1, tp = 1, pp = 1;
   // Context parallelism (Megatron-Core CP, ring attention of Liu et al. ICLR 2024): each of
@@ -40,6 +49,7 @@ struct StrategySpec {
   int zero = 0;                   // 0..3
   Offload offload = Offload::none;  // optimizer state placement
   bool flash_attention = true;
+  TpOverlap tp_overlap = TpOverlap::backward;
   bool scatter_gather = true;     // pipeline p2p sends b s h / t per TP rank (SC21 §4.1)
   bool overlap_dp = true;         // bucketed gradient collectives overlap the last backward
   Bytes dp_bucket{25e6};          // gradient bucket (PyTorch DDP default 25 MB)
