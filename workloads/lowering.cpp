@@ -9,6 +9,7 @@
 // are emitted in a global topological order by stepping each stage through its schedule
 // whenever the activations or gradients it needs have been sent.
 #include "lowering.hpp"
+#include "lowering_sharding.hpp"
 #include "step_plan.hpp"
 
 #include <algorithm>
@@ -48,6 +49,7 @@ class Emitter {
     tp_ = in.tp_ranks > 0 ? std::min(in.tp_ranks, st_.tp) : st_.tp;  // simulated tensor-parallel ranks
     m_ = plan_.m;
     ranks_ = dp_ * tp_;
+    shard_.set_built(dp_, tp_);
     const std::uint32_t devices = static_cast<std::uint32_t>(p_ * st_.dp * st_.tp);
     g_.devices = devices;
     g_.memory_endpoints = in.memory_endpoints;
@@ -55,6 +57,8 @@ class Emitter {
     comm_tail_.assign(devices, kNone);
     next_bucket_.assign(static_cast<std::size_t>(p_), 0);
   }
+  Emitter(const Emitter&) = delete;
+  Emitter& operator=(const Emitter&) = delete;
 
   TaskGraph run() {
     std::vector<std::vector<PipeOp>> order(static_cast<std::size_t>(p_));
@@ -200,7 +204,9 @@ class Emitter {
     const auto& items = op.backward ? ci.bwd : ci.fwd;
     std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone), extra(chain.size(), kNone);
     if (auto it = recv_.find(key(vs, op.microbatch, op.backward)); it != recv_.end()) chain = it->second;
-    if (stage(s).gather_per_pass) gather_params(s, ci.grad_bytes, op, extra);
+    const bool sharded = stage(s).sharding.on;
+    if (sharded) shard_.begin(s, stage(s).sharding, items, op.backward, op.microbatch);
+    std::size_t unit = 0;
     const bool last = op.backward && op.microbatch == m_ - 1;
     int marker = 0;
 
@@ -236,6 +242,11 @@ class Emitter {
         emit_ring(s, op, it, chain, extra);
         continue;
       }
+      if (it.kind == Item::Kind::unit) {
+        flush();
+        shard_.at_unit(unit++, chain, device_tails(s), extra);
+        continue;
+      }
       if (it.kind == Item::Kind::tp_comm) {
         flush();
         for (int d = 0; d < dp_; ++d) {
@@ -255,8 +266,17 @@ class Emitter {
       ++marker;
     }
     flush();
+    if (sharded) shard_.end(chain);
     if (last) issue_buckets(s, op.chunk, -1, flush, chain);
     send(s, op, vs, chain);
+  }
+
+  // Each built rank's last compute task on stage s.
+  std::vector<TaskId> device_tails(int s) const {
+    std::vector<TaskId> out(static_cast<std::size_t>(ranks_));
+    for (int d = 0; d < dp_; ++d)
+      for (int t = 0; t < tp_; ++t) out[static_cast<std::size_t>(d * tp_ + t)] = compute_tail_[dev(s, d, t)];
+    return out;
   }
 
   // Ring attention over the cp ranks of each (data-parallel, tensor) rank: block 0 on the
@@ -313,18 +333,6 @@ class Emitter {
           const auto r = static_cast<std::size_t>(d * tp_ + t);
           chain[r] = add_compute(dev(s, d, t), block, it.phase, s, op.microbatch, chain[r], received(sent, d, t));
         }
-    }
-  }
-
-  void gather_params(int s, Bytes grad_bytes, const PipeOp& op, std::vector<TaskId>& extra) {
-    // ZeRO-3: each rank gathers the chunk's parameters (same bytes as its gradients) before
-    // using them, prefetched on the communication stream.
-    for (int t = 0; t < tp_; ++t) {
-      std::vector<TaskId> deps;
-      const TaskId id = add_collective(dp_group(s, t), CollectiveOp::all_gather, grad_bytes, CommClass::zero,
-                                       op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, true);
-      mirror_dp(s, t, id);
-      for (int d = 0; d < dp_; ++d) extra[static_cast<std::size_t>(d * tp_ + t)] = id;
     }
   }
 
@@ -480,6 +488,11 @@ class Emitter {
   std::uint32_t send_label_ = g_.intern_label("send");
   std::uint32_t codec_label_ = g_.intern_label("codec");
   std::uint32_t offload_label_ = g_.intern_label("offload");
+  ShardEmitter shard_{g_, plan_.layout, dp_, tp_,
+                      [this](std::uint32_t group, CollectiveOp op, Bytes bytes, Phase phase, int s, int mb,
+                             std::vector<TaskId>& deps) {
+                        return add_collective(group, op, bytes, CommClass::zero, phase, s, mb, deps, true);
+                      }};
 };
 
 }  // namespace
