@@ -15,9 +15,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
 #include <functional>
-#include <numeric>
+#include <map>
 
 #include "sim/core/error.hpp"
 
@@ -26,16 +25,14 @@ namespace {
 
 constexpr TaskId kNone = 0xFFFFFFFFu;
 
-// The lowering's view of the strategy: the dp * cp ranks of a stage that hold the same
-// weights are its replica axis (gradient reduction, ZeRO shards, mirrors; lowering.hpp).
-// Micro-batches per replica follow the data-parallel degree alone.
+// The lowering's view: the dp * cp ranks of equal weights are a stage's replica axis
+// (lowering.hpp); micro-batches per replica follow dp alone.
 StrategySpec replica_axis(const StrategySpec& st) {
   StrategySpec f = st;
   f.dp = st.grad_ranks();
   f.cp = 1;
   return f;
 }
-
 
 class Emitter {
  public:
@@ -57,8 +54,6 @@ class Emitter {
     comm_tail_.assign(devices, kNone);
     next_bucket_.assign(static_cast<std::size_t>(p_), 0);
   }
-  Emitter(const Emitter&) = delete;
-  Emitter& operator=(const Emitter&) = delete;
 
   TaskGraph run() {
     std::vector<std::vector<PipeOp>> order(static_cast<std::size_t>(p_));
@@ -271,8 +266,7 @@ class Emitter {
     send(s, op, vs, chain);
   }
 
-  // Each built rank's last compute task on stage s.
-  std::vector<TaskId> device_tails(int s) const {
+  std::vector<TaskId> device_tails(int s) const {  // each built rank's last compute task
     std::vector<TaskId> out(static_cast<std::size_t>(ranks_));
     for (int d = 0; d < dp_; ++d)
       for (int t = 0; t < tp_; ++t) out[static_cast<std::size_t>(d * tp_ + t)] = compute_tail_[dev(s, d, t)];

@@ -3,8 +3,8 @@
 // once: per pipeline stage, its schedule order and, per model chunk, the ordered forward and
 // backward items (costed kernels, tensor/sequence-parallel collectives, context-parallel
 // rings, gradient-bucket markers: workloads/items.hpp); the pipeline send of each pass and
-// its codec; the gradient reductions with their issue points and codec phases; ZeRO-3's
-// parameter gathers before each pass; the optimizer, ZeRO-1/2's parameter all-gather and the
+// its codec; the gradient reductions with their issue points and codec phases; ZeRO-3 /
+// FSDP's per-unit gathers and reduce-scatters; the optimizer, ZeRO-1/2's parameter all-gather and the
 // optimizer-state offload streams.
 //
 //   Scenario -> Layout -> StepPlan -+-> x schedule -> TaskGraph -> engine (event, flow)
@@ -16,7 +16,8 @@
 //   tensor / sequence parallel, context ring   workloads/items.cpp
 //   data-parallel buckets and codecs           workloads/plan_gradients.cpp
 //   pipeline sends and activation codecs       workloads/plan_pipeline.cpp
-//   ZeRO, optimizer and offload                workloads/plan_optimizer.cpp
+//   ZeRO-1/2 gather, optimizer and offload     workloads/plan_optimizer.cpp
+//   ZeRO-3 / FSDP units and their collectives  workloads/plan_sharding.cpp (lowering_sharding.cpp)
 //   symmetry mirrors                           workloads/lowering_mirrors.hpp (the emitter's)
 // A new parallelism or memory technique is a new builder here and its tests.
 
