@@ -10,6 +10,7 @@
 #include "models/compute/attached_pim.hpp"
 #include "models/link/link.hpp"
 #include "scenario.hpp"
+#include "fsdp.hpp"
 #include "sections.hpp"
 #include "topologies/transfer_time.hpp"
 #include "workloads/stage_layout.hpp"
@@ -248,6 +249,7 @@ struct Parser {
     st.scatter_gather = s.boolean("scatter_gather");
     st.overlap_dp = s.boolean("overlap_dp");
     st.dp_bucket = s.get<Bytes>("dp_bucket");
+    st.sharding = resolve_sharding(s.has("fsdp") ? s.raw("fsdp") : nlohmann::json(), "/strategy/fsdp", st, diag);
     if (s.has("layers_per_stage")) {
       const auto& a = s.raw("layers_per_stage");
       for (std::size_t i = 0; i < a.size(); ++i) {

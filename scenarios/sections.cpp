@@ -117,8 +117,40 @@ const ParamTable& strategy() {
        .help = "layers of each pipeline stage (default: balanced by device speed)"},
       {.name = "stage_pools", .kind = ParamKind::array, .def = nullptr,
        .help = "pool name of each pipeline stage (default: in device order)"},
+      {.name = "fsdp", .kind = ParamKind::object, .def = nullptr,
+       .help = "ZeRO-3 / FSDP (zero 3): {\"preset\": \"pytorch-fsdp2\" | \"pytorch-fsdp\" | \"deepspeed-zero3\"} and "
+               "overrides, see strategy.fsdp; absent: pytorch-fsdp2"},
       {.name = "compression", .kind = ParamKind::object, .def = nullptr,
        .help = "codecs: {\"dp\": {\"type\": ...}, \"pp\": {\"type\": ...}} for gradients and pipeline activations"},
+  };
+  return t;
+}
+
+// Each key but the preset defaults to the preset's value (scenarios/fsdp.cpp: sharding_presets()).
+const ParamTable& fsdp() {
+  static const ParamTable t{
+      {.name = "preset", .kind = ParamKind::choice, .def = "pytorch-fsdp2",
+       .choices = {"deepspeed-zero3", "pytorch-fsdp", "pytorch-fsdp2"},
+       .help = "framework defaults the other keys start from (docs/models.md: ZeRO-3 and FSDP)"},
+      {.name = "unit", .kind = ParamKind::choice, .def = nullptr, .choices = {"layer", "submodule"},
+       .help = "what one all-gather brings: a transformer layer (FSDP wrap; embedding and head their own), or "
+               "each weight matrix grouped up to prefetch_bucket elements within its layer (DeepSpeed)"},
+      {.name = "prefetch_forward", .kind = ParamKind::integer, .def = nullptr, .min = 0, .max = 16,
+       .help = "units gathered ahead of the forward compute (0: each gather exposed before its unit)"},
+      {.name = "prefetch_backward", .kind = ParamKind::integer, .def = nullptr, .min = 0, .max = 16,
+       .help = "units gathered ahead of the backward compute"},
+      {.name = "reshard_after_forward", .kind = ParamKind::boolean, .def = nullptr,
+       .help = "free each unit after its forward and gather it again for backward; false: keep it (no second "
+               "gather, the stage's parameters gathered at once)"},
+      {.name = "shard_group", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1'000'000,
+       .help = "hybrid sharding: ranks that shard one copy (consecutive data-parallel ranks, e.g. a node; a "
+               "divisor of dp*cp); the shards all-reduced across the copies. Absent: all dp*cp ranks"},
+      {.name = "prefetch_bucket", .kind = ParamKind::number, .def = nullptr, .min = 1, .max = 1e15,
+       .help = "submodule units: elements one gather groups (stage3_prefetch_bucket_size)"},
+      {.name = "max_live_parameters", .kind = ParamKind::number, .def = nullptr, .min = 0, .max = 1e15,
+       .help = "elements gathered at once, bounding the prefetch (stage3_max_live_parameters); 0: no bound"},
+      {.name = "persistence_threshold", .kind = ParamKind::number, .def = nullptr, .min = 0, .max = 1e15,
+       .help = "tensors of fewer elements stay whole on every rank (stage3_param_persistence_threshold); 0: none"},
   };
   return t;
 }
@@ -161,6 +193,7 @@ nlohmann::json scenario_schema() {
   p["workload"] = params_schema(workload());
   p["workload"]["properties"]["model"] = params_schema(model_ref());
   p["strategy"] = params_schema(strategy());
+  p["strategy"]["properties"]["fsdp"] = params_schema(fsdp());
   p["simulation"] = params_schema(simulation());
   p["outputs"] = params_schema(outputs());
   return s;

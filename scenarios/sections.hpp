@@ -12,6 +12,7 @@ const ParamTable& pool();
 const ParamTable& model_ref();
 const ParamTable& workload();
 const ParamTable& strategy();
+const ParamTable& fsdp();  // strategy.fsdp
 const ParamTable& simulation();
 const ParamTable& outputs();
 

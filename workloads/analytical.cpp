@@ -17,16 +17,22 @@ struct PassCost {
 class TpCosts {
  public:
   TpCosts(const GroupCostFn& cost, DeviceGroup group) : cost_(cost), group_(group) { t_.fill(Seconds(-1)); }
+  // A unit's compute and tensor-parallel collectives (ZeRO-3 / FSDP).
+  Seconds busy(const UnitTotals& u, Bytes bytes) { return u.t + comm(u.comm, u.hidden, bytes); }
   PassCost pass(const PassTotals& p, Bytes bytes) {
-    PassCost pc{p.t, Seconds{}, p.flops, p.model_flops, p.energy};
-    for (std::size_t op = 0; op < p.comm.size(); ++op)
-      if (p.comm[op] > 0) pc.comm += p.comm[op] * time(static_cast<CollectiveOp>(op), bytes);
-    // A collective beside a compute item shows only where it outlasts it.
-    for (const HiddenComm& h : p.hidden) pc.comm += h.count * max(Seconds{}, time(h.op, bytes) - h.t);
-    return pc;
+    return {p.t, comm(p.comm, p.hidden, bytes), p.flops, p.model_flops, p.energy};
   }
 
  private:
+  // The exposed time of `counts` collectives of each op and of those beside compute items
+  // (each shows only where it outlasts its compute item).
+  Seconds comm(const std::array<int, 7>& counts, const std::vector<HiddenComm>& hidden, Bytes bytes) {
+    Seconds t{};
+    for (std::size_t op = 0; op < counts.size(); ++op)
+      if (counts[op] > 0) t += counts[op] * time(static_cast<CollectiveOp>(op), bytes);
+    for (const HiddenComm& h : hidden) t += h.count * max(Seconds{}, time(h.op, bytes) - h.t);
+    return t;
+  }
   Seconds time(CollectiveOp op, Bytes bytes) {
     Seconds& t = t_[static_cast<std::size_t>(op)];
     if (t < Seconds{}) t = cost_(group_, op, bytes);
@@ -71,7 +77,60 @@ Seconds ring_exposed(const PassTotals& p, const Layout& lay, int stage, const Gr
   return x;
 }
 
+// ZeRO-3 / FSDP: what one pass's gathers and reductions add to its compute (the pass
+// over its units, sharded_pass_time, less the units' own time).
+class ShardCosts {
+ public:
+  ShardCosts(const Layout& lay, const ShardPlan& plan, int stage, const GroupCostFn& cost)
+      : cost_(cost), plan_(plan) {
+    const DeviceGroup replicas = lay.replica_group(stage);
+    shard_ = {replicas.first, replicas.stride, plan.shard};
+    peers_ = {replicas.first, replicas.stride * plan.shard, plan.copies};
+  }
+  Seconds exposed(const PassTotals& p, bool backward, TpCosts& tp, Bytes tp_bytes) {
+    units_.clear();
+    Seconds busy{};
+    for (const UnitTotals& u : p.units) {
+      UnitCost c;
+      c.busy = tp.busy(u, tp_bytes);
+      if (plan_.gathers(backward) && u.gather > Bytes{}) c.gather = cost_(shard_, CollectiveOp::all_gather, u.gather);
+      if (backward && u.grads > Bytes{}) {
+        c.reduce = cost_(shard_, CollectiveOp::reduce_scatter, u.grads);
+        if (plan_.copies > 1) c.reduce += cost_(peers_, CollectiveOp::all_reduce, u.grads / plan_.shard);
+      }
+      busy += c.busy;
+      units_.push_back(c);
+    }
+    return sharded_pass_time(units_, plan_.prefetch(backward), backward) - busy;
+  }
+
+ private:
+  const GroupCostFn& cost_;
+  const ShardPlan& plan_;
+  DeviceGroup shard_, peers_;
+  std::vector<UnitCost> units_;
+};
+
 }  // namespace
+
+Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool backward) {
+  const std::size_t n = units.size();
+  if (n == 0) return Seconds{};
+  std::vector<Seconds> gathered(n);
+  Seconds comm{}, end{};  // communication stream free; end of the last unit's compute
+  std::size_t issued = 0;
+  for (std::size_t u = 0; u < n; ++u) {
+    if (backward && u > 0) comm = max(comm, end) + units[u - 1].reduce;
+    for (const std::size_t last = std::min(n - 1, u + static_cast<std::size_t>(prefetch)); issued <= last; ++issued) {
+      if (units[issued].gather <= Seconds{}) continue;
+      comm = max(comm, end) + units[issued].gather;
+      gathered[issued] = comm;
+    }
+    end = max(end, gathered[u]) + units[u].busy;
+  }
+  if (backward) comm = max(comm, end) + units[n - 1].reduce;
+  return max(end, comm);
+}
 
 AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn& cost) {
   std::vector<int> devices;
@@ -94,27 +153,27 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
 
   AnalyticalResult r;
   r.stages.resize(static_cast<std::size_t>(p));
-  std::vector<Seconds> c(static_cast<std::size_t>(p)), bwd(c.size()), gathers(c.size());
-  Seconds first_gather{};
+  std::vector<Seconds> c(static_cast<std::size_t>(p)), bwd(c.size()), shard_x(c.size());
   Seconds fill_pp{};  // interleaved: pipeline sends on the fill and drain
   for (int s = 0; s < p; ++s) {
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
     TpCosts tp(cost, lay.tensor_group(s));
-    const DeviceGroup replicas = lay.replica_group(s);
+    ShardCosts shard(lay, sp.sharding, s, cost);
     PassCost f, b;
     Seconds cp_f{}, cp_b{};  // exposed ring-attention sends per micro-batch
+    Seconds zf{}, zb{};      // exposed ZeRO-3 / FSDP gathers and reductions per micro-batch
     for (int ch = 0; ch < v; ++ch) {
       const ChunkTotals& ct = *sp.totals[static_cast<std::size_t>(ch)];
       add(f, tp.pass(ct.fwd, ct.comm_bytes));
       add(b, tp.pass(ct.bwd, ct.comm_bytes));
       cp_f += ring_exposed(ct.fwd, lay, s, cost);
       cp_b += ring_exposed(ct.bwd, lay, s, cost);
-      if (sp.gather_per_pass) {
-        const Seconds g = cost(replicas, CollectiveOp::all_gather, ct.grad_bytes);
-        gathers[static_cast<std::size_t>(s)] += 2.0 * m * g;  // before each forward and each backward
-        if (s == 0 && ch == 0) first_gather = g;
+      if (sp.sharding.on) {
+        zf += shard.exposed(ct.fwd, false, tp, ct.comm_bytes);
+        zb += shard.exposed(ct.bwd, true, tp, ct.comm_bytes);
       }
     }
+    shard_x[static_cast<std::size_t>(s)] = m * (zf + zb);
     Seconds pp{};
     if (p > 1) {
       // Per micro-batch and chunk: one send forward, one backward; with a codec each is
@@ -136,22 +195,14 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     a.flops = m * (f.flops + b.flops);
     a.model_flops = m * (f.model_flops + b.model_flops);
     a.dynamic_energy = m * (f.energy + b.energy);
-    c[static_cast<std::size_t>(s)] = f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b;
-    bwd[static_cast<std::size_t>(s)] = b.compute + b.comm + cp_b;
+    c[static_cast<std::size_t>(s)] = f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b + zf + zb;
+    bwd[static_cast<std::size_t>(s)] = b.compute + b.comm + cp_b + zb;
   }
   const Seconds cmax = *std::max_element(c.begin(), c.end());
   const Seconds csum = std::accumulate(c.begin(), c.end(), Seconds{});
   r.pipeline = m * cmax + (csum - cmax) / v + fill_pp;
   if (v > 1)
     for (auto& a : r.stages) a.pp_comm = fill_pp;
-
-  // ZeRO-3: the latest start of each stage's last backward pass set by its gathers, and the
-  // backward passes of the later stages it waits for (see analytical.hpp).
-  std::vector<Seconds> gather_bound(static_cast<std::size_t>(p) + 1);
-  for (int s = p - 1; s >= 0; --s) {
-    const auto k = static_cast<std::size_t>(s);
-    gather_bound[k] = gathers[k] > Seconds{} ? max(gathers[k], gather_bound[k + 1]) + bwd[k] / v : Seconds{};
-  }
 
   Seconds drain{};  // stage s finishes its last backward this long before stage 0
   for (int s = 0; s < p; ++s) {
@@ -168,17 +219,17 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     if (!in.offload_stream.empty()) a.offload = 2.0 * in.offload_stream[static_cast<std::size_t>(s)];
     a.dynamic_energy += sp.optimizer.energy;
     if (sp.zero_gather_bytes > Bytes{}) a.optimizer += cost(replicas, CollectiveOp::all_gather, sp.zero_gather_bytes);
-    // ZeRO-3's gathers delay the stage's last backward pass; the delay is exposed.
     const Seconds last_backward = r.pipeline - drain;
-    const Seconds zero3 = max(first_gather, gather_bound[static_cast<std::size_t>(s)] - last_backward);
-    a.dp_exposed += max(Seconds{}, zero3);
     r.step_time = max(r.step_time, last_backward + a.dp_exposed + a.offload + a.optimizer);
     drain += bwd[static_cast<std::size_t>(s)] / v;
   }
   for (int s = 0; s < p; ++s) {
     auto& a = r.stages[static_cast<std::size_t>(s)];
-    a.bubble = max(Seconds{}, r.pipeline - a.compute - a.tp_comm - a.cp_comm - a.pp_comm);
+    // ZeRO-3 / FSDP's exposed gathers and reductions are inside the pipeline's passes.
+    const Seconds zero3 = shard_x[static_cast<std::size_t>(s)];
+    a.bubble = max(Seconds{}, r.pipeline - a.compute - a.tp_comm - a.cp_comm - a.pp_comm - zero3);
     a.idle = max(Seconds{}, r.step_time - r.pipeline - a.dp_exposed - a.offload - a.optimizer);
+    a.dp_exposed += zero3;
   }
   return r;
 }

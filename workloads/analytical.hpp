@@ -12,11 +12,9 @@
 // then the optimizer runs (with its state offloaded: streamed in before and back after,
 // LoweringInput::offload_stream each), then ZeRO's parameter all-gather. The step is
 // the latest stage.
-// ZeRO-3: every pass waits for its chunk's parameter all-gather; the gathers run ahead,
-// one after the other on the communication stream from the start of the step. So the first
-// pass starts after the first gather g_0, and stage s's last pass no earlier than the sum
-// G_s of its 2 m v gathers; its last backward, and those of the stages before it, follow:
-//   end_s = max(T_pipe + g_0 - drain_s, max(G_s, B_{s+1}) + b_s / v),  B_s = that second term.
+// ZeRO-3 / FSDP: each pass runs over its units (workloads/plan_sharding.cpp) with the
+// gathers and reductions on the communication stream in the emitter's order; its time is
+// sharded_pass_time (below), and what it adds to the units' compute is part of c_s.
 // Context parallelism: c_s also holds the ring-attention sends attention blocks do not
 // hide; data-parallel groups span the dp * cp ranks of equal weights.
 // Collective times come from a callback (the topology-aware collective cost model), so
@@ -54,6 +52,21 @@ struct AnalyticalResult {
 };
 
 AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn& cost);
+
+// ZeRO-3 / FSDP: one pass over units u = 0..n-1 in pass order, each with its compute and
+// tensor-parallel time c_u (busy), its all-gather g_u (0: none in this pass) and, backward,
+// its gradient reduction r_u (reduce-scatter, plus the all-reduce across shard groups with
+// hybrid sharding), prefetch depth d. On the communication stream, in order: at unit u's
+// start (when unit u-1's compute ends, E_{u-1}; E_{-1} = 0) the reduction of unit u-1
+// (backward) then the gathers of units up to u + d not yet issued, each starting at
+// max(stream free, E_{u-1}); unit u computes from max(E_{u-1}, its gather's end) for c_u;
+// backward, the last unit's reduction follows its compute. The pass takes
+//   max(E_{n-1}, the stream's last end).
+// Equal units, forward: d = 0 gives n (g + c); d >= 1 gives g + c + (n - 1) max(g, c).
+struct UnitCost {
+  Seconds busy{}, gather{}, reduce{};
+};
+Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool backward);
 
 // Collective time over an arithmetic group (workloads/layout.hpp).
 using GroupCostFn = std::function<Seconds(const DeviceGroup& group, CollectiveOp op, Bytes bytes)>;

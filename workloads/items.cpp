@@ -1,6 +1,9 @@
 #include "items.hpp"
 
+#include <algorithm>
+
 #include "sim/core/error.hpp"
+#include "workloads/step_plan.hpp"
 
 namespace hcsim {
 namespace {
@@ -42,6 +45,7 @@ class ItemBuilder {
     kv_block_bytes_ = Bytes(2.0 * static_cast<double>(shape_.micro_batch * (c_.seq_len / st_.cp)) *
                             static_cast<double>(c_.kv_heads * c_.head_dim() / st_.tp) * dtype_bytes(storage_dtype(shape_.dtype)));
     layer_ops_ = transformer_layer_ops(c_, shape_);
+    if (sharded_parameters(st_)) units_ = layer_units(c_, st_.sharding, layer_ops_, st_.tp);
   }
 
   [[nodiscard]] Bytes act_bytes() const { return act_bytes_; }
@@ -49,30 +53,59 @@ class ItemBuilder {
   ChunkItems build(int layers, bool embedding, bool head) {
     ChunkItems out;
     const double e = dtype_bytes(storage_dtype(shape_.dtype));
-    if (embedding) forward_ops(embedding_ops(c_, shape_), out.fwd, Phase::forward);
-    for (int l = 0; l < layers; ++l) forward_ops(layer_ops_, out.fwd, Phase::forward);
-    if (head) forward_ops(head_ops(c_, shape_), out.fwd, Phase::forward);
+    const double head_params =
+        (!c_.tied_embeddings || !embedding) ? static_cast<double>(c_.vocab) * static_cast<double>(c_.hidden) / st_.tp : 0.0;
+    const double emb_params = c_.embedding_params() / st_.tp;
+    const std::vector<LayerUnit> whole{{0, 0, 0}};  // one unit of the end's own parameters
+    if (embedding) forward_ops(embedding_ops(c_, shape_), out.fwd, Phase::forward, units(whole, emb_params));
+    for (int l = 0; l < layers; ++l) forward_ops(layer_ops_, out.fwd, Phase::forward, units_);
+    if (head) forward_ops(head_ops(c_, shape_), out.fwd, Phase::forward, units(whole, head_params));
 
     if (head) {
-      backward_ops(head_ops(c_, shape_), out.bwd);
-      const Bytes head_grads(
-          (!c_.tied_embeddings || !embedding) ? static_cast<double>(c_.vocab) * static_cast<double>(c_.hidden) / st_.tp * e
-                                              : 0.0);
-      bucket(out, head_grads);
+      backward_ops(head_ops(c_, shape_), out.bwd, units(whole, head_params));
+      bucket(out, Bytes(head_params * e));
     }
     for (int l = 0; l < layers; ++l) {
-      if (st_.recompute == Recompute::full) forward_ops(layer_ops_, out.bwd, Phase::recompute);
-      backward_ops(layer_ops_, out.bwd);
+      // Full recomputation runs the layer's forward again inside its backward: the whole
+      // layer is gathered for both.
+      if (st_.recompute == Recompute::full) {
+        unit(out.bwd, c_.layer_params() / st_.tp, sum_gathered(units_));
+        forward_ops(layer_ops_, out.bwd, Phase::recompute, {});
+        backward_ops(layer_ops_, out.bwd, {});
+      } else {
+        backward_ops(layer_ops_, out.bwd, units_);
+      }
       bucket(out, Bytes(c_.layer_params() / st_.tp * e));
     }
     if (embedding) {
-      backward_ops(embedding_ops(c_, shape_), out.bwd);
-      bucket(out, Bytes(c_.embedding_params() / st_.tp * e));
+      backward_ops(embedding_ops(c_, shape_), out.bwd, units(whole, emb_params));
+      bucket(out, Bytes(emb_params * e));
     }
     return out;
   }
 
  private:
+  // The unit list of an embedding or head: one unit of `params`, all sharded (none without
+  // ZeRO-3 / FSDP).
+  std::vector<LayerUnit> units(std::vector<LayerUnit> one, double params) const {
+    if (units_.empty()) return {};
+    one.front().params = one.front().gathered = params;
+    return one;
+  }
+  static double sum_gathered(const std::vector<LayerUnit>& u) {
+    double g = 0;
+    for (const LayerUnit& x : u) g += x.gathered;
+    return g;
+  }
+  void unit(std::vector<Item>& out, double params, double gathered) {
+    if (units_.empty()) return;
+    const double e = dtype_bytes(storage_dtype(shape_.dtype));
+    Item it;
+    it.kind = Item::Kind::unit;
+    it.comm_bytes = Bytes(gathered * e);
+    it.grad_bytes = Bytes(params * e);
+    out.push_back(it);
+  }
   void bucket(ChunkItems& out, Bytes grad_bytes) {
     Item b;
     b.kind = Item::Kind::bucket;
@@ -111,8 +144,16 @@ class ItemBuilder {
     out.push_back(it);
   }
 
-  void forward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out, Phase phase) {
-    for (const auto& op : ops) {
+  // `units`: the unit markers to place, unit k before op units[k].first_op (none: no marker).
+  void forward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out, Phase phase,
+                   const std::vector<LayerUnit>& units) {
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const LayerOp& op = ops[i];
+      if (next < units.size() && units[next].first_op == i) {
+        unit(out, units[next].params, units[next].gathered);
+        ++next;
+      }
       if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
       const Flops mf = phase == Phase::forward ? op.kernel.flops * op.model_work : Flops{};
       if (op.attention_core) attention(out, op.kernel, phase, mf, kv_block_bytes_);
@@ -122,9 +163,16 @@ class ItemBuilder {
     }
   }
 
-  void backward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out) {
+  // Backward runs the units in reverse: unit k's marker before the backward of its last op.
+  void backward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out, const std::vector<LayerUnit>& units) {
+    std::size_t next = units.size();
     for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
       const LayerOp& op = *it;
+      const auto i = static_cast<std::size_t>(ops.rend() - it) - 1;
+      if (next > 0 && i >= units[next - 1].first_op) {
+        --next;
+        unit(out, units[next].params, units[next].gathered);
+      }
       if (op.tp_allreduce_after && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
       if (op.attention_core && st_.recompute == Recompute::selective)
         attention(out, op.kernel, Phase::recompute, Flops{}, kv_block_bytes_);
@@ -163,6 +211,7 @@ class ItemBuilder {
   ShardShape shape_;
   Bytes act_bytes_{}, kv_block_bytes_{};
   std::vector<LayerOp> layer_ops_;
+  std::vector<LayerUnit> units_;  // of one layer; empty without ZeRO-3 / FSDP
 };
 
 void add_ring(std::vector<CpRing>& rings, const CpRing& r) {
@@ -191,6 +240,7 @@ PassTotals pass_totals(const std::vector<Item>& items) {
   for (const Item& it : items) {
     if (overlapped && it.kind == Item::Kind::compute) {
       add_hidden(p.hidden, {overlapped->op, it.t, 1});
+      if (!p.units.empty()) add_hidden(p.units.back().hidden, {overlapped->op, it.t, 1});
       overlapped = nullptr;
     }
     HCSIM_ASSERT(!overlapped, "a tensor-parallel collective runs beside a compute item: none follows it");
@@ -200,13 +250,30 @@ PassTotals pass_totals(const std::vector<Item>& items) {
       p.flops += it.flops;
       p.model_flops += it.model_flops;
       p.energy += it.energy;
+      if (!p.units.empty()) p.units.back().t += it.t;
     } else if (it.kind == Item::Kind::tp_comm) {
-      if (it.overlap_next) overlapped = &it;
-      else ++p.comm[static_cast<std::size_t>(it.op)];
+      if (it.overlap_next) {
+        overlapped = &it;
+      } else {
+        ++p.comm[static_cast<std::size_t>(it.op)];
+        if (!p.units.empty()) ++p.units.back().comm[static_cast<std::size_t>(it.op)];
+      }
+    } else if (it.kind == Item::Kind::unit) {
+      p.units.push_back({Seconds{}, {}, {}, it.comm_bytes, it.grad_bytes});
     }
   }
   HCSIM_ASSERT(!overlapped, "a tensor-parallel collective runs beside a compute item: none follows it");
   return p;
+}
+
+// The units of a chunk's pass in order: the first `lead` units of its ends (embedding
+// forward, head backward), `layers` times one layer's, then the ends' others.
+std::vector<UnitTotals> splice_units(const std::vector<UnitTotals>& ends, std::size_t lead,
+                                     const std::vector<UnitTotals>& layer, int layers) {
+  std::vector<UnitTotals> u(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(std::min(lead, ends.size())));
+  for (int l = 0; l < layers; ++l) u.insert(u.end(), layer.begin(), layer.end());
+  if (lead < ends.size()) u.insert(u.end(), ends.begin() + static_cast<std::ptrdiff_t>(lead), ends.end());
+  return u;
 }
 
 // a + k b, field by field.
@@ -231,8 +298,12 @@ ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int 
   const ChunkItems ends = b.build(0, embedding, head);
   const ChunkItems one = b.build(1, false, false);
   ChunkTotals t;
-  t.fwd = add_scaled(pass_totals(ends.fwd), pass_totals(one.fwd), layers);
-  t.bwd = add_scaled(pass_totals(ends.bwd), pass_totals(one.bwd), layers);
+  const PassTotals ef = pass_totals(ends.fwd), eb = pass_totals(ends.bwd);
+  const PassTotals of = pass_totals(one.fwd), ob = pass_totals(one.bwd);
+  t.fwd = add_scaled(ef, of, layers);
+  t.bwd = add_scaled(eb, ob, layers);
+  t.fwd.units = splice_units(ef.units, embedding ? 1 : 0, of.units, layers);
+  t.bwd.units = splice_units(eb.units, head ? 1 : 0, ob.units, layers);
   t.comm_bytes = b.act_bytes();
   t.grad_bytes = ends.grad_bytes + layers * one.grad_bytes;
   // Backward order: the head's marker, each layer's, the embedding's.

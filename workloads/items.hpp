@@ -16,18 +16,21 @@ struct Item {
   // cp_ring: an attention pass under context parallelism, its compute (t, flops, ...) split
   // into cp blocks overlapped with cp - 1 ring steps that each pass comm_bytes to the next
   // context-parallel rank (ring attention, Liu et al. ICLR 2024).
-  enum class Kind : std::uint8_t { compute, tp_comm, bucket, cp_ring } kind = Kind::compute;
+  // unit: ZeRO-3 / FSDP, the items up to the next unit marker (or the pass's end) use the
+  // parameters of one unit (workloads/plan_sharding.cpp): comm_bytes of them all-gathered
+  // before, grad_bytes of gradients reduce-scattered after its backward.
+  enum class Kind : std::uint8_t { compute, tp_comm, bucket, cp_ring, unit } kind = Kind::compute;
   Phase phase = Phase::forward;
   Seconds t{};  // compute
   Flops flops{}, model_flops{};
   Bytes bytes{};
   Joules energy{};
   CollectiveOp op = CollectiveOp::all_reduce;  // tp_comm
-  Bytes comm_bytes{};                          // tp_comm payload; cp_ring: per step
+  Bytes comm_bytes{};                          // tp_comm payload; cp_ring: per step; unit: gathered
   // tp_comm: runs beside the next item (a compute item), and the item after that waits
   // for both (StrategySpec::tp_overlap).
   bool overlap_next = false;
-  Bytes grad_bytes{};                          // bucket: gradients now ready
+  Bytes grad_bytes{};                          // bucket: gradients now ready; unit: its gradients
   std::uint32_t label = 0xFFFFFFFFu;           // task label; default: by phase
 };
 
@@ -59,6 +62,15 @@ struct HiddenComm {
   Seconds t{};
   int count = 0;
 };
+
+// ZeRO-3 / FSDP: one unit of a pass (Item::Kind::unit up to the next): its compute time and
+// tensor-parallel collectives, the bytes it gathers and the gradients it reduces.
+struct UnitTotals {
+  Seconds t{};
+  std::array<int, 7> comm{};
+  std::vector<HiddenComm> hidden;
+  Bytes gather{}, grads{};
+};
 struct PassTotals {
   Seconds t{};  // compute, cp_ring compute included
   Flops flops{}, model_flops{};
@@ -66,6 +78,7 @@ struct PassTotals {
   std::array<int, 7> comm{};  // count per CollectiveOp of the collectives not hidden
   std::vector<HiddenComm> hidden;
   std::vector<CpRing> cp;     // context-parallel rings (none when cp = 1)
+  std::vector<UnitTotals> units;  // in pass order (none without ZeRO-3 / FSDP)
 };
 struct ChunkTotals {
   PassTotals fwd, bwd;

@@ -9,32 +9,31 @@
 // are emitted in a global topological order by stepping each stage through its schedule
 // whenever the activations or gradients it needs have been sent.
 #include "lowering.hpp"
+#include "lowering_sharding.hpp"
+#include "lowering_tasks.hpp"
 #include "step_plan.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
 #include <functional>
-#include <numeric>
+#include <map>
 
 #include "sim/core/error.hpp"
 
 namespace hcsim {
 namespace {
 
-constexpr TaskId kNone = 0xFFFFFFFFu;
+constexpr TaskId kNone = kNoTask;
 
-// The lowering's view of the strategy: the dp * cp ranks of a stage that hold the same
-// weights are its replica axis (gradient reduction, ZeRO shards, mirrors; lowering.hpp).
-// Micro-batches per replica follow the data-parallel degree alone.
+// The lowering's view: the dp * cp ranks of equal weights are a stage's replica axis
+// (lowering.hpp); micro-batches per replica follow dp alone.
 StrategySpec replica_axis(const StrategySpec& st) {
   StrategySpec f = st;
   f.dp = st.grad_ranks();
   f.cp = 1;
   return f;
 }
-
 
 class Emitter {
  public:
@@ -48,11 +47,10 @@ class Emitter {
     tp_ = in.tp_ranks > 0 ? std::min(in.tp_ranks, st_.tp) : st_.tp;  // simulated tensor-parallel ranks
     m_ = plan_.m;
     ranks_ = dp_ * tp_;
+    shard_.set_built(dp_, tp_);
     const std::uint32_t devices = static_cast<std::uint32_t>(p_ * st_.dp * st_.tp);
     g_.devices = devices;
     g_.memory_endpoints = in.memory_endpoints;
-    compute_tail_.assign(devices, kNone);
-    comm_tail_.assign(devices, kNone);
     next_bucket_.assign(static_cast<std::size_t>(p_), 0);
   }
 
@@ -93,54 +91,6 @@ class Emitter {
     return vs == p_ * v_ - 1 || recv_.count(key(vs, op.microbatch, true));
   }
 
-  TaskId add_compute(std::uint32_t device, const Item& acc, Phase phase, int s, int mb, TaskId dep, TaskId dep2) {
-    Task t;
-    t.kind = TaskKind::compute;
-    t.phase = phase;
-    t.device = device;
-    t.stage = static_cast<std::uint16_t>(s);
-    t.microbatch = static_cast<std::uint16_t>(mb);
-    t.duration = acc.t;
-    t.flops = acc.flops;
-    t.model_flops = acc.model_flops;
-    t.bytes = acc.bytes;
-    t.energy = acc.energy;
-    t.label = acc.label != kNone ? acc.label : label_[static_cast<int>(phase)];
-    TaskId deps[3];
-    std::size_t n = 0;
-    for (TaskId d : {dep, dep2, compute_tail_[device]})
-      if (d != kNone && std::find(deps, deps + n, d) == deps + n) deps[n++] = d;
-    TaskId id = g_.add(t, std::span<const TaskId>(deps, n));
-    compute_tail_[device] = id;
-    return id;
-  }
-
-  TaskId add_collective(std::uint32_t group, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int s,
-                        int mb, std::vector<TaskId>& deps, bool comm_stream) {
-    Task t;
-    t.kind = TaskKind::collective;
-    t.comm = cls;
-    t.op = op;
-    t.phase = phase;
-    t.stream = comm_stream ? Stream::comm : Stream::compute;
-    t.group = group;
-    t.device = g_.groups()[group].front();
-    t.bytes = bytes;
-    t.stage = static_cast<std::uint16_t>(s);
-    t.microbatch = static_cast<std::uint16_t>(mb);
-    t.label = coll_label_;
-    if (comm_stream)
-      for (std::uint32_t d : g_.groups()[group])
-        if (comm_tail_[d] != kNone) deps.push_back(comm_tail_[d]);
-    std::sort(deps.begin(), deps.end());
-    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    deps.erase(std::remove(deps.begin(), deps.end(), kNone), deps.end());
-    TaskId id = g_.add(t, deps);
-    if (comm_stream)
-      for (std::uint32_t d : g_.groups()[group]) comm_tail_[d] = id;
-    return id;
-  }
-
   std::uint32_t tp_group(int s, int dpi) {
     auto k = std::make_pair(s, dpi);
     if (auto it = tp_groups_.find(k); it != tp_groups_.end()) return it->second;
@@ -168,7 +118,7 @@ class Emitter {
       }
       TaskId last = kNone;
       for (const GradReduction::Phase& ph : red.phases) {
-        last = add_collective(dp_group(s, t), ph.op, ph.bytes, plan_.grad_class, Phase::backward, s, m_ - 1, deps, true);
+        last = tasks_.collective(dp_group(s, t), ph.op, ph.bytes, plan_.grad_class, Phase::backward, s, m_ - 1, deps, true);
         mirror_dp(s, t, last);
         deps = {last};
       }
@@ -179,7 +129,7 @@ class Emitter {
 
   TaskId add_codec(std::uint32_t device, Item it, Phase phase, int s, int mb, TaskId dep) {
     it.label = codec_label_;
-    return add_compute(device, it, phase, s, mb, dep, kNone);
+    return tasks_.compute(device, it, phase, s, mb, dep, kNone);
   }
 
   // The plan's reductions issued at this point of stage s's pass over `chunk` (its last
@@ -200,7 +150,9 @@ class Emitter {
     const auto& items = op.backward ? ci.bwd : ci.fwd;
     std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone), extra(chain.size(), kNone);
     if (auto it = recv_.find(key(vs, op.microbatch, op.backward)); it != recv_.end()) chain = it->second;
-    if (stage(s).gather_per_pass) gather_params(s, ci.grad_bytes, op, extra);
+    const bool sharded = stage(s).sharding.on;
+    if (sharded) shard_.begin(s, stage(s).sharding, items, op.backward, op.microbatch);
+    std::size_t unit = 0;
     const bool last = op.backward && op.microbatch == m_ - 1;
     int marker = 0;
 
@@ -215,7 +167,7 @@ class Emitter {
       for (int d = 0; d < dp_; ++d)
         for (int t = 0; t < tp_; ++t) {
           const auto r = static_cast<std::size_t>(d * tp_ + t);
-          chain[r] = add_compute(dev(s, d, t), acc, acc_phase, s, op.microbatch, chain[r], extra[r]);
+          chain[r] = tasks_.compute(dev(s, d, t), acc, acc_phase, s, op.microbatch, chain[r], extra[r]);
           extra[r] = kNone;
         }
       acc = Item{};
@@ -244,22 +196,16 @@ class Emitter {
         emit_ring(s, op, it, chain, extra);
         continue;
       }
+      if (it.kind == Item::Kind::unit) {
+        flush();
+        shard_.at_unit(unit++, chain, device_tails(s), extra);
+        continue;
+      }
       if (it.kind == Item::Kind::tp_comm) {
         flush();
         HCSIM_ASSERT(beside.empty(), "two tensor-parallel collectives run beside one compute item");
         if (it.overlap_next) beside.assign(chain.size(), kNone);
-        for (int d = 0; d < dp_; ++d) {
-          std::vector<TaskId> deps;
-          for (int t = 0; t < tp_; ++t)
-            for (TaskId x : {chain[static_cast<std::size_t>(d * tp_ + t)], extra[static_cast<std::size_t>(d * tp_ + t)]})
-              deps.push_back(x);
-          TaskId id = add_collective(tp_group(s, d), it.op, it.comm_bytes,
-                                     st_.sequence_parallel ? CommClass::sp : CommClass::tp,
-                                     op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, false);
-          for (int t = 0; t < tp_; ++t) (it.overlap_next ? beside : chain)[static_cast<std::size_t>(d * tp_ + t)] = id;
-          if (d == 0)  // the tensor-parallel collectives of the data-parallel ranks not built
-            g_.add_mirror(id, group_mirrors(tp_mirrors_, s, dp_, st_.dp, [&](int k) { return tp_group(s, k); }));
-        }
+        emit_tp_comm(s, op, it, chain, extra, it.overlap_next ? beside : chain);
         continue;
       }
       // Gradient bucket marker: the plan's reductions issued here (last micro-batch only).
@@ -268,8 +214,33 @@ class Emitter {
     }
     flush();
     HCSIM_ASSERT(beside.empty(), "a tensor-parallel collective runs beside a compute item: none follows it");
+    if (sharded) shard_.end(chain);
     if (last) issue_buckets(s, op.chunk, -1, flush, chain);
     send(s, op, vs, chain);
+  }
+
+  // A tensor-parallel collective of each data-parallel rank's tensor group after its ranks'
+  // `chain` and `extra` tasks; `out` (chain, or the collectives beside the next compute item)
+  // gets its id.
+  void emit_tp_comm(int s, const PipeOp& op, const Item& it, const std::vector<TaskId>& chain,
+                    const std::vector<TaskId>& extra, std::vector<TaskId>& out) {
+    for (int d = 0; d < dp_; ++d) {
+      std::vector<TaskId> deps;
+      for (int t = 0; t < tp_; ++t)
+        for (const auto* v : {&chain, &extra}) deps.push_back((*v)[static_cast<std::size_t>(d * tp_ + t)]);
+      TaskId id = tasks_.collective(tp_group(s, d), it.op, it.comm_bytes, st_.sequence_parallel ? CommClass::sp : CommClass::tp,
+                                 op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, false);
+      for (int t = 0; t < tp_; ++t) out[static_cast<std::size_t>(d * tp_ + t)] = id;
+      if (d == 0)  // the tensor-parallel collectives of the data-parallel ranks not built
+        g_.add_mirror(id, group_mirrors(tp_mirrors_, s, dp_, st_.dp, [&](int k) { return tp_group(s, k); }));
+    }
+  }
+
+  std::vector<TaskId> device_tails(int s) const {  // each built rank's last compute task
+    std::vector<TaskId> out(static_cast<std::size_t>(ranks_));
+    for (int d = 0; d < dp_; ++d)
+      for (int t = 0; t < tp_; ++t) out[static_cast<std::size_t>(d * tp_ + t)] = tasks_.compute_tail(dev(s, d, t));
+    return out;
   }
 
   // Ring attention over the cp ranks of each (data-parallel, tensor) rank: block 0 on the
@@ -277,7 +248,10 @@ class Emitter {
   // rank (after K/V exist, or after it received that block) and computes on the block it
   // received. Under symmetry a rank's receive from a rank not built stands in by its own
   // send of that step (identical ranks, symmetric ring).
-  void emit_ring(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain, std::vector<TaskId>& extra) {
+  // Not inlined: inlined into emit_pass, g++ 12 at -O3 warns -Wfree-nonheap-object on the
+  // destruction of `sent` (a false positive of its value-range propagation).
+  [[gnu::noinline]] void emit_ring(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain,
+                                   std::vector<TaskId>& extra) {
     Item block = it;
     block.kind = Item::Kind::compute;
     block.t /= cp_;
@@ -294,7 +268,7 @@ class Emitter {
     const std::vector<TaskId> ready = chain;  // this rank's K/V (and, backward, dO) exist
     for (std::size_t r = 0; r < chain.size(); ++r) {
       const auto d = static_cast<int>(r) / tp_, t = static_cast<int>(r) % tp_;
-      chain[r] = add_compute(dev(s, d, t), block, it.phase, s, op.microbatch, chain[r], extra[r]);
+      chain[r] = tasks_.compute(dev(s, d, t), block, it.phase, s, op.microbatch, chain[r], extra[r]);
       extra[r] = kNone;
     }
     std::vector<TaskId> sent(chain.size(), kNone);
@@ -324,20 +298,8 @@ class Emitter {
       for (int d = 0; d < dp_; ++d)
         for (int t = 0; t < tp_; ++t) {
           const auto r = static_cast<std::size_t>(d * tp_ + t);
-          chain[r] = add_compute(dev(s, d, t), block, it.phase, s, op.microbatch, chain[r], received(sent, d, t));
+          chain[r] = tasks_.compute(dev(s, d, t), block, it.phase, s, op.microbatch, chain[r], received(sent, d, t));
         }
-    }
-  }
-
-  void gather_params(int s, Bytes grad_bytes, const PipeOp& op, std::vector<TaskId>& extra) {
-    // ZeRO-3: each rank gathers the chunk's parameters (same bytes as its gradients) before
-    // using them, prefetched on the communication stream.
-    for (int t = 0; t < tp_; ++t) {
-      std::vector<TaskId> deps;
-      const TaskId id = add_collective(dp_group(s, t), CollectiveOp::all_gather, grad_bytes, CommClass::zero,
-                                       op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, true);
-      mirror_dp(s, t, id);
-      for (int d = 0; d < dp_; ++d) extra[static_cast<std::size_t>(d * tp_ + t)] = id;
     }
   }
 
@@ -387,7 +349,7 @@ class Emitter {
       // No overlap: every gradient reduced after the stage's last pass.
       std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone);
       for (int d = 0; d < dp_; ++d)
-        for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = compute_tail_[dev(s, d, t)];
+        for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = tasks_.compute_tail(dev(s, d, t));
       emit_grad_collective(s, sp.buckets.front().reduction, chain);
     }
     // Adam over this device's parameters (its 1/dp shard under ZeRO >= 1).
@@ -395,13 +357,13 @@ class Emitter {
     // Offload: a device's state streams in once its gradients are complete (last backward,
     // last gradient collective), not before: there is no room to keep it on the device.
     const auto twin = dev(s, 0, 0);
-    const TaskId twin_compute = compute_tail_[twin], twin_comm = comm_tail_[twin];
+    const TaskId twin_compute = tasks_.compute_tail(twin), twin_comm = tasks_.comm_tail(twin);
     for (int d = 0; d < dp_; ++d)
       for (int t = 0; t < tp_; ++t) {
         const auto dv = dev(s, d, t);
         const auto r = static_cast<std::size_t>(d * tp_ + t);
-        const TaskId read = offload_stream(s, dv, true, compute_tail_[dv], comm_tail_[dv]);
-        upd[r] = add_compute(dv, sp.optimizer, Phase::optimizer, s, 0, comm_tail_[dv], read);
+        const TaskId read = offload_stream(s, dv, true, tasks_.compute_tail(dv), tasks_.comm_tail(dv));
+        upd[r] = tasks_.compute(dv, sp.optimizer, Phase::optimizer, s, 0, tasks_.comm_tail(dv), read);
         offload_stream(s, dv, false, upd[r], kNone);
       }
     // Ranks not built stream their own state at the same time as their built twin.
@@ -413,7 +375,7 @@ class Emitter {
       for (int t = 0; t < tp_; ++t) {
         std::vector<TaskId> deps;
         for (int d = 0; d < dp_; ++d) deps.push_back(upd[static_cast<std::size_t>(d * tp_ + t)]);
-        mirror_dp(s, t, add_collective(dp_group(s, t), CollectiveOp::all_gather, sp.zero_gather_bytes, CommClass::zero,
+        mirror_dp(s, t, tasks_.collective(dp_group(s, t), CollectiveOp::all_gather, sp.zero_gather_bytes, CommClass::zero,
                                        Phase::optimizer, s, 0, deps, true));
       }
   }
@@ -481,18 +443,20 @@ class Emitter {
   int p_ = 1, v_ = 1, dp_ = 1, tp_ = 1, m_ = 1, ranks_ = 1;
   StepPlan plan_;
   TaskGraph g_;
-  std::vector<TaskId> compute_tail_, comm_tail_;
   std::map<std::uint64_t, std::vector<TaskId>> recv_;
   std::map<std::pair<int, int>, std::uint32_t> tp_groups_, dp_groups_;
   std::map<int, std::uint32_t> tp_mirrors_, dp_mirrors_;      // mirror sets by stage
   std::map<std::array<int, 3>, std::uint32_t> pair_mirrors_;  // by (from stage, to stage, kind)
   std::vector<std::size_t> next_bucket_;  // per stage: the plan's next bucket point
-  std::uint32_t label_[5] = {g_.intern_label("forward"), g_.intern_label("backward"), g_.intern_label("recompute"),
-                             g_.intern_label("optimizer"), g_.intern_label("other")};
-  std::uint32_t coll_label_ = g_.intern_label("collective");
+  StreamTasks tasks_{g_, static_cast<std::uint32_t>(st_.pp * st_.dp * st_.tp)};  // interns the phases' labels first
   std::uint32_t send_label_ = g_.intern_label("send");
   std::uint32_t codec_label_ = g_.intern_label("codec");
   std::uint32_t offload_label_ = g_.intern_label("offload");
+  ShardEmitter shard_{g_, plan_.layout, dp_, tp_,
+                      [this](std::uint32_t group, CollectiveOp op, Bytes bytes, Phase phase, int s, int mb,
+                             std::vector<TaskId>& deps) {
+                        return tasks_.collective(group, op, bytes, CommClass::zero, phase, s, mb, deps, true);
+                      }};
 };
 
 }  // namespace

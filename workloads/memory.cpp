@@ -1,7 +1,9 @@
 #include "memory.hpp"
 
+#include <algorithm>
 #include <utility>
 
+#include "workloads/step_plan.hpp"
 
 namespace hcsim {
 
@@ -15,10 +17,27 @@ double stage_params_per_device(const TransformerConfig& c, const StrategySpec& s
   return p / st.tp;
 }
 
+Bytes sharding_buffers(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w, const StageShape& sh) {
+  const ShardingSpec& z = st.sharding;
+  const double e = dtype_bytes(storage_dtype(w.precision));
+  const double nd = shard_ranks(st);
+  const double unit = largest_unit_params(c, st, sh.has_embedding, sh.has_head);
+  const double persistent = persistent_layer_params(c, z, st.tp) * sh.layers;
+  // Gathered parameters: the unit in use and those prefetched (as the plan bounds them), or,
+  // kept from forward to backward, every unit of the stage.
+  const int depth = bounded_prefetch(std::max(z.prefetch_forward, z.prefetch_backward), z, unit);
+  const double gathered =
+      z.reshard_after_forward ? (depth + 1) * unit : stage_params_per_device(c, st, sh) - persistent;
+  // Tensors under the persistence threshold kept whole (counted 1/nd in the weights), and the
+  // unsharded gradients of the unit being reduce-scattered and of the one being computed.
+  return Bytes(e * (gathered + persistent * (1.0 - 1.0 / nd) + 2.0 * unit));
+}
+
 MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
                              const StageShape& sh) {
   const double psi = stage_params_per_device(c, st, sh);
-  const double nd = st.grad_ranks();  // ZeRO shards over the dp * cp ranks of equal weights
+  // ZeRO shards over the dp * cp ranks of equal weights (hybrid sharding: the shard group).
+  const double nd = shard_ranks(st);
   MemoryBreakdown m;
   const double e = dtype_bytes(storage_dtype(w.precision));
   m.weights = Bytes(e * psi / (st.zero >= 3 ? nd : 1.0));
@@ -41,8 +60,8 @@ MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st,
   m.activations = act;
 
   Bytes buf{};
-  if (st.grad_ranks() > 1) buf += 2.0 * st.dp_bucket;  // bucket being reduced + bucket being filled
-  if (st.zero >= 3) buf += Bytes(2.0 * e * c.layer_params() / st.tp);  // gathered layer + prefetched one
+  if (sharded_parameters(st)) buf += sharding_buffers(c, st, w, sh);
+  else if (st.grad_ranks() > 1) buf += 2.0 * st.dp_bucket;  // bucket being reduced + bucket being filled
   if (st.dp_codec && st.grad_ranks() > 1) {
     // Error feedback and communication buffers of the gradient codec, over this device's
     // gradients (the codec states its resident bytes; models/compression).

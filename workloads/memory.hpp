@@ -35,4 +35,13 @@ double stage_params_per_device(const TransformerConfig& c, const StrategySpec& s
 MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
                              const StageShape& sh);
 
+// ZeRO-3 / FSDP buffers of one device of the stage (workloads/plan_sharding.cpp): e bytes
+// per element of
+//   (d + 1) U            the unit in use and the d prefetched (d bounded by max_live_parameters),
+//                        or, with reshard_after_forward off, the stage's parameters
+//   + P (1 - 1/N)        tensors under the persistence threshold, whole on every rank
+//   + 2 U                unsharded gradients: the unit being reduce-scattered, the next one
+// for the stage's largest unit U, N ranks of a shard's replica group.
+Bytes sharding_buffers(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w, const StageShape& sh);
+
 }  // namespace hcsim

@@ -60,7 +60,9 @@ std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& p
                                       PlanDetail detail) {
   const StrategySpec& st = *in.strategy;
   std::vector<BucketPoint> out;
-  if (st.grad_ranks() <= 1) return out;
+  // ZeRO-3 / FSDP reduce-scatter each unit's gradients as its backward ends, every
+  // micro-batch (plan_sharding.cpp), not in buckets of the last one.
+  if (st.grad_ranks() <= 1 || stage.sharding.on) return out;
   auto add = [&](int chunk, int marker, Bytes bytes) {
     if (bytes <= Bytes{}) return;
     // For the closed forms, a run of equal reductions is one entry (a chunk's layers fill

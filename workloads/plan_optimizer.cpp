@@ -1,8 +1,8 @@
 // Step-plan builder: ZeRO's parameter gathers, the optimizer and the offload streams (see
 // step_plan.hpp).
 //
-// ZeRO (Rajbhandari et al. SC20 §5): stage 3 keeps 1/N of the parameters and all-gathers a
-// chunk's before each pass that uses them; stages 1 and 2 update their 1/N shard and
+// ZeRO (Rajbhandari et al. SC20 §5): stage 3 keeps 1/N of the parameters and all-gathers
+// them unit by unit (plan_sharding.cpp); stages 1 and 2 update their 1/N shard and
 // all-gather the updated parameters after the optimizer. Adam reads and writes the fp32
 // master weights, momentum and variance of this device's parameters (its shard under
 // ZeRO >= 1). With the optimizer state in a pool (workloads/offload.hpp), the shard's state
@@ -16,10 +16,9 @@ namespace hcsim {
 void plan_optimizer(const LoweringInput& in, StagePlan& sp) {
   const StrategySpec& st = *in.strategy;
   const int ranks = st.grad_ranks();
-  sp.gather_per_pass = st.zero >= 3 && ranks > 1;
   sp.zero_gather_bytes = st.zero >= 1 && st.zero <= 2 && ranks > 1 ? sp.grad_bytes : Bytes{};
   const double params = sp.grad_bytes / Bytes(dtype_bytes(storage_dtype(in.workload->precision)));
-  const double shard = st.zero >= 1 ? static_cast<double>(ranks) : 1.0;
+  const double shard = st.zero >= 1 ? static_cast<double>(shard_ranks(st)) : 1.0;
   const Kernel k = optimizer_kernel(params / shard, in.workload->precision);
   sp.optimizer = Item{};
   sp.optimizer.phase = Phase::optimizer;

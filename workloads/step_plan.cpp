@@ -11,8 +11,9 @@ namespace hcsim {
 
 struct ChunkCache::Impl {
   // (model, device) by address: the caller keeps both alive and unchanged while the cache lives.
+  // The last four: ZeRO-3 / FSDP's unit markers (sharded, unit kind, bucket, persistence).
   using Key = std::tuple<std::uintptr_t, std::uintptr_t, int, bool, bool, std::int64_t, int, bool, bool, Recompute, DType,
-                         int>;
+                         int, bool, ShardUnit, double, double>;
   std::map<Key, ChunkTotals> chunks;
 };
 
@@ -33,7 +34,11 @@ const ChunkTotals& ChunkCache::get(const LoweringInput& in, const ComputeDevice&
                       st.flash_attention,
                       st.recompute,
                       in.workload->precision,
-                      st.cp};
+                      st.cp,
+                      sharded_parameters(st),
+                      st.sharding.unit,
+                      st.sharding.prefetch_bucket,
+                      st.sharding.persistence_threshold};
   auto& chunks = impl_->chunks;
   auto it = chunks.find(key);
   if (it == chunks.end()) it = chunks.emplace(key, chunk_totals(in, dev, layers, embedding, head)).first;
@@ -77,6 +82,7 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
       }
     }
     plan_optimizer(in, sp);
+    sp.sharding = plan_sharding(in, sp);
   }
   plan_pipeline_sends(in, plan, plan.stages);
   for (StagePlan& sp : plan.stages) sp.buckets = plan_buckets(in, plan, sp, detail);

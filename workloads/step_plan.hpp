@@ -3,8 +3,8 @@
 // once: per pipeline stage, its schedule order and, per model chunk, the ordered forward and
 // backward items (costed kernels, tensor/sequence-parallel collectives, context-parallel
 // rings, gradient-bucket markers: workloads/items.hpp); the pipeline send of each pass and
-// its codec; the gradient reductions with their issue points and codec phases; ZeRO-3's
-// parameter gathers before each pass; the optimizer, ZeRO-1/2's parameter all-gather and the
+// its codec; the gradient reductions with their issue points and codec phases; ZeRO-3 /
+// FSDP's per-unit gathers and reduce-scatters; the optimizer, ZeRO-1/2's parameter all-gather and the
 // optimizer-state offload streams.
 //
 //   Scenario -> Layout -> StepPlan -+-> x schedule -> TaskGraph -> engine (event, flow)
@@ -16,7 +16,8 @@
 //   tensor / sequence parallel, context ring   workloads/items.cpp
 //   data-parallel buckets and codecs           workloads/plan_gradients.cpp
 //   pipeline sends and activation codecs       workloads/plan_pipeline.cpp
-//   ZeRO, optimizer and offload                workloads/plan_optimizer.cpp
+//   ZeRO-1/2 gather, optimizer and offload     workloads/plan_optimizer.cpp
+//   ZeRO-3 / FSDP units and their collectives  workloads/plan_sharding.cpp (lowering_sharding.cpp)
 //   symmetry mirrors                           workloads/lowering_mirrors.hpp (the emitter's)
 // A new parallelism or memory technique is a new builder here and its tests.
 
@@ -63,6 +64,22 @@ struct BucketPoint {
   int repeat = 1;
 };
 
+// ZeRO-3 / FSDP per unit (Zhao et al. VLDB 2023, PyTorch FSDP; Rajbhandari et al. SC20 §5):
+// each unit's parameters are all-gathered over its shard group before its forward (and its
+// backward, unless kept from forward), `prefetch` units ahead, on the communication stream
+// one after another; its gradients are reduce-scattered over the shard group as its
+// backward ends and, with hybrid sharding (copies > 1), the shard all-reduced over the
+// `copies` shard groups.
+struct ShardPlan {
+  bool on = false;
+  int shard = 1;              // ranks of a shard group (consecutive replica ranks)
+  int copies = 1;             // shard groups of the replica group
+  int prefetch_forward = 1, prefetch_backward = 1;
+  bool gather_backward = true;  // reshard_after_forward
+  [[nodiscard]] int prefetch(bool backward) const { return backward ? prefetch_backward : prefetch_forward; }
+  [[nodiscard]] bool gathers(bool backward) const { return !backward || gather_backward; }
+};
+
 struct StagePlan {
   int stage = 0;
   const ComputeDevice* device = nullptr;
@@ -87,10 +104,10 @@ struct StagePlan {
   Bytes send_bytes{};
   CodecItems send_codec;
 
-  // ZeRO-3: before each pass of chunk c, the chunk's parameters are all-gathered
-  // (chunks[c].grad_bytes per rank). ZeRO-1/2: after the optimizer, the updated parameter
-  // shards are all-gathered (zero_gather_bytes; 0 for none).
-  bool gather_per_pass = false;
+  // ZeRO-3 / FSDP (plan_sharding.cpp): the passes' unit markers say what each unit gathers
+  // and reduces; `sharding` how. ZeRO-1/2: after the optimizer, the updated parameter shards
+  // are all-gathered (zero_gather_bytes; 0 for none).
+  ShardPlan sharding;
   Bytes zero_gather_bytes{};
 
   // Optimizer over this device's parameters (its shard under ZeRO >= 1), and with
@@ -141,6 +158,31 @@ std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& p
 void plan_pipeline_sends(const LoweringInput& in, const StepPlan& plan, std::vector<StagePlan>& stages);
 // ZeRO, optimizer and offload (plan_optimizer.cpp).
 void plan_optimizer(const LoweringInput& in, StagePlan& stage);
+// ZeRO-3 / FSDP (plan_sharding.cpp): how the stage's units are gathered and reduced.
+ShardPlan plan_sharding(const LoweringInput& in, const StagePlan& stage);
+// The units of one transformer layer: unit k starts at forward op `first_op` of `ops`
+// (transformer_layer_ops) and holds `params` parameters of one tensor-parallel rank, of
+// which `gathered` are sharded (the rest, tensors under the persistence threshold, stay
+// whole on every rank).
+struct LayerUnit {
+  std::size_t first_op = 0;
+  double params = 0, gathered = 0;
+};
+std::vector<LayerUnit> layer_units(const TransformerConfig& c, const ShardingSpec& sh, const std::vector<LayerOp>& ops,
+                                   int tp);
+// Parameters of one layer (one tensor-parallel rank) that stay whole: tensors under the
+// persistence threshold (DeepSpeed's stage3_param_persistence_threshold).
+double persistent_layer_params(const TransformerConfig& c, const ShardingSpec& sh, int tp);
+// The largest unit's gathered parameters on one rank of a stage (its layers' units, the
+// embedding on the first stage, the LM head on the last).
+double largest_unit_params(const TransformerConfig& c, const StrategySpec& st, bool embedding, bool head);
+// The prefetch depth `depth` bounded by max_live_parameters for units of `unit` parameters.
+int bounded_prefetch(int depth, const ShardingSpec& sh, double unit);
+// Whether ZeRO-3 / FSDP shards this strategy's parameters (zero = 3 over > 1 replica).
+bool sharded_parameters(const StrategySpec& st);
+// Ranks a ZeRO stage shards over: the replica group (dp * cp ranks), or with hybrid sharding
+// (ZeRO-3, strategy.fsdp.shard_group) the shard group.
+int shard_ranks(const StrategySpec& st);
 // A memory-bound codec kernel on `dev` as an item.
 Item codec_item(const ComputeDevice& dev, Flops flops, Bytes traffic);
 

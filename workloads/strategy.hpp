@@ -33,6 +33,24 @@ enum class Offload : std::uint8_t { none, pool };
 // runs beside the input-gradient GEMM.
 enum class TpOverlap : std::uint8_t { none, backward };
 
+// How ZeRO-3 / FSDP shards, gathers and reduces the parameters (workloads/plan_sharding.cpp;
+// the presets and their sources: scenarios/sections.cpp). A unit is what one all-gather
+// brings: a transformer layer (FSDP's per-layer wrap; the embedding and the LM head are
+// units of their own) or, for DeepSpeed ZeRO-3, one weight matrix (a submodule), grouped
+// with the next ones of its layer up to `prefetch_bucket` elements.
+enum class ShardUnit : std::uint8_t { layer, submodule };
+
+struct ShardingSpec {
+  ShardUnit unit = ShardUnit::layer;
+  int prefetch_forward = 1;   // units whose gathers run ahead of the forward compute
+  int prefetch_backward = 1;  // likewise in backward
+  bool reshard_after_forward = true;  // false: kept gathered from forward to backward
+  int shard_group = 0;        // ranks that shard a copy (hybrid sharding); 0: the whole replica group
+  double prefetch_bucket = 5e7;       // submodule units: elements gathered together
+  double max_live_parameters = 0;     // elements gathered at once; 0: no bound
+  double persistence_threshold = 0;   // tensors below this many elements stay unsharded
+};
+
 struct StrategySpec {
   int dp = 1, tp = 1, pp = 1;
   // Context parallelism (Megatron-Core CP, ring attention of Liu et al. ICLR 2024): each of
@@ -47,6 +65,7 @@ struct StrategySpec {
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
   int zero = 0;                   // 0..3
+  ShardingSpec sharding;          // ZeRO-3 / FSDP (zero = 3)
   Offload offload = Offload::none;  // optimizer state placement
   bool flash_attention = true;
   TpOverlap tp_overlap = TpOverlap::backward;

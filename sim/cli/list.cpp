@@ -60,7 +60,7 @@ std::string scenario_sections() {
       {"(top level)", &sections::top()},       {"/cluster", &sections::cluster()},
       {"/cluster/pools/N", &sections::pool()}, {"/workload", &sections::workload()},
       {"/workload/model", &sections::model_ref()}, {"/strategy", &sections::strategy()},
-      {"/simulation", &sections::simulation()}, {"/outputs", &sections::outputs()}};
+      {"/strategy/fsdp", &sections::fsdp()}, {"/simulation", &sections::simulation()}, {"/outputs", &sections::outputs()}};
   for (const auto& [name, table] : secs) out += fmt::format("  {}\n", name) + describe_params(*table, "    ");
   return out;
 }

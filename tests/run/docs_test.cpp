@@ -17,7 +17,7 @@ TEST(Docs, ScenarioReferenceListsEveryField) {
   ss << in.rdbuf();
   const std::string doc = ss.str();
   for (const ParamTable* t : {&sections::top(), &sections::cluster(), &sections::pool(), &sections::workload(),
-                              &sections::model_ref(), &sections::strategy(), &sections::simulation(),
+                              &sections::model_ref(), &sections::strategy(), &sections::fsdp(), &sections::simulation(),
                               &sections::outputs()})
     for (const ParamSpec& p : *t) {
       EXPECT_NE(doc.find("    " + p.name + " "), std::string::npos) << p.name << " is not in docs/scenario.md";

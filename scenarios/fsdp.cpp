@@ -1,0 +1,65 @@
+// strategy.fsdp presets and their resolution (see fsdp.hpp). Each preset is the framework's
+// documented default behaviour:
+// - pytorch-fsdp2: torch.distributed.fsdp.fully_shard applied to each transformer block
+//   (PyTorch docs, "torch.distributed.fsdp.fully_shard"; torchtitan's apply_fsdp):
+//   reshard_after_forward=True; the next block's all-gather is issued while the current one
+//   computes, in forward and backward (implicit prefetch on its all-gather stream; one
+//   block ahead, explicit via set_modules_to_forward_prefetch/backward_prefetch).
+// - pytorch-fsdp: FullyShardedDataParallel with a transformer auto-wrap policy (PyTorch docs,
+//   "FullyShardedDataParallel"; Zhao et al. VLDB 2023 §3.3-3.4): ShardingStrategy.FULL_SHARD,
+//   backward_prefetch=BACKWARD_PRE (the next unit's gather before the current unit's
+//   gradient computation), limit_all_gathers=True (at most two all-gathers in flight: the
+//   CPU's run-ahead issues the next forward unit's gather while this one computes, no further).
+// - deepspeed-zero3: DeepSpeed ZeRO stage 3 (deepspeed.readthedocs.io, "ZeRO" configuration
+//   defaults): gathers per submodule, stage3_prefetch_bucket_size 5e7 elements,
+//   stage3_max_live_parameters 1e9, stage3_param_persistence_threshold 1e5.
+#include "scenarios/fsdp.hpp"
+
+#include <fmt/format.h>
+
+#include "scenarios/sections.hpp"
+
+namespace hcsim {
+
+const std::vector<ShardingPreset>& sharding_presets() {
+  static const std::vector<ShardingPreset> p{
+      {"deepspeed-zero3",
+       {.unit = ShardUnit::submodule, .prefetch_forward = 1, .prefetch_backward = 1, .reshard_after_forward = true,
+        .shard_group = 0, .prefetch_bucket = 5e7, .max_live_parameters = 1e9, .persistence_threshold = 1e5},
+       "DeepSpeed ZeRO-3 configuration defaults, deepspeed.readthedocs.io/en/latest/zero3.html"},
+      {"pytorch-fsdp",
+       {.unit = ShardUnit::layer, .prefetch_forward = 1, .prefetch_backward = 1, .reshard_after_forward = true},
+       "PyTorch FullyShardedDataParallel: FULL_SHARD, BACKWARD_PRE, limit_all_gathers; "
+       "pytorch.org/docs/stable/fsdp.html"},
+      {"pytorch-fsdp2",
+       {.unit = ShardUnit::layer, .prefetch_forward = 1, .prefetch_backward = 1, .reshard_after_forward = true},
+       "PyTorch fully_shard per transformer block, reshard_after_forward=True; "
+       "pytorch.org/docs/stable/distributed.fsdp.fully_shard.html"},
+  };
+  return p;
+}
+
+ShardingSpec resolve_sharding(const nlohmann::json& v, const std::string& path, const StrategySpec& st,
+                              Diagnostics& diag) {
+  if (!v.is_null() && st.zero != 3) diag.error(path, fmt::format("applies to zero 3; zero is {}", st.zero));
+  const nlohmann::json given = v.is_null() ? nlohmann::json::object() : v;
+  const Params p = resolve_params(sections::fsdp(), given, path, diag);
+  ShardingSpec spec;
+  if (!p.has("preset")) return spec;
+  for (const ShardingPreset& pr : sharding_presets())
+    if (pr.name == p.string("preset")) spec = pr.spec;
+  if (p.has("unit")) spec.unit = p.string("unit") == "submodule" ? ShardUnit::submodule : ShardUnit::layer;
+  if (p.has("prefetch_forward")) spec.prefetch_forward = static_cast<int>(p.integer("prefetch_forward"));
+  if (p.has("prefetch_backward")) spec.prefetch_backward = static_cast<int>(p.integer("prefetch_backward"));
+  if (p.has("reshard_after_forward")) spec.reshard_after_forward = p.boolean("reshard_after_forward");
+  if (p.has("shard_group")) spec.shard_group = static_cast<int>(p.integer("shard_group"));
+  if (p.has("prefetch_bucket")) spec.prefetch_bucket = p.number("prefetch_bucket");
+  if (p.has("max_live_parameters")) spec.max_live_parameters = p.number("max_live_parameters");
+  if (p.has("persistence_threshold")) spec.persistence_threshold = p.number("persistence_threshold");
+  if (spec.shard_group > 0 && st.grad_ranks() % spec.shard_group != 0)
+    diag.error(path + "/shard_group", fmt::format("{} ranks do not divide the {} data-parallel ranks (dp * cp)",
+                                                  spec.shard_group, st.grad_ranks()));
+  return spec;
+}
+
+}  // namespace hcsim

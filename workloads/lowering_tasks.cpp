@@ -1,0 +1,64 @@
+#include "workloads/lowering_tasks.hpp"
+
+#include <algorithm>
+#include <span>
+
+namespace hcsim {
+
+StreamTasks::StreamTasks(TaskGraph& g, std::uint32_t devices)
+    : g_(g),
+      compute_tail_(devices, kNoTask),
+      comm_tail_(devices, kNoTask),
+      phase_label_{g.intern_label("forward"), g.intern_label("backward"), g.intern_label("recompute"),
+                   g.intern_label("optimizer"), g.intern_label("other")},
+      collective_label_(g.intern_label("collective")) {}
+
+TaskId StreamTasks::compute(std::uint32_t device, const Item& acc, Phase phase, int s, int mb, TaskId dep, TaskId dep2) {
+  Task t;
+  t.kind = TaskKind::compute;
+  t.phase = phase;
+  t.device = device;
+  t.stage = static_cast<std::uint16_t>(s);
+  t.microbatch = static_cast<std::uint16_t>(mb);
+  t.duration = acc.t;
+  t.flops = acc.flops;
+  t.model_flops = acc.model_flops;
+  t.bytes = acc.bytes;
+  t.energy = acc.energy;
+  t.label = acc.label != kNoTask ? acc.label : phase_label_[static_cast<int>(phase)];
+  TaskId deps[3];
+  std::size_t n = 0;
+  for (TaskId d : {dep, dep2, compute_tail_[device]})
+    if (d != kNoTask && std::find(deps, deps + n, d) == deps + n) deps[n++] = d;
+  TaskId id = g_.add(t, std::span<const TaskId>(deps, n));
+  compute_tail_[device] = id;
+  return id;
+}
+
+TaskId StreamTasks::collective(std::uint32_t group, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int s,
+                             int mb, std::vector<TaskId>& deps, bool comm_stream) {
+  Task t;
+  t.kind = TaskKind::collective;
+  t.comm = cls;
+  t.op = op;
+  t.phase = phase;
+  t.stream = comm_stream ? Stream::comm : Stream::compute;
+  t.group = group;
+  t.device = g_.groups()[group].front();
+  t.bytes = bytes;
+  t.stage = static_cast<std::uint16_t>(s);
+  t.microbatch = static_cast<std::uint16_t>(mb);
+  t.label = collective_label_;
+  if (comm_stream)
+    for (std::uint32_t d : g_.groups()[group])
+      if (comm_tail_[d] != kNoTask) deps.push_back(comm_tail_[d]);
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  deps.erase(std::remove(deps.begin(), deps.end(), kNoTask), deps.end());
+  TaskId id = g_.add(t, deps);
+  if (comm_stream)
+    for (std::uint32_t d : g_.groups()[group]) comm_tail_[d] = id;
+  return id;
+}
+
+}  // namespace hcsim

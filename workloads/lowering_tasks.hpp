@@ -1,0 +1,38 @@
+#pragma once
+// The emitter's task constructors (workloads/lowering.cpp), with each device's two streams:
+// a compute task follows the device's last compute task; a collective on the communication
+// stream follows the last collective of that stream on each of its devices.
+
+#include <cstdint>
+#include <vector>
+
+#include "workloads/items.hpp"
+#include "workloads/task_graph.hpp"
+
+namespace hcsim {
+
+inline constexpr TaskId kNoTask = 0xFFFFFFFFu;
+
+class StreamTasks {
+ public:
+  StreamTasks(TaskGraph& g, std::uint32_t devices);
+
+  // A compute task of `acc` on `device` after `dep` and `dep2` (kNoTask: none) and the
+  // device's last compute task; labelled by phase unless `acc` carries a label.
+  TaskId compute(std::uint32_t device, const Item& acc, Phase phase, int stage, int microbatch, TaskId dep, TaskId dep2);
+  // A collective over `group` after `deps` (kNoTask entries ignored); on the communication
+  // stream it also follows that stream's last task on each device of the group.
+  TaskId collective(std::uint32_t group, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int stage,
+                    int microbatch, std::vector<TaskId>& deps, bool comm_stream);
+
+  [[nodiscard]] TaskId compute_tail(std::uint32_t device) const { return compute_tail_[device]; }
+  [[nodiscard]] TaskId comm_tail(std::uint32_t device) const { return comm_tail_[device]; }
+
+ private:
+  TaskGraph& g_;
+  std::vector<TaskId> compute_tail_, comm_tail_;
+  std::uint32_t phase_label_[5];
+  std::uint32_t collective_label_;
+};
+
+}  // namespace hcsim
