@@ -144,8 +144,9 @@ CollectiveEstimate CollectiveCostModel::with_protocol(const CollectiveAlgorithm&
   const double net_steps = net.steps > 0 ? net.net_steps * steps / net.steps : 0;
   CollectiveEstimate best = net;
   best.time = Seconds(std::numeric_limits<double>::infinity());
+  // A device torus (TPU ICI) runs its own collectives, not NCCL's: no protocol costs there.
   const ProtocolSet ideal = ProtocolSet::ideal();
-  const ProtocolSet& set = a.nccl_protocols ? opt_.protocols : ideal;
+  const ProtocolSet& set = a.nccl_protocols && g_.torus_dims.empty() ? opt_.protocols : ideal;
   for (const ProtocolCost& p : set.protocols) {
     if (a.simple_only && p.protocol != Protocol::simple && p.protocol != Protocol::direct) continue;
     const int channels = set.channels(p, per_rank, ranks);

@@ -99,8 +99,8 @@ std::string resolve_collective_algorithm(const CollectiveCostModel& model, const
   return model.estimate(devices, op, per_rank, "auto").algorithm;
 }
 
-CollectivePlanner::CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode)
-    : g_(g), algorithm_(std::move(algorithm)), flow_(flow_mode), model_(g) {}
+CollectivePlanner::CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode, CostOptions cost)
+    : g_(g), algorithm_(std::move(algorithm)), flow_(flow_mode), model_(g, std::move(cost)) {}
 
 std::string CollectivePlanner::choose(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes) {
   const int bucket = collective_size_bucket(bytes);
