@@ -6,6 +6,7 @@
 // send/recv 1; nccl-tests doc/PERFORMANCE.md, formulas.md §6), the collective cost model's
 // estimate beside it, and the dynamic network energy of the bytes the collective moves.
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -22,17 +23,27 @@ namespace {
 struct CollectiveArgs {
   std::string scenario, op = "all_reduce", algorithm = "auto", group = "all", min = "8 B", max = "8 GiB",
                         mode = "event", format = "table";
+  double step_factor = 2;
   std::vector<std::string> sets;
 };
 
 struct Row {
   double size = 0, time = 0, algbw = 0, busbw = 0, model_time = 0, model_busbw = 0, energy = 0;
-  std::string algorithm;
-  int chunks = 1;
+  std::string algorithm, protocol;
+  int chunks = 1, channels = 1;
 };
 
+// nccl-tests counts elements of the benchmarked type; hcsim's buffers are float32.
+constexpr double kElementBytes = 4;
+
+// Sizes as hcsim quantities ("8 B", "1 GiB") or as nccl-tests writes them: a byte count
+// with an optional binary suffix K, M or G ("8", "128M", "8G").
 double parse_size(const std::string& text, const char* option) {
-  const QuantityParse q = parse_quantity(std::string_view(text), Dim::data);
+  std::string t = text;
+  if (!t.empty() && (t.back() == 'K' || t.back() == 'M' || t.back() == 'G') &&
+      t.find_first_not_of("0123456789.") == t.size() - 1)
+    t = t.substr(0, t.size() - 1) + " " + t.back() + "iB";
+  const QuantityParse q = parse_quantity(std::string_view(t), Dim::data);
   if (!q.value || *q.value < 1)
     throw InputError(option, fmt::format("expected a size of at least one byte such as \"8 B\" or \"1 GiB\", got \"{}\"",
                                          text));
@@ -92,7 +103,8 @@ nlohmann::json rows_json(const Scenario& sc, const CollectiveArgs& a, std::size_
   out["units"] = {{"size", "B"}, {"time", "s"}, {"bandwidth", "B/s"}, {"energy", "J"}};
   out["rows"] = nlohmann::json::array();
   for (const Row& w : rows)
-    out["rows"].push_back({{"size", w.size}, {"algorithm", w.algorithm}, {"chunks", w.chunks}, {"time", w.time},
+    out["rows"].push_back({{"size", w.size}, {"count", std::floor(w.size / kElementBytes)}, {"algorithm", w.algorithm},
+                           {"protocol", w.protocol}, {"channels", w.channels}, {"chunks", w.chunks}, {"time", w.time},
                            {"algbw", w.algbw}, {"busbw", w.busbw}, {"model_time", w.model_time},
                            {"model_busbw", w.model_busbw}, {"network_energy", w.energy}});
   return out;
@@ -104,15 +116,15 @@ std::string rows_table(const Scenario& sc, const CollectiveArgs& a, std::size_t 
                                 sc.topology.description);
   out += fmt::format("# algorithm {}, {} mode; busbw factor as nccl-tests; model = collective cost model\n#\n",
                      a.algorithm, a.mode);
-  out += fmt::format("# {:>13} {:>20} {:>12} {:>9} {:>9} {:>12} {:>9} {:>11}\n", "size", "algorithm", "time",
-                     "algbw", "busbw", "model time", "busbw", "net energy");
-  out += fmt::format("# {:>13} {:>20} {:>12} {:>9} {:>9} {:>12} {:>9} {:>11}\n", "(B)", "", "(us)", "(GB/s)",
-                     "(GB/s)", "(us)", "(GB/s)", "(J)");
+  out += fmt::format("# {:>13} {:>12} {:>20} {:>6} {:>3} {:>12} {:>9} {:>9} {:>12} {:>9} {:>11}\n", "size", "count",
+                     "algorithm", "proto", "ch", "time", "algbw", "busbw", "model time", "busbw", "net energy");
+  out += fmt::format("# {:>13} {:>12} {:>20} {:>6} {:>3} {:>12} {:>9} {:>9} {:>12} {:>9} {:>11}\n", "(B)",
+                     "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "(us)", "(GB/s)", "(J)");
   double sum = 0;
   for (const Row& w : rows) {
-    out += fmt::format("  {:>13.0f} {:>20} {:>12.2f} {:>9.2f} {:>9.2f} {:>12.2f} {:>9.2f} {:>11.4g}\n", w.size,
-                       w.algorithm, w.time * 1e6, w.algbw / 1e9, w.busbw / 1e9, w.model_time * 1e6,
-                       w.model_busbw / 1e9, w.energy);
+    out += fmt::format("  {:>13.0f} {:>12.0f} {:>20} {:>6} {:>3} {:>12.2f} {:>9.2f} {:>9.2f} {:>12.2f} {:>9.2f} {:>11.4g}\n",
+                       w.size, std::floor(w.size / kElementBytes), w.algorithm, w.protocol, w.channels, w.time * 1e6,
+                       w.algbw / 1e9, w.busbw / 1e9, w.model_time * 1e6, w.model_busbw / 1e9, w.energy);
     sum += w.busbw;
   }
   out += fmt::format("# Avg bus bandwidth    : {:.3f} GB/s\n", rows.empty() ? 0.0 : sum / rows.size() / 1e9);
@@ -139,13 +151,16 @@ int run_collective(const CollectiveArgs& a) {
   g.devices = static_cast<std::uint32_t>(sc.device_count());
   const std::uint32_t gid = g.add_group(group);
   std::vector<Row> rows;
-  for (double s = lo; s <= hi; s *= 2) {
+  if (!(a.step_factor > 1)) throw InputError("--step-factor", fmt::format("expected a factor above 1, got {}", a.step_factor));
+  for (double s = lo; s <= hi * (1 + 1e-12); s = std::round(s * a.step_factor)) {
     Row w;
     w.size = s;
     if (a.algorithm != "auto") check_algorithm(planner->model(), group, op, s, a.algorithm);
     const CollectiveExpansion& p = planner->plan(group, op, s);
     w.algorithm = p.algorithm;
     w.chunks = p.estimate.chunks;
+    w.protocol = p.estimate.protocol;
+    w.channels = p.estimate.channels;
     w.model_time = p.estimate.time.value();
     w.model_busbw = p.estimate.busbw.value();
     w.energy = network_energy(sc.topology, *planner, p);
@@ -184,8 +199,9 @@ void add_collective_command(CLI::App& app, Commands& cmds) {
   cmd->add_option("--op", a->op, "all_reduce, reduce_scatter, all_gather, broadcast, reduce, all_to_all, send_recv");
   cmd->add_option("--algorithm", a->algorithm, "auto or a collective algorithm (docs/network.md)");
   cmd->add_option("--group", a->group, "all, node (the devices of device 0's node) or N (devices 0..N-1)");
-  cmd->add_option("--min", a->min, "smallest size, e.g. \"8 B\" (default 8 B)");
-  cmd->add_option("--max", a->max, "largest size, e.g. \"8 GiB\" (default 8 GiB); sizes double from --min");
+  cmd->add_option("--min,--min-bytes,-b", a->min, "smallest size, e.g. \"8 B\" or 8 (default 8 B)");
+  cmd->add_option("--max,--max-bytes,-e", a->max, "largest size, e.g. \"8 GiB\" or 8G (default 8 GiB)");
+  cmd->add_option("--step-factor,-f", a->step_factor, "each size is the previous one times this (default 2)");
   cmd->add_option("--mode", a->mode, "event or flow")->check(CLI::IsMember({"event", "flow"}));
   cmd->add_option("--format", a->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", a->sets, "override a scenario field: /json/pointer=value (repeatable)");

@@ -68,7 +68,20 @@ void add_rings() {
        .schedule = [](const ScheduleRequest& r) {
          return torus_schedule(r.op, r.shape.torus_dims, r.elements, r.compressed);
        },
-       .auto_priority = 40});
+       .auto_priority = 40,
+       .nccl_protocols = false});
+  add({.name = "torus_all_dims",
+       .help = "rings on every torus dimension at once: 2d parts, each reduced dimension by dimension in its own "
+               "order and direction, so every link of the torus carries traffic in every phase",
+       .source = "multi-dimensional (bucket) all-reduce, Sack & Gropp PPoPP 2012; TPU v4 (Jouppi et al. ISCA 2023)",
+       .supports = [](CollectiveOp op, const GroupShape& s) {
+         return op == CollectiveOp::all_reduce && s.torus_dims.size() >= 2;
+       },
+       .schedule = [](const ScheduleRequest& r) {
+         return torus_all_dims_schedule(r.op, r.shape.torus_dims, r.elements, r.compressed);
+       },
+       .auto_priority = 41,
+       .nccl_protocols = false});
 }
 
 void add_trees() {
@@ -85,7 +98,8 @@ void add_trees() {
        .pipelined = true,
        .depth = tree_depth,
        .share = [](CollectiveOp op) { return op == CollectiveOp::all_reduce ? 0.5 : 1.0; },
-       .auto_priority = 50});
+       .auto_priority = 50,
+       .family = ProtocolFamily::tree});
   // "auto" tries it on groups of at most 256 ranks only: its schedule has n - 1 + c steps
   // of up to n transfers, the costliest to evaluate.
   add({.name = "chain",
@@ -119,7 +133,8 @@ void add_others() {
        .analytic_only = true,
        .needs = "needs switches with in-network reduction (nvswitch_reduction / fabric_reduction) on every path "
                 "of the group",
-       .auto_priority = 60});
+       .auto_priority = 60,
+       .simple_only = true});
   add({.name = "pairwise",
        .help = "pairwise-exchange all-to-all: partners swap blocks, n-1 steps (n = 2^k) or n",
        .source = "Thakur, Rabenseifner & Gropp 2005 (pairwise exchange)",

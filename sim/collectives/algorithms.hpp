@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/collectives/protocol.hpp"
 #include "sim/collectives/schedule.hpp"
 #include "sim/core/registry.hpp"
 
@@ -59,6 +60,13 @@ struct CollectiveAlgorithm {
   // name. Unset: used only when named. `auto_max_ranks` > 0: "auto" skips larger groups.
   std::optional<int> auto_priority{};
   int auto_max_ranks = 0;
+
+  // How NCCL's protocols apply (protocol.hpp): the fraction table the algorithm follows,
+  // whether it runs Simple only (NVLS, as in tuning.cc), and whether NCCL's protocols apply
+  // at all (false: the "direct" protocol, for algorithms of non-NCCL fabrics).
+  ProtocolFamily family = ProtocolFamily::ring;
+  bool simple_only = false;
+  bool nccl_protocols = true;
 };
 
 using CollectiveAlgorithms = EntryTable<CollectiveAlgorithm>;

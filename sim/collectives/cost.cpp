@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -23,7 +24,7 @@ double busbw_factor(CollectiveOp op, int n) {
 }
 
 CollectiveCostModel::CollectiveCostModel(const TopologyGraph& g, CostOptions opt)
-    : g_(g), opt_(opt), router_(g), load_(2 * g.edges().size(), 0.0) {
+    : g_(g), opt_(std::move(opt)), router_(g), load_(2 * g.edges().size(), 0.0) {
   register_builtin_collectives();
 }
 
@@ -32,19 +33,25 @@ CollectiveEstimate CollectiveCostModel::schedule_time(const Schedule& sc, const 
   HCSIM_ASSERT(static_cast<int>(rank_devices.size()) == sc.ranks, "one device per rank");
   CollectiveEstimate est;
   std::vector<std::size_t> touched;
+  sent_.assign(static_cast<std::size_t>(sc.ranks), 0.0);
   for (const auto& st : sc.steps) {
     Seconds lat{};
+    int moved = 0, between = 0;
     for (const auto& t : st.transfers) {
       const int a = rank_devices[static_cast<std::size_t>(t.src)], b = rank_devices[static_cast<std::size_t>(t.dst)];
       if (a == b || t.count == 0) continue;
       const Route& r = router_.device_route(a, b);
       HCSIM_ASSERT(r.reachable, "collective between unconnected devices");
       lat = max(lat, r.latency);
+      ++moved;
+      between += g_.node_of(a) != g_.node_of(b) ? 1 : 0;
+      const double bytes = static_cast<double>(t.count) * element_size.value();
+      sent_[static_cast<std::size_t>(t.src)] += bytes;
       for (std::size_t i = 0; i < r.edges.size(); ++i) {
         const auto e = static_cast<std::size_t>(r.edges[i]);
         const std::size_t slot = 2 * e + (r.nodes[i] == g_.edges()[e].a ? 0 : 1);
         if (load_[slot] == 0) touched.push_back(slot);
-        load_[slot] += static_cast<double>(t.count) * element_size.value();
+        load_[slot] += bytes;
       }
     }
     Seconds bw{};
@@ -54,8 +61,15 @@ CollectiveEstimate CollectiveCostModel::schedule_time(const Schedule& sc, const 
       load_[slot] = 0;
     }
     touched.clear();
+    double most = 0;
+    for (double& x : sent_) {
+      most = std::max(most, x);
+      x = 0;
+    }
     est.latency_term += (lat + opt_.step_overhead) * static_cast<double>(st.repeat);
     est.bandwidth_term += bw * static_cast<double>(st.repeat);
+    est.rank_bytes += Bytes(most * st.repeat);
+    if (moved > 0) est.net_steps += static_cast<double>(between) / moved * st.repeat;
     est.steps += st.repeat;
   }
   est.time = est.latency_term + est.bandwidth_term;
@@ -114,18 +128,55 @@ CollectiveEstimate CollectiveCostModel::in_network(const std::vector<int>& ranks
       best.latency_term = lat * 2.0 + opt_.step_overhead * 2.0;
       best.bandwidth_term = t - best.latency_term;
       best.steps = 2;
+      best.net_steps = 0;
+      for (int d : ranks) best.net_steps = g_.node_of(d) != g_.node_of(ranks[0]) ? 2.0 : best.net_steps;
     }
   }
+  return best;
+}
+
+CollectiveEstimate CollectiveCostModel::with_protocol(const CollectiveAlgorithm& a, const CollectiveEstimate& net,
+                                                      CollectiveOp op, Bytes per_rank, int ranks) const {
+  // Pipelined algorithms pay the protocol's step latency once per level of the pipeline
+  // (NCCL's tree: 2 log2(nodes) network hops), not once per chunk.
+  const int pipeline_steps = a.pipelined ? (op == CollectiveOp::all_reduce ? 2 : 1) * (net.chunks - 1) : 0;
+  const double steps = net.steps - pipeline_steps;
+  const double net_steps = net.steps > 0 ? net.net_steps * steps / net.steps : 0;
+  CollectiveEstimate best = net;
+  best.time = Seconds(std::numeric_limits<double>::infinity());
+  // A device torus (TPU ICI) runs its own collectives, not NCCL's: no protocol costs there.
+  const ProtocolSet ideal = ProtocolSet::ideal();
+  const ProtocolSet& set = a.nccl_protocols && g_.torus_dims.empty() ? opt_.protocols : ideal;
+  for (const ProtocolCost& p : set.protocols) {
+    if (a.simple_only && p.protocol != Protocol::simple && p.protocol != Protocol::direct) continue;
+    const int channels = set.channels(p, per_rank, ranks);
+    Seconds bw = net.bandwidth_term;
+    if (p.channel_bandwidth.value() > 0) bw = max(bw, net.rank_bytes / (p.channel_bandwidth * channels));
+    bw /= p.fraction(a.family);
+    const Seconds lat = net.latency_term + p.base_latency + p.nvlink_step_latency * (steps - net_steps) +
+                        p.net_step_latency * net_steps;
+    if (lat + bw < best.time) {
+      best.time = lat + bw;
+      best.latency_term = lat;
+      best.bandwidth_term = bw;
+      best.protocol = std::string(protocol_name(p.protocol));
+      best.channels = channels;
+    }
+  }
+  HCSIM_ASSERT(std::isfinite(best.time.value()), "no protocol for collective algorithm " + a.name);
+  best.protocol_term = max(Seconds{}, best.time - net.time);
   return best;
 }
 
 CollectiveEstimate CollectiveCostModel::evaluate(const CollectiveAlgorithm& a, const std::vector<int>& ranks,
                                                  const GroupShape& shape, CollectiveOp op,
                                                  std::int64_t elements) const {
+  const Bytes per_rank(static_cast<double>(elements));
   if (a.analytic_only) {
     CollectiveEstimate est = in_network(ranks, elements);
     est.algorithm = a.name;
-    return est;
+    if (!std::isfinite(est.time.value())) return est;
+    return with_protocol(a, est, op, per_rank, shape.ranks);
   }
   ScheduleRequest req{op, shape, elements, 1, true};
   if (a.pipelined) {
@@ -141,7 +192,7 @@ CollectiveEstimate CollectiveCostModel::evaluate(const CollectiveAlgorithm& a, c
   CollectiveEstimate est = schedule_time(sc, ranks);
   est.algorithm = a.name;
   est.chunks = req.chunks;
-  return est;
+  return with_protocol(a, est, op, per_rank, shape.ranks);
 }
 
 CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices, CollectiveOp op, Bytes per_rank,

@@ -9,7 +9,11 @@
 // no two transfers of a step share a link this is exactly "latency + bytes / bottleneck
 // bandwidth" per transfer (Hockney; Thakur, Rabenseifner & Gropp 2005); when they do, the
 // shared link's load counts, so an oversubscribed uplink or an all-to-all is slower.
-// Closed forms it reproduces (tests/collectives/cost_test.cpp):
+// NCCL's protocols (protocol.hpp) then add a base latency, a per-step latency and the
+// channel limit, and divide the bandwidth part by the protocol's fraction; "auto" keeps
+// the algorithm x protocol of least time, with NCCL's channel count for the size.
+// Closed forms it reproduces with the ideal protocol (tests/collectives/cost_test.cpp;
+// with NCCL's, tests/collectives/protocol_test.cpp):
 //   ring all-reduce       2(n-1)/n * S/B + 2(n-1) * alpha
 //   multi-ring AG / RS    (n-1) * (alpha + S/(n g B_nic)), g rings (one per NIC rail)
 //   torus (dims d_k)      sum_k 2(d_k - 1) * (alpha + S / (B * prod_{i<=k} d_i))
@@ -34,6 +38,7 @@
 #include <vector>
 
 #include "sim/collectives/algorithms.hpp"
+#include "sim/collectives/protocol.hpp"
 #include "topologies/routing.hpp"
 
 namespace hcsim {
@@ -41,16 +46,24 @@ namespace hcsim {
 struct CollectiveEstimate {
   Seconds time{};
   std::string algorithm;      // the one used (chosen by "auto" or forced)
+  std::string protocol = "direct";  // LL, LL128, Simple (protocol.hpp) or direct
+  int channels = 1;           // NCCL channels the protocol runs on
   int steps = 0;              // steps of the schedule (uncompressed count)
   int chunks = 1;             // pipeline depth used (tree, chain)
-  Seconds latency_term{};     // sum over steps of the path latency part
-  Seconds bandwidth_term{};   // sum over steps of the link-load part
+  Seconds latency_term{};     // base latency + per step (path latency + protocol step latency)
+  Seconds bandwidth_term{};   // link load (or channel limit) over the protocol's fraction
+  // What the protocol adds to the network schedule's time (the engine runs it as a timer
+  // before the collective's flows): time - (schedule latency + schedule link load).
+  Seconds protocol_term{};
+  double net_steps = 0;       // steps weighted by their share of transfers between nodes
+  Bytes rank_bytes{};         // sum over steps of the most bytes one rank sends
   BytesPerSecond algbw{};     // per_rank / time (nccl-tests "algbw")
   BytesPerSecond busbw{};     // algbw x busbw_factor (nccl-tests "busbw")
 };
 
 struct CostOptions {
   Seconds step_overhead{};  // fixed software cost added to every step (0: links' latencies only)
+  ProtocolSet protocols = ProtocolSet::nccl();  // ProtocolSet::ideal(): the schedule's time alone
 };
 
 // nccl-tests bus-bandwidth factor (doc/PERFORMANCE.md; formulas.md §6): all-reduce
@@ -84,11 +97,15 @@ class CollectiveCostModel {
   CollectiveEstimate evaluate(const CollectiveAlgorithm& a, const std::vector<int>& ranks, const GroupShape& shape,
                               CollectiveOp op, std::int64_t elements) const;
   CollectiveEstimate in_network(const std::vector<int>& ranks, std::int64_t elements) const;
+  // The network estimate `net` under the least-time protocol the algorithm allows.
+  CollectiveEstimate with_protocol(const CollectiveAlgorithm& a, const CollectiveEstimate& net, CollectiveOp op,
+                                   Bytes per_rank, int ranks) const;
 
   const TopologyGraph& g_;
   CostOptions opt_;
   Router router_;
   mutable std::vector<double> load_;  // per directed link, reused between steps
+  mutable std::vector<double> sent_;  // per rank, reused between steps
   mutable std::map<std::tuple<std::vector<int>, int, double, std::string>, CollectiveEstimate> memo_;
 };
 

@@ -75,6 +75,15 @@ Schedule halving_doubling_schedule(CollectiveOp op, int n, std::int64_t elements
 Schedule torus_schedule(CollectiveOp op, const std::vector<int>& dims, std::int64_t elements,
                         bool compressed = false);
 
+// All dimensions at once (the "bucket" or multi-dimensional all-reduce: Sack & Gropp,
+// PPoPP 2012; Jouppi et al., ISCA 2023 for TPU v4): the buffer is split into 2d parts for
+// the d dimensions of size >= 2; part q reduce-scatters along the dimensions in the order
+// (q/2, q/2 + 1, ...) mod d, on rings turning the positive way (q even) or the negative way
+// (q odd), then all-gathers back in reverse order. In every phase each dimension's links
+// carry two parts, one each way, so all links of the torus are busy at once. all_reduce.
+Schedule torus_all_dims_schedule(CollectiveOp op, const std::vector<int>& dims, std::int64_t elements,
+                                 bool compressed = false);
+
 // Hierarchical (rank = node * per_node + local): ring reduce-scatter inside each node,
 // ring all-reduce across nodes among ranks of equal local index on their chunk, ring
 // all-gather inside each node. all_reduce.

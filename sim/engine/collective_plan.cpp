@@ -99,8 +99,8 @@ std::string resolve_collective_algorithm(const CollectiveCostModel& model, const
   return model.estimate(devices, op, per_rank, "auto").algorithm;
 }
 
-CollectivePlanner::CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode)
-    : g_(g), algorithm_(std::move(algorithm)), flow_(flow_mode), model_(g) {}
+CollectivePlanner::CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode, CostOptions cost)
+    : g_(g), algorithm_(std::move(algorithm)), flow_(flow_mode), model_(g, std::move(cost)) {}
 
 std::string CollectivePlanner::choose(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes) {
   const int bucket = collective_size_bucket(bytes);
@@ -148,8 +148,14 @@ CollectiveExpansion CollectivePlanner::build(const std::vector<int>& devices, Co
   for (const Transfer& t : merged_step(all).transfers)
     p.pair_bytes.push_back({p.rank_devices[static_cast<std::size_t>(t.src)],
                             p.rank_devices[static_cast<std::size_t>(t.dst)], static_cast<double>(t.count)});
-  if (flow_) p.flow = flow_schedule(sc);
-  else coarse_phases(p, sc, ranks);
+  if (flow_) {
+    p.flow = flow_schedule(sc);
+  } else {
+    coarse_phases(p, sc, ranks);
+    // The protocol's base and per-step latency and its bandwidth share (protocol.hpp) are
+    // not in the links; a timer before the first phase carries them (flow mode: replay).
+    if (!p.phases.empty()) p.phases.front().timer += p.estimate.protocol_term;
+  }
   return p;
 }
 

@@ -88,7 +88,8 @@ struct CollectiveExpansion {
 class CollectivePlanner {
  public:
   // `algorithm`: "auto" or a registered name; `flow_mode`: plans for the flow mode.
-  CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode);
+  // `cost`: the cost model's options (ProtocolSet::ideal() for the network schedule alone).
+  CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode, CostOptions cost = {});
 
   // The algorithm that runs this collective (see the header comment).
   [[nodiscard]] std::string choose(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes);

@@ -38,7 +38,17 @@ void CollectiveReplay::start(TaskId t) {
     run_phase(c);
     return;
   }
-  const FlowSchedule& f = *p.flow;
+  if (p.estimate.protocol_term.value() > 0) {  // the protocol's own time, then the flows
+    co.in_timer = true;
+    host_.launch_timer(p.estimate.protocol_term, t, c, 0);
+    return;
+  }
+  start_flows(c);
+}
+
+void CollectiveReplay::start_flows(int c) {
+  Instance& co = colls_[static_cast<std::size_t>(c)];
+  const FlowSchedule& f = *co.plan->flow;
   co.remaining = f.transfers.size();
   if (co.remaining == 0) {
     finish(c);
@@ -115,6 +125,11 @@ void CollectiveReplay::transfer_done(int c, std::uint32_t item) {
 void CollectiveReplay::on_activity(int c, std::uint32_t item) {
   Instance& co = colls_[static_cast<std::size_t>(c)];
   if (co.plan->flow) {
+    if (co.in_timer) {
+      co.in_timer = false;
+      start_flows(c);
+      return;
+    }
     transfer_done(c, item);
     return;
   }

@@ -58,6 +58,7 @@ class CollectiveReplay {
   const CollectiveExpansion& plan_of(const Task& t);
   void run_phase(int c);
   void launch_flows(int c);
+  void start_flows(int c);  // flow mode: the first sends of every rank
   void advance(int c, std::uint32_t rank);
   void transfer_done(int c, std::uint32_t item);
   void finish(int c);

@@ -33,9 +33,10 @@ TEST(CollectiveAlgorithms, AutoTriesEveryEntryWithAPriorityInPriorityThenNameOrd
 TEST(CollectiveAlgorithms, BuiltinAutoOrderIsTheOneTheShippedReportsWereMadeWith) {
   // The preference on equal predicted time that hcsim's reports have always used (the order
   // cost.cpp once listed): NCCL's own algorithms first (ring, its channels, trees, CollNet),
-  // then the rest. Halving-doubling, an MPI algorithm, is not a candidate: used only when named.
-  const std::vector<std::string> want{"ring",       "multi_ring", "hierarchical", "torus", "double_binary_tree",
-                                      "in_network", "chain",      "pairwise",     "direct"};
+  // then the rest; the all-dimension torus rings right after the dimension-ordered ones.
+  // Halving-doubling, an MPI algorithm, is not a candidate: used only when named.
+  const std::vector<std::string> want{"ring",       "multi_ring", "hierarchical", "torus",   "torus_all_dims",
+                                      "double_binary_tree", "in_network", "chain", "pairwise", "direct"};
   EXPECT_EQ(auto_names(), want);
   ASSERT_NE(find_collective_algorithm("halving_doubling"), nullptr);
   EXPECT_FALSE(find_collective_algorithm("halving_doubling")->auto_priority.has_value());

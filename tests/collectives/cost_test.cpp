@@ -25,12 +25,16 @@ std::vector<int> iota(int n, int first = 0) {
 // NVLink3 preset through one NVSwitch: alpha = 2 edges x 0.25 us, B = 300 GB/s x 0.82.
 // ib-hdr preset: B_ib = 25 GB/s x 0.87. Both efficiencies are calibrated to the Megatron-LM
 // SC21 Table 1 runs (docs/validation.md).
+// These closed forms are of the network schedule alone: the ideal protocol (no NCCL
+// protocol costs; protocol_test.cpp covers LL, LL128 and Simple).
+CostOptions ideal() { return {.protocols = ProtocolSet::ideal()}; }
+
 constexpr double kAlpha = 0.5e-6, kB = 300e9 * 0.82, kBIb = 25e9 * 0.87;
 
 TEST(CollectiveCost, RingAllReduceClosedForm) {
   // t = 2(n-1)/n * S/B + 2(n-1) * alpha (Patarasuk & Yuan 2009; formulas.md §6).
   const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 8);
-  CollectiveCostModel m(g);
+  CollectiveCostModel m(g, ideal());
   for (double s : {8.0 * 1024, 64.0 * 1048576, 1073741824.0}) {
     const auto e = m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "ring");
     const double want = 2.0 * 7 / 8 * s / kB + 2.0 * 7 * kAlpha;
@@ -39,7 +43,7 @@ TEST(CollectiveCost, RingAllReduceClosedForm) {
     EXPECT_NEAR(e.latency_term.value(), 14 * kAlpha, 1e-15);
   }
   EXPECT_DOUBLE_EQ(collective_time(g, iota(8), CollectiveOp::all_reduce, Bytes(1 << 20), "ring").value(),
-                   m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(1 << 20), "ring").time.value());
+                   CollectiveCostModel(g).estimate(iota(8), CollectiveOp::all_reduce, Bytes(1 << 20), "ring").time.value());
 }
 
 TEST(CollectiveCost, LargeRingBusBandwidthIsLinkBandwidthTimesEfficiency) {
@@ -47,7 +51,7 @@ TEST(CollectiveCost, LargeRingBusBandwidthIsLinkBandwidthTimesEfficiency) {
   // NVLink3 x 0.82. The latency terms (14 x 0.5 us against 61.1 ms of transfer) take
   // 1.15e-4 of the time, so busbw sits within 1.2e-4 below B.
   const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 8);
-  const auto e = CollectiveCostModel(g).estimate(iota(8), CollectiveOp::all_reduce, Bytes(8.0 * 1073741824.0), "auto");
+  const auto e = CollectiveCostModel(g, ideal()).estimate(iota(8), CollectiveOp::all_reduce, Bytes(8.0 * 1073741824.0), "auto");
   EXPECT_EQ(e.algorithm, "ring");
   EXPECT_NEAR(e.busbw.value(), kB, kB * 1.2e-4);
   EXPECT_LT(e.busbw.value(), kB);
@@ -56,7 +60,7 @@ TEST(CollectiveCost, LargeRingBusBandwidthIsLinkBandwidthTimesEfficiency) {
 TEST(CollectiveCost, RingAllGatherAndReduceScatterClosedForm) {
   // (n-1)/n * S/B + (n-1) alpha, S the gathered (total) size as nccl-tests counts it.
   const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 8);
-  CollectiveCostModel m(g);
+  CollectiveCostModel m(g, ideal());
   const double s = 256.0 * 1048576;
   for (CollectiveOp op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
     const auto e = m.estimate(iota(8), op, Bytes(s), "ring");
@@ -79,7 +83,7 @@ TEST(CollectiveCost, TreeLatencyGrowsWithLog2N) {
   // D levels, D = floor(log2 n): latency 2 D alpha, against the ring's 2(n-1) alpha.
   for (int n : {4, 8, 16, 32, 64}) {
     const TopologyGraph g = build({{"type", "nvswitch-cluster"}, {"gpus_per_node", n}}, n);
-    CollectiveCostModel m(g);
+    CollectiveCostModel m(g, ideal());
     const auto tree = m.estimate(iota(n), CollectiveOp::all_reduce, Bytes(8), "double_binary_tree");
     EXPECT_EQ(tree.chunks, 1);
     EXPECT_NEAR(tree.latency_term.value(), 2 * std::log2(n) * kAlpha, 1e-15) << n;
@@ -93,7 +97,7 @@ TEST(CollectiveCost, PipelineDepthFollowsTheAlgorithmsDepthAndShare) {
   // double binary tree's D = floor(log2 n) on half of an all-reduce each, the chain's
   // D = n - 1 on the whole broadcast. alpha, B: one NVSwitch hop (kAlpha, kB).
   const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 8);
-  CollectiveCostModel m(g);
+  CollectiveCostModel m(g, ideal());
   const double s = 64.0 * 1048576;
   const auto chunks = [&](double bytes, int depth) {
     return static_cast<int>(std::round(std::sqrt(bytes * (depth - 1) / (kAlpha * kB))));
@@ -108,19 +112,66 @@ TEST(CollectiveCost, TorusDimensionOrderedRingsClosedForm) {
                                  {"dims", {4, 4, 8}},
                                  {"link", {{"type", "electrical"}, {"bandwidth", "50 GB/s"}, {"latency", "1 us"}}}},
                                 128);
-  CollectiveCostModel m(g);
+  CollectiveCostModel m(g, ideal());
   const double s = 128.0 * 65536, b = 50e9, a = 1e-6;
   const double want = 2 * 3 * (a + s / (b * 4)) + 2 * 3 * (a + s / (b * 16)) + 2 * 7 * (a + s / (b * 128));
   const auto e = m.estimate(iota(128), CollectiveOp::all_reduce, Bytes(s), "torus");
   EXPECT_NEAR(e.time.value(), want, want * 1e-12);
-  EXPECT_EQ(m.estimate(iota(128), CollectiveOp::all_reduce, Bytes(s), "auto").algorithm, "torus");
+  // Rings on all dimensions at once beat it (below).
+  EXPECT_EQ(m.estimate(iota(128), CollectiveOp::all_reduce, Bytes(s), "auto").algorithm, "torus_all_dims");
+}
+
+TEST(CollectiveCost, TorusAllDimensionsAtOnceClosedForm) {
+  // Multi-dimensional all-reduce (Sack & Gropp 2012) on a 4x4x4 torus, one 50 GB/s link a
+  // neighbour and direction, 1 us a hop: 2d = 6 parts of S/6, part q reduce-scatters along
+  // the dimensions in its own rotation and direction, so in phase k every directed link
+  // carries one part's chunk S/(6 * 4^k) per step:
+  //   t = 2 * sum_{k=1..3} 3 (alpha + S / (6 B 4^k)),
+  // a sixth of the dimension-ordered rings' bandwidth term. Torus rings are not NCCL: the
+  // model's default options leave them without protocol costs ("direct").
+  const TopologyGraph g = build({{"type", "torus"},
+                                 {"dims", {4, 4, 4}},
+                                 {"link", {{"type", "electrical"}, {"bandwidth", "50 GB/s"}, {"latency", "1 us"}}}},
+                                64);
+  CollectiveCostModel m(g);
+  const double s = 384.0 * 65536, b = 50e9, a = 1e-6;
+  double want = 0, ordered_bw = 0;
+  for (int k = 1; k <= 3; ++k) {
+    want += 2 * 3 * (a + s / (6 * b * std::pow(4, k)));
+    ordered_bw += 2 * 3 * s / (b * std::pow(4, k));
+  }
+  const auto e = m.estimate(iota(64), CollectiveOp::all_reduce, Bytes(s), "torus_all_dims");
+  EXPECT_NEAR(e.time.value(), want, want * 1e-12);
+  EXPECT_EQ(e.protocol, "direct");
+  EXPECT_EQ(e.steps, 18);
+  const auto ordered = m.estimate(iota(64), CollectiveOp::all_reduce, Bytes(s), "torus");
+  EXPECT_NEAR(ordered.bandwidth_term.value(), ordered_bw, ordered_bw * 1e-12);
+  EXPECT_NEAR(ordered.bandwidth_term.value() / e.bandwidth_term.value(), 6.0, 1e-9);
+  EXPECT_EQ(m.estimate(iota(64), CollectiveOp::all_reduce, Bytes(s), "auto").algorithm, "torus_all_dims");
+}
+
+TEST(CollectiveCost, TorusAllDimensionsCompressedMatchesFullOnUnequalDims) {
+  // 4x4x8: phases mix rings of 4 and 8, so they are evaluated uncompressed; 2x3x4 mixes 2, 3, 4.
+  for (const std::vector<int>& dims : std::vector<std::vector<int>>{{4, 4, 8}, {2, 3, 4}}) {
+    const int n = std::accumulate(dims.begin(), dims.end(), 1, std::multiplies<>());
+    const TopologyGraph g =
+        build({{"type", "torus"}, {"dims", dims}, {"link", {{"type", "electrical"}, {"bandwidth", "50 GB/s"},
+                                                            {"latency", "1 us"}}}},
+              n);
+    CollectiveCostModel m(g, ideal());
+    const std::int64_t len = 6L * n * 1000 + 7;
+    const auto full = m.schedule_time(torus_all_dims_schedule(CollectiveOp::all_reduce, dims, len, false), iota(n));
+    const auto comp = m.schedule_time(torus_all_dims_schedule(CollectiveOp::all_reduce, dims, len, true), iota(n));
+    EXPECT_NEAR(comp.time.value(), full.time.value(), full.time.value() * 1e-3);
+    EXPECT_EQ(comp.steps, full.steps);
+  }
 }
 
 TEST(CollectiveCost, InNetworkReductionOnNvswitch) {
   // NVLink SHARP (NVLS): reduce-scatter by multimem loads, all-gather by multimem stores;
   // each GPU link carries S (n + 1)/n each way: t = 2 alpha_edge + S (n + 1)/(n B).
   const TopologyGraph g = build({{"type", "nvswitch-cluster"}, {"nvswitch_reduction", true}}, 8);
-  CollectiveCostModel m(g);
+  CollectiveCostModel m(g, ideal());
   const double s = 1073741824.0;
   const auto e = m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "in_network");
   EXPECT_NEAR(e.time.value(), 2 * 0.25e-6 + s * 9.0 / 8.0 / kB, 1e-12);
@@ -129,7 +180,7 @@ TEST(CollectiveCost, InNetworkReductionOnNvswitch) {
   EXPECT_EQ(m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "auto").algorithm, "in_network");
   // Without the switch feature the algorithm cannot be forced.
   const TopologyGraph plain = build({{"type", "nvswitch-cluster"}}, 8);
-  EXPECT_THROW((void)CollectiveCostModel(plain).estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "in_network"),
+  EXPECT_THROW((void)CollectiveCostModel(plain, ideal()).estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "in_network"),
                InputError);
 }
 
@@ -139,7 +190,7 @@ TEST(CollectiveCost, NodeAwareAlgorithmsUseEveryNic) {
   // over all 8 NICs of a node. One leaf of 64 ports holds all 32 NICs, so no two flows
   // meet on a spine link (with spines, ECMP collisions would add to the link loads).
   const TopologyGraph g = build({{"type", "nvswitch-cluster"}, {"switch_radix", 64}}, 32);
-  CollectiveCostModel m(g);
+  CollectiveCostModel m(g, ideal());
   const double s = 1073741824.0, b_ib = kBIb;
   const auto h = m.estimate(iota(32), CollectiveOp::all_reduce, Bytes(s), "hierarchical");
   const auto mr = m.estimate(iota(32), CollectiveOp::all_reduce, Bytes(s), "multi_ring");
@@ -166,7 +217,7 @@ TEST(CollectiveCost, GpusSharingANicRingOverNvlink) {
   const TopologyGraph g =
       build({{"type", "nvswitch-cluster"}, {"nics_per_node", 4}, {"nvlink", nvlink}, {"nic", nic}}, 16);
   const double s = 1073741824.0;
-  const auto e = CollectiveCostModel(g).estimate({0, 1}, CollectiveOp::all_reduce, Bytes(s), "ring");
+  const auto e = CollectiveCostModel(g, ideal()).estimate({0, 1}, CollectiveOp::all_reduce, Bytes(s), "ring");
   const double want = s / 240e9 + 2 * 0.5e-6;
   EXPECT_NEAR(e.time.value(), want, want * 1e-12);
 }
@@ -192,7 +243,7 @@ TEST(CollectiveCost, MultiRingAllGatherAndReduceScatterUseEveryNic) {
     const int n = 8 * nodes;
     const TopologyGraph topo =
         build({{"type", "nvswitch-cluster"}, {"switch_radix", 64}, {"nvlink", nvlink}, {"nic", nic}}, n);
-    CollectiveCostModel m(topo);
+    CollectiveCostModel m(topo, ideal());
     const double s = 1073741824.0;  // 2^30, a multiple of n g: every chunk is exact
     const double t = (n - 1) * (alpha + s / (n * g * b_nic));
     const double busbw = 1 / (n * alpha / s + 1 / (g * b_nic));
@@ -214,7 +265,7 @@ TEST(CollectiveCost, MultiRingAllGatherAndReduceScatterUseEveryNic) {
 TEST(CollectiveCost, CompressedScheduleMatchesTheFullOne) {
   // The compressed ring phases differ from the full schedule by at most one element per step.
   const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 32);
-  CollectiveCostModel m(g);
+  CollectiveCostModel m(g, ideal());
   const std::int64_t elements = 1000003;  // ragged
   const auto full = m.schedule_time(hierarchical_schedule(CollectiveOp::all_reduce, 4, 8, elements, false), iota(32));
   const auto comp = m.schedule_time(hierarchical_schedule(CollectiveOp::all_reduce, 4, 8, elements, true), iota(32));
@@ -227,7 +278,7 @@ TEST(CollectiveCost, LinkSharingSlowsAStep) {
   // across the one NIC in the same step, so the NIC edge carries twice the block.
   const TopologyGraph g =
       build({{"type", "nvswitch-cluster"}, {"gpus_per_node", 2}, {"nics_per_node", 1}}, 4);
-  CollectiveCostModel m(g);
+  CollectiveCostModel m(g, ideal());
   Schedule sc{CollectiveOp::all_to_all, 4, 4, {}, 0};
   sc.steps.push_back({{{0, 2, 0, 0, 1000, false}, {1, 3, 0, 0, 1000, false}}});
   const auto e = m.schedule_time(sc, iota(4));
@@ -237,19 +288,19 @@ TEST(CollectiveCost, LinkSharingSlowsAStep) {
 TEST(CollectiveCost, UnknownAlgorithmNamesValidOnes) {
   const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 8);
   try {
-    (void)CollectiveCostModel(g).estimate(iota(8), CollectiveOp::all_reduce, Bytes(1024), "butterfly");
+    (void)CollectiveCostModel(g, ideal()).estimate(iota(8), CollectiveOp::all_reduce, Bytes(1024), "butterfly");
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("unknown collective algorithm \"butterfly\"; valid ones are: chain,"),
               std::string::npos);
   }
-  EXPECT_THROW((void)CollectiveCostModel(g).estimate(iota(8), CollectiveOp::all_to_all, Bytes(1024), "ring"),
+  EXPECT_THROW((void)CollectiveCostModel(g, ideal()).estimate(iota(8), CollectiveOp::all_to_all, Bytes(1024), "ring"),
                InputError);
 }
 
 TEST(CollectiveCost, SendRecvAndAllToAll) {
   const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 16);
-  CollectiveCostModel m(g);
+  CollectiveCostModel m(g, ideal());
   // One message across nodes: 2 host edges, alpha = 2 x 1.35 us, B = B_ib = 25 GB/s x 0.87.
   const auto p = m.estimate({0, 8}, CollectiveOp::send_recv, Bytes(1e6), "auto");
   EXPECT_EQ(p.algorithm, "direct");

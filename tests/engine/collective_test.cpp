@@ -64,8 +64,12 @@ TEST(Collectives, TwoAllReducesSharingARingTakeTwiceAsLong) {
   // halves each one's bandwidth, so the bandwidth term doubles.
   TopologyGraph topo = node(8, "300 GB/s", "0 us");
   const double S = 1e9;
-  const double one = simulate(topo, one_collective(8, CollectiveOp::all_reduce, S, 1), {}).makespan;
-  const double two = simulate(topo, one_collective(8, CollectiveOp::all_reduce, S, 2), {}).makespan;
+  // The network schedule alone (ideal protocol): NCCL's protocol time is not shared.
+  EngineOptions opt;
+  opt.planner = std::make_shared<CollectivePlanner>(topo, "auto", false, CostOptions{.protocols = ProtocolSet::ideal()});
+  const double one = simulate(topo, one_collective(8, CollectiveOp::all_reduce, S, 1), opt).makespan;
+  opt.planner = std::make_shared<CollectivePlanner>(topo, "auto", false, CostOptions{.protocols = ProtocolSet::ideal()});
+  const double two = simulate(topo, one_collective(8, CollectiveOp::all_reduce, S, 2), opt).makespan;
   EXPECT_NEAR(two / one, 2.0, 2e-9);  // exactly twice (zero latency), to rounding
 }
 

@@ -63,8 +63,38 @@ TEST(CollectiveCommand, NodeSweepReportsNcclTestsBandwidths) {
   EXPECT_EQ(j["rows"][0]["algorithm"], "double_binary_tree");
   EXPECT_EQ(j["rows"][27]["algorithm"], "ring");
   // 1 GiB: busbw reaches NVLink3's 300 GB/s x 0.82 (efficiency calibrated to Megatron-LM
-  // SC21 Table 1, docs/validation.md) but for 14 x 0.5 us of latency against 7.64 ms (9.2e-4).
-  EXPECT_NEAR(j["rows"][27]["busbw"].get<double>(), 246e9, 1e-3 * 246e9);
+  // SC21 Table 1, docs/validation.md) but for the Simple protocol's latency, 8.4 us + 14 x
+  // (0.5 + 2.8) us, against 7.64 ms (sim/collectives/protocol.hpp).
+  const double s = 1073741824.0, t = 8.4e-6 + 14 * 3.3e-6 + 14.0 / 8 * s / 246e9;
+  EXPECT_EQ(j["rows"][27]["protocol"], "Simple");
+  EXPECT_EQ(j["rows"][27]["channels"], 32);
+  EXPECT_NEAR(j["rows"][27]["busbw"].get<double>(), 14.0 / 8 * s / t, 1e-4 * 246e9);
+}
+
+TEST(CollectiveCommand, ReadsLikeNcclTests) {
+  // all_reduce_perf -b 8 -e 1G -f 4: sizes 8, 32, ..., 2^29 (8 x 4^13), 14 rows of size,
+  // count (float elements), the algorithm, protocol and channels the tuner chose, time,
+  // algbw and busbw; the JSON carries the same rows.
+  const std::vector<std::string> base{"collective", kQuickstart, "--group", "node", "-b", "8", "-e", "1G", "-f", "4"};
+  const ChildResult table = run_hcsim(base);
+  ASSERT_EQ(table.exit_code, 0) << describe(table);
+  EXPECT_NE(table.out.find("size        count            algorithm  proto  ch         time     algbw     busbw"),
+            std::string::npos)
+      << table.out;
+  int rows = 0;
+  for (const std::string& line : lines_of(table.out)) rows += line.rfind("  ", 0) == 0 ? 1 : 0;
+  EXPECT_EQ(rows, 14) << table.out;
+  EXPECT_NE(table.out.find("            8            2   double_binary_tree     LL"), std::string::npos) << table.out;
+  std::vector<std::string> json_args = base;
+  json_args.insert(json_args.end(), {"--format", "json"});
+  const ChildResult json = run_hcsim(json_args);
+  ASSERT_EQ(json.exit_code, 0) << describe(json);
+  const auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["rows"].size(), 14u);
+  EXPECT_EQ(j["rows"][13]["size"], 536870912.0);
+  EXPECT_EQ(j["rows"][13]["count"], 134217728.0);
+  EXPECT_EQ(j["rows"][13]["protocol"], "Simple");
+  EXPECT_EQ(j["rows"][0]["protocol"], "LL");
 }
 
 TEST(CollectiveCommand, GpusSharingANicTalkOverNvlink) {
@@ -97,7 +127,7 @@ TEST(CollectiveCommand, SixtyFourDeviceSweepIsFast) {
 TEST(CollectiveCommand, BadOptionsAreInputErrors) {
   for (const std::vector<std::string>& extra :
        {std::vector<std::string>{"--group", "1"}, {"--group", "nodes"}, {"--min", "eight"}, {"--op", "scan"},
-        {"--algorithm", "torus"}, {"--algorithm", "butterfly"}, {"--min", "1 MiB", "--max", "1 KiB"}}) {
+        {"--algorithm", "torus"}, {"--algorithm", "butterfly"}, {"--min", "1 MiB", "--max", "1 KiB"}, {"--step-factor", "1"}}) {
     std::vector<std::string> args{"collective", kQuickstart};
     args.insert(args.end(), extra.begin(), extra.end());
     const ChildResult r = run_hcsim(args);
