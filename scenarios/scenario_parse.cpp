@@ -275,6 +275,8 @@ struct Parser {
       if (!cfg) continue;
       std::shared_ptr<const Codec> codec(std::move(cfg->codec));
       if (k == "dp") {
+        if (sc.strategy.zero == 3)
+          diag.error(path, "a gradient codec does not apply under zero 3: its per-unit reduce-scatters are not compressed");
         sc.dp_codec = codec;
         sc.strategy.dp_codec = codec.get();
         sc.strategy.dp_on_incompatible = cfg->on_incompatible;

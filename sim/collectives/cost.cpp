@@ -145,8 +145,11 @@ CollectiveEstimate CollectiveCostModel::with_protocol(const CollectiveAlgorithm&
   CollectiveEstimate best = net;
   best.time = Seconds(std::numeric_limits<double>::infinity());
   // A device torus (TPU ICI) runs its own collectives, not NCCL's: no protocol costs there.
+  // Nor on a send-receive: the step's point-to-point sends (pipeline stages, context-parallel
+  // ring steps) are the engine's send tasks, costed by their route alone in every mode.
   const ProtocolSet ideal = ProtocolSet::ideal();
-  const ProtocolSet& set = a.nccl_protocols && g_.torus_dims.empty() ? opt_.protocols : ideal;
+  const bool nccl = a.nccl_protocols && g_.torus_dims.empty() && op != CollectiveOp::send_recv;
+  const ProtocolSet& set = nccl ? opt_.protocols : ideal;
   for (const ProtocolCost& p : set.protocols) {
     if (a.simple_only && p.protocol != Protocol::simple && p.protocol != Protocol::direct) continue;
     const int channels = set.channels(p, per_rank, ranks);
