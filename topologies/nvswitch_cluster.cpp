@@ -31,6 +31,10 @@ const ParamTable& nvswitch_cluster_params() {
        .help = "leaf down:up port ratio (1 = non-blocking)"},
       {.name = "switch_latency", .kind = ParamKind::quantity, .dim = Dim::time, .def = "130 ns", .min = 0,
        .help = "latency of a leaf-spine edge (switch port to port; ESTIMATE after Quantum HDR's ~130 ns)"},
+      {.name = "fabric_routing", .kind = ParamKind::choice, .def = "d-mod-k", .choices = {"d-mod-k", "ecmp-hash"},
+       .help = "how a leaf picks among its equal uplinks: by destination (InfiniBand subnet managers' fat-tree "
+               "routing, D-mod-k: ring collectives do not collide) or by a hash of source and destination "
+               "(Ethernet ECMP: flows may share an uplink)"},
       {.name = "fabric_reduction", .kind = ParamKind::boolean, .def = false,
        .help = "leaf and spine switches reduce in network (InfiniBand SHARP)"},
   };
@@ -154,6 +158,7 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
   o.switch_link = nic;
   o.switch_link.latency = p_.get<Seconds>("switch_latency");
   o.in_switch_reduction = p_.boolean("fabric_reduction");
+  g.destination_routing = p_.string("fabric_routing") == "d-mod-k";
   const ClosSummary c = add_two_tier_clos(g, attach_nics(g, s, nic, rails), o);
   g.description += fmt::format(", {} x {} per node, {} ({} leaves, {} spines{}, {:g}:1)", s.nics, nic.name,
                                p_.string("fabric"), c.leaves, c.spines, c.logical_spines ? " logical" : "",

@@ -6,8 +6,10 @@
 // picoseconds plus one, so that among equal latencies fewer hops win and a node's NVLink
 // switch is preferred over its InfiniBand leaf). Where several next hops are equally good
 // (the spines of a fat-tree, the two ways round an even torus ring), one is chosen by a
-// hash of (source, destination), like ECMP in Ethernet/InfiniBand fabrics, so different
-// pairs spread over the spines while one pair always takes the same path. Devices carry
+// hash of (source, destination), like ECMP in Ethernet fabrics, so different pairs spread
+// over the spines while one pair always takes the same path; or, on a graph with
+// destination_routing (an InfiniBand fat-tree), the (destination mod k)-th of the k, as a
+// subnet manager's fat-tree routing does (D-mod-k). Devices carry
 // transit traffic only when the graph says so (TopologyGraph::devices_forward, e.g. a
 // torus); otherwise routes pass through switches only.
 //   latency    = sum of edge latencies along the path

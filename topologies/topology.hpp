@@ -67,6 +67,12 @@ class TopologyGraph {
   // Whether devices forward traffic for others (a torus's chips route, as TPU ICI does);
   // when false, routes pass through switches only and devices are endpoints.
   bool devices_forward = false;
+  // How a switch picks among equally short next hops (a leaf's uplinks to the spines): by
+  // destination, the (destination mod k)-th (InfiniBand subnet managers' fat-tree routing,
+  // "D-mod-k": non-blocking for the shift permutations of ring collectives, Zahavi et al.,
+  // Hot Interconnects 2010), or by a hash of (source, destination) (Ethernet ECMP, where
+  // flows may collide on one uplink).
+  bool destination_routing = false;
   // Optical circuit switch reconfiguration time of a reconfigurable fabric (TPU v4: ~10 s);
   // zero when the fabric is not reconfigurable.
   Seconds reconfiguration_time{};
