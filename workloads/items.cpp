@@ -214,24 +214,24 @@ class ItemBuilder {
   std::vector<LayerUnit> units_;  // of one layer; empty without ZeRO-3 / FSDP
 };
 
-void add_ring(std::vector<CpRing>& rings, const CpRing& r) {
+// Adds `r` to the entry of `list` that `same` matches (counts summed), or appends it.
+template <class T, class Same>
+void add_counted(std::vector<T>& list, const T& r, Same same) {
   if (r.count == 0) return;
-  for (CpRing& x : rings)
-    if (x.t == r.t && x.bytes == r.bytes) {
+  for (T& x : list)
+    if (same(x, r)) {
       x.count += r.count;
       return;
     }
-  rings.push_back(r);
+  list.push_back(r);
+}
+
+void add_ring(std::vector<CpRing>& rings, const CpRing& r) {
+  add_counted(rings, r, [](const CpRing& a, const CpRing& b) { return a.t == b.t && a.bytes == b.bytes; });
 }
 
 void add_hidden(std::vector<HiddenComm>& hidden, const HiddenComm& h) {
-  if (h.count == 0) return;
-  for (HiddenComm& x : hidden)
-    if (x.op == h.op && x.t == h.t) {
-      x.count += h.count;
-      return;
-    }
-  hidden.push_back(h);
+  add_counted(hidden, h, [](const HiddenComm& a, const HiddenComm& b) { return a.op == b.op && a.t == b.t; });
 }
 
 PassTotals pass_totals(const std::vector<Item>& items) {
