@@ -54,6 +54,10 @@ struct Kernel {
   Bytes bytes{};                     // device-memory traffic at minimum (each operand once)
   bool fused = false;                // attention: flash-style fused kernel
   bool sparse = false;               // 2:4 structured sparsity
+  // Kernels launched one after another for this work (a memory-bound pass over several
+  // tensors, one kernel each: PyTorch's per-parameter gradient accumulation); each pays
+  // the device's launch overhead.
+  int launches = 1;
 };
 
 // Convenience constructors; they fill flops and minimum bytes from the shape.

@@ -107,6 +107,17 @@ const ParamTable& strategy() {
                "2021), backward (Megatron-Core: a column-parallel layer's input-gradient all-reduce or "
                "reduce-scatter beside its weight-gradient GEMM; under sequence parallelism the input's "
                "all-gather beside the input-gradient GEMM)"},
+      {.name = "main_grads", .kind = ParamKind::choice, .def = "auto", .choices = {"auto", "fp32", "model"},
+       .help = "datatype gradients accumulate and are reduced in: fp32 (a 4 B/parameter main-gradient buffer, "
+               "Megatron's rule for bf16), model (the model's datatype: Megatron-LM with fp16, PyTorch FSDP2's "
+               "default), auto (fp32 for bf16 and fp8 without ZeRO-3, model otherwise)"},
+      {.name = "grad_accumulation", .kind = ParamKind::choice, .def = "fused", .choices = {"fused", "separate"},
+       .help = "micro-batch gradient accumulation: fused into the weight-gradient GEMM (Megatron-Core "
+               "gradient_accumulation_fusion) or one add kernel per parameter tensor every micro-batch "
+               "(Megatron-LM 2021 DDP hooks, PyTorch AccumulateGrad)"},
+      {.name = "cross_entropy_fusion", .kind = ParamKind::boolean, .def = false,
+       .help = "the LM loss as Transformer Engine's fused cross entropy (Megatron-Core cross_entropy_loss_fusion) "
+               "instead of Megatron's six-kernel fp32 vocab-parallel cross entropy"},
       {.name = "scatter_gather", .kind = ParamKind::boolean, .def = true,
        .help = "pipeline sends b*s*h/tp per tensor-parallel rank (Megatron scatter/gather)"},
       {.name = "overlap_dp", .kind = ParamKind::boolean, .def = true,

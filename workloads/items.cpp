@@ -32,12 +32,8 @@ class ItemBuilder {
  public:
   ItemBuilder(const LoweringInput& in, const ComputeDevice& dev)
       : in_(in), dev_(dev), st_(*in.strategy), c_(*in.model) {
-    shape_.micro_batch = in.workload->micro_batch;
-    shape_.tp = st_.tp;
-    shape_.sequence_parallel = st_.sequence_parallel;
-    shape_.flash_attention = st_.flash_attention;
-    shape_.dtype = in.workload->precision;
-    shape_.cp = st_.cp;
+    shape_ = shard_shape(*in.workload, st_);
+    grad_e_ = grad_element_bytes(st_, in.workload->precision);
     // Tensor-parallel collectives carry this rank's s/cp tokens.
     act_bytes_ = Bytes(static_cast<double>(shape_.micro_batch * (c_.seq_len / st_.cp) * c_.hidden) *
                        dtype_bytes(storage_dtype(shape_.dtype)));
@@ -52,7 +48,6 @@ class ItemBuilder {
 
   ChunkItems build(int layers, bool embedding, bool head) {
     ChunkItems out;
-    const double e = dtype_bytes(storage_dtype(shape_.dtype));
     const double head_params =
         (!c_.tied_embeddings || !embedding) ? static_cast<double>(c_.vocab) * static_cast<double>(c_.hidden) / st_.tp : 0.0;
     const double emb_params = c_.embedding_params() / st_.tp;
@@ -63,7 +58,8 @@ class ItemBuilder {
 
     if (head) {
       backward_ops(head_ops(c_, shape_), out.bwd, units(whole, head_params));
-      bucket(out, Bytes(head_params * e));
+      accumulate(out.bwd, head_params, 1);
+      bucket(out, Bytes(head_params * grad_e_));
     }
     for (int l = 0; l < layers; ++l) {
       // Full recomputation runs the layer's forward again inside its backward: the whole
@@ -75,11 +71,13 @@ class ItemBuilder {
       } else {
         backward_ops(layer_ops_, out.bwd, units_);
       }
-      bucket(out, Bytes(c_.layer_params() / st_.tp * e));
+      accumulate(out.bwd, c_.layer_params() / st_.tp, c_.layer_tensors());
+      bucket(out, Bytes(c_.layer_params() / st_.tp * grad_e_));
     }
     if (embedding) {
       backward_ops(embedding_ops(c_, shape_), out.bwd, units(whole, emb_params));
-      bucket(out, Bytes(emb_params * e));
+      accumulate(out.bwd, emb_params, c_.learned_positions ? 2 : 1);
+      bucket(out, Bytes(emb_params * grad_e_));
     }
     return out;
   }
@@ -103,8 +101,21 @@ class ItemBuilder {
     Item it;
     it.kind = Item::Kind::unit;
     it.comm_bytes = Bytes(gathered * e);
-    it.grad_bytes = Bytes(params * e);
+    it.grad_bytes = Bytes(params * grad_e_);
     out.push_back(it);
+  }
+  // Separate gradient accumulation (GradAccumulation::separate): after the backward of
+  // `tensors` parameter tensors of `params` elements, one add kernel each reads the new
+  // gradient (model datatype) and reads and writes the accumulator (grad_e_ bytes), every
+  // micro-batch. ZeRO-3 / FSDP reduce-scatter each micro-batch's gradients instead
+  // (plan_sharding.cpp), so there is nothing to add here.
+  void accumulate(std::vector<Item>& out, double params, int tensors) {
+    if (st_.grad_accumulation != GradAccumulation::separate || !units_.empty() || params <= 0) return;
+    Kernel k = memory_kernel(KernelKind::elementwise,
+                             Bytes(params * (dtype_bytes(storage_dtype(shape_.dtype)) + 2.0 * grad_e_)), Flops(0),
+                             DType::fp32);
+    k.launches = tensors;
+    compute(out, k, Phase::backward, Flops{});
   }
   void bucket(ChunkItems& out, Bytes grad_bytes) {
     Item b;
@@ -196,7 +207,8 @@ class ItemBuilder {
         // the forward, of which the recomputation is hardware, not model, work.
         const Flops model = f.flops * 2.0 * op.model_work;
         b.flops = f.kind == KernelKind::attention && f.fused ? f.flops * 2.5 : model;
-        b.bytes = backward_bytes(f);
+        b.bytes = op.backward_bytes > Bytes{} ? op.backward_bytes : backward_bytes(f);
+        if (op.backward_launches > 0) b.launches = op.backward_launches;
         // Ring attention backward: K, V and the dK, dV accumulators travel, twice the bytes.
         if (op.attention_core) attention(out, b, Phase::backward, model, 2.0 * kv_block_bytes_);
         else compute(out, b, Phase::backward, model);
@@ -210,6 +222,7 @@ class ItemBuilder {
   const TransformerConfig& c_;
   ShardShape shape_;
   Bytes act_bytes_{}, kv_block_bytes_{};
+  double grad_e_ = 2;  // bytes of a gradient element (MainGrads)
   std::vector<LayerOp> layer_ops_;
   std::vector<LayerUnit> units_;  // of one layer; empty without ZeRO-3 / FSDP
 };
@@ -318,9 +331,17 @@ ChunkItems build_chunk_items(const LoweringInput& in, const ComputeDevice& dev, 
   return ItemBuilder(in, dev).build(layers, embedding, head);
 }
 
-Kernel optimizer_kernel(double params, DType precision) {
-  return memory_kernel(KernelKind::optimizer, Bytes(params * (24.0 + 2.0 * dtype_bytes(storage_dtype(precision)))), Flops(0),
-                       DType::fp32);
+Kernel optimizer_kernel(double shard, double params, DType precision, double grad_e) {
+  const double e = dtype_bytes(storage_dtype(precision));
+  const bool mixed = precision != DType::fp32 && precision != DType::tf32;  // fp32 master weights apart
+  double per_param = 28.0 + 4.0;  // Adam, gradient norm
+  int passes = 3;                  // + zeroing
+  if (mixed && grad_e < 4.0) per_param += e + 4.0, ++passes;  // cast to fp32 main gradients
+  if (precision == DType::fp16) per_param += 8.0, ++passes;   // unscale and inf check
+  if (mixed) per_param += 4.0 + e, ++passes;                   // fp32 weights back to the model's
+  Kernel k = memory_kernel(KernelKind::optimizer, Bytes(shard * per_param + params * grad_e), Flops(0), DType::fp32);
+  k.launches = passes;
+  return k;
 }
 
 int chunk_layers(int stage_layers, int v, int c) { return stage_layers / v + (c < stage_layers % v ? 1 : 0); }

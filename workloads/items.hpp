@@ -88,9 +88,17 @@ struct ChunkTotals {
 };
 ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head);
 
-// Adam over `params` parameters of one device: read and write the fp32 master weights,
-// momentum and variance (24 B) plus the 16-bit gradient and weight.
-Kernel optimizer_kernel(double params, DType precision);
+// The optimizer step of one device, as Megatron-LM's mixed-precision optimizer runs it
+// (megatron/optimizer/optimizer.py, MixedPrecisionOptimizer.step), over the `shard`
+// parameters it updates (all of them without ZeRO): the model-datatype gradients cast to
+// fp32 main gradients (e + 4 B per parameter; none when they accumulate in fp32), under fp16
+// the unscale and inf check (4 + 4), the gradient norm for clipping (read 4), Adam (read the
+// fp32 weight, gradient, momentum and variance, write three: 28) and the copy of the updated
+// fp32 weights to the model's (4 + e); and the gradient buffer of all `params` zeroed for the
+// next step (grad_e). One kernel launch per pass. Not modelled: the clipping scale itself,
+// which runs only when the norm exceeds the threshold, and the scalar all-reduces of the
+// norm and the inf flag.
+Kernel optimizer_kernel(double shard, double params, DType precision, double grad_e);
 
 // Chunk c of a stage holds stage_layers / v layers, the first remainder chunks one more.
 int chunk_layers(int stage_layers, int v, int c);

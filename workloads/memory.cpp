@@ -30,7 +30,7 @@ Bytes sharding_buffers(const TransformerConfig& c, const StrategySpec& st, const
       z.reshard_after_forward ? (depth + 1) * unit : stage_params_per_device(c, st, sh) - persistent;
   // Tensors under the persistence threshold kept whole (counted 1/nd in the weights), and the
   // unsharded gradients of the unit being reduce-scattered and of the one being computed.
-  return Bytes(e * (gathered + persistent * (1.0 - 1.0 / nd) + 2.0 * unit));
+  return Bytes(e * (gathered + persistent * (1.0 - 1.0 / nd)) + grad_element_bytes(st, w.precision) * 2.0 * unit);
 }
 
 MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
@@ -41,7 +41,8 @@ MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st,
   MemoryBreakdown m;
   const double e = dtype_bytes(storage_dtype(w.precision));
   m.weights = Bytes(e * psi / (st.zero >= 3 ? nd : 1.0));
-  m.gradients = Bytes(e * psi / (st.zero >= 2 ? nd : 1.0));
+  // Gradients as they accumulate: an fp32 main-gradient buffer or the model's datatype.
+  m.gradients = Bytes(grad_element_bytes(st, w.precision) * psi / (st.zero >= 2 ? nd : 1.0));
   m.optimizer = Bytes(12.0 * psi / (st.zero >= 1 ? nd : 1.0));  // fp32 master, momentum, variance
   if (st.offload == Offload::pool) std::swap(m.optimizer, m.offloaded);  // the state lives in the pool
 
@@ -50,7 +51,7 @@ MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st,
   // Per layer: what the layer's ops keep for backward (transformer_ops.cpp), which equals
   // Korthikanti's Table 2 for each variant (tests/workloads/activation_test.cpp).
   // Under context parallelism every activation covers this rank's s/cp tokens.
-  const ShardShape shape{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision, st.cp};
+  const ShardShape shape = shard_shape(w, st);
   Bytes act = layer_activation_bytes(c, shape, st.recompute) * sh.layers * sh.in_flight;
   if (st.recompute == Recompute::full && sh.layers > 0) {
     // One layer's full activations are live while it is recomputed and back-propagated.

@@ -15,6 +15,13 @@
 
 namespace hcsim {
 
+double grad_element_bytes(const StrategySpec& st, DType precision) {
+  const bool fp32 = st.main_grads == MainGrads::fp32 ||
+                    (st.main_grads == MainGrads::automatic && (precision == DType::bf16 || precision == DType::fp8) &&
+                     st.zero < 3);
+  return fp32 ? 4.0 : dtype_bytes(storage_dtype(precision));
+}
+
 Item codec_item(const ComputeDevice& dev, Flops flops, Bytes traffic) {
   const Kernel k = memory_kernel(KernelKind::codec, traffic, flops, DType::fp32);
   Item it;
@@ -33,7 +40,7 @@ GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& 
   CodecCost cc;
   if (st.dp_codec) {
     // The bucket seen as a (hidden x elements/hidden) matrix.
-    const double e = dtype_bytes(storage_dtype(in.workload->precision));
+    const double e = grad_element_bytes(st, in.workload->precision);
     const auto elements = static_cast<std::int64_t>(bytes.value() / e);
     const std::int64_t rows = std::min<std::int64_t>(in.model->hidden, std::max<std::int64_t>(1, elements));
     const CodecInput ci{rows, std::max<std::int64_t>(1, elements / rows), e, ranks, st.step};

@@ -16,10 +16,14 @@ namespace hcsim {
 void plan_optimizer(const LoweringInput& in, StagePlan& sp) {
   const StrategySpec& st = *in.strategy;
   const int ranks = st.grad_ranks();
-  sp.zero_gather_bytes = st.zero >= 1 && st.zero <= 2 && ranks > 1 ? sp.grad_bytes : Bytes{};
-  const double params = sp.grad_bytes / Bytes(dtype_bytes(storage_dtype(in.workload->precision)));
+  const double g = grad_element_bytes(st, in.workload->precision);
+  const double params = sp.grad_bytes / Bytes(g);
+  // ZeRO-1/2 gather the updated parameters in the model's datatype.
+  sp.zero_gather_bytes = st.zero >= 1 && st.zero <= 2 && ranks > 1
+                             ? Bytes(params * dtype_bytes(storage_dtype(in.workload->precision)))
+                             : Bytes{};
   const double shard = st.zero >= 1 ? static_cast<double>(shard_ranks(st)) : 1.0;
-  const Kernel k = optimizer_kernel(params / shard, in.workload->precision);
+  const Kernel k = optimizer_kernel(params / shard, params, in.workload->precision, g);
   sp.optimizer = Item{};
   sp.optimizer.phase = Phase::optimizer;
   sp.optimizer.t = sp.device->time(k);

@@ -11,7 +11,7 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
                                 const std::vector<const ComputeDevice*>& stage_device) {
   const int p = static_cast<int>(stage_device.size());
   const int v = std::max(1, st.interleave);
-  ShardShape sh{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision, st.cp};
+  ShardShape sh = shard_shape(w, st);
   // Forward + backward (2x) time of one layer, and of the embedding (stage 0) and the head
   // (last stage), on each stage's device.
   auto pass_time = [&](const std::vector<LayerOp>& ops, const ComputeDevice& dev) {

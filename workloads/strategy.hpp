@@ -33,6 +33,23 @@ enum class Offload : std::uint8_t { none, pool };
 // runs beside the input-gradient GEMM.
 enum class TpOverlap : std::uint8_t { none, backward };
 
+// The datatype gradients accumulate and are reduced in. fp32: a main-gradient buffer of 4 B
+// per parameter, reduced in fp32 (Megatron-LM forces it for bf16, arguments.py
+// "accumulate and all-reduce gradients in fp32 for bfloat16 data type"; Megatron-Core's
+// DDP grad_reduce_in_fp32, which NVIDIA's Megatron-Bridge bf16 and fp8 recipes set). model:
+// gradients in the model's datatype, cast to fp32 by the optimizer step (Megatron-LM 2021
+// with fp16; PyTorch FSDP2's default reduce_dtype, the parameter datatype). automatic: fp32
+// for bf16 and fp8 without ZeRO-3 / FSDP, the model's datatype otherwise.
+enum class MainGrads : std::uint8_t { automatic, fp32, model };
+
+// How the gradients of successive micro-batches add up. fused: the weight-gradient GEMM
+// accumulates into the gradient buffer (Megatron-Core's gradient_accumulation_fusion, the
+// default of NVIDIA's Megatron-Bridge recipes): no kernel of its own. separate: one add
+// kernel per parameter tensor after its backward, every micro-batch, reading the new
+// gradient and reading and writing the accumulator (Megatron-LM 2021's DDP hook
+// main_grad.add_(grad), PyTorch autograd's AccumulateGrad).
+enum class GradAccumulation : std::uint8_t { fused, separate };
+
 // How ZeRO-3 / FSDP shards, gathers and reduces the parameters (workloads/plan_sharding.cpp;
 // the presets and their sources: scenarios/sections.cpp). A unit is what one all-gather
 // brings: a transformer layer (FSDP's per-layer wrap; the embedding and the LM head are
@@ -69,6 +86,9 @@ struct StrategySpec {
   Offload offload = Offload::none;  // optimizer state placement
   bool flash_attention = true;
   TpOverlap tp_overlap = TpOverlap::backward;
+  MainGrads main_grads = MainGrads::automatic;
+  GradAccumulation grad_accumulation = GradAccumulation::fused;
+  bool cross_entropy_fusion = false;  // the LM loss as one fused kernel (transformer_ops.cpp)
   bool scatter_gather = true;     // pipeline p2p sends b s h / t per TP rank (SC21 §4.1)
   bool overlap_dp = true;         // bucketed gradient collectives overlap the last backward
   Bytes dp_bucket{25e6};          // gradient bucket (PyTorch DDP default 25 MB)
@@ -81,6 +101,9 @@ struct StrategySpec {
   std::int64_t step = 1'000'000'000;  // training step costed (warm-up phases of codecs)
   std::int64_t average_steps = 0;     // > 0: also the mean over steps 0..K-1
 };
+
+// Bytes of one gradient element as accumulated and reduced (MainGrads).
+double grad_element_bytes(const StrategySpec& st, DType precision);
 
 struct WorkloadSpec {
   std::int64_t global_batch = 1;  // sequences per step

@@ -34,6 +34,9 @@ struct TransformerConfig {
   [[nodiscard]] std::int64_t head_dim() const { return hidden / heads; }
   // Parameters of one transformer layer (weights and biases).
   [[nodiscard]] double layer_params() const;
+  // Parameter tensors of one layer: weights of the four GEMMs and the two norms, and for
+  // GPT/BERT their biases (a framework hook or kernel per tensor).
+  [[nodiscard]] int layer_tensors() const { return family == "llama" ? 6 : 12; }
   // Embedding (+ positions) parameters; LM head counted separately when untied.
   [[nodiscard]] double embedding_params() const;
   [[nodiscard]] double total_params() const;
@@ -64,6 +67,8 @@ struct LayerOp {
                                     // selective recomputation)
   double model_work = 1;            // model FLOPs / kernel.flops: 2 for causal fused attention,
                                     // which skips the masked half that the model count includes
+  Bytes backward_bytes{};           // HBM traffic of the backward pass; 0: the general rule (items.cpp)
+  int backward_launches = 0;        // kernels of the backward pass; 0: as many as forward
 };
 
 struct ShardShape {
@@ -73,7 +78,9 @@ struct ShardShape {
   bool flash_attention = true;   // fused attention: scores never reach HBM
   DType dtype = DType::bf16;
   int cp = 1;                    // context parallel: this rank holds s/cp tokens of each sequence
+  bool fused_cross_entropy = false;  // strategy.cross_entropy_fusion
 };
+ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st);
 
 std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const ShardShape& s);
 

@@ -160,9 +160,31 @@ std::vector<LayerOp> head_ops(const TransformerConfig& c, const ShardShape& s) {
   std::vector<LayerOp> ops;
   ops.push_back(mem_op("final_norm", KernelKind::norm, 2 * norm_tokens * d(c.hidden) * e, act));
   ops.push_back({"lm_head", gemm_kernel(tokens, c.vocab / s.tp, c.hidden, act), false, false, true});
-  // Vocab-parallel cross entropy in fp32: read logits, write probabilities.
-  ops.push_back(mem_op("cross_entropy", KernelKind::softmax, d(tokens) * d(c.vocab / s.tp) * 8.0, act));
+  // Vocab-parallel cross entropy over this rank's b s x V/t logits (each an e-byte GEMM
+  // output). Unfused, as Megatron-LM's vocab_parallel_cross_entropy runs it on the logits
+  // cast to fp32 (fp16_lm_cross_entropy off, its default): the cast (read e, write 4), the
+  // row max (read 4), subtracting it in place (4 + 4), exp in place (4 + 4), the row sum
+  // (read 4) and the division that leaves the softmax for backward (4 + 4): 34 + e bytes per
+  // logit in six kernels; backward scales the softmax by the loss gradient in place (4 + 4)
+  // and casts it back (read 4, write e): 12 + e bytes in two. Fused (Megatron-Core's
+  // cross_entropy_loss_fusion with Transformer Engine's kernel, as Megatron-Bridge runs it):
+  // one pass for the row max and sum of exponentials (read e), one that writes the
+  // gradient in place (read e, write e), and backward scales it (read e, write e).
+  // The target-logit gathers and the three b s-element all-reduces over the tp ranks are
+  // not modelled (b s values against b s V/t).
+  const double logits = d(tokens) * d(c.vocab / s.tp);
+  LayerOp ce = mem_op("cross_entropy", KernelKind::softmax, logits * (s.fused_cross_entropy ? 3 * e : 34 + e), act);
+  ce.kernel.launches = s.fused_cross_entropy ? 2 : 6;
+  ce.backward_bytes = Bytes(logits * (s.fused_cross_entropy ? 2 * e : 12 + e));
+  ce.backward_launches = s.fused_cross_entropy ? 1 : 2;
+  ops.push_back(ce);
   return ops;
+}
+
+ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st) {
+  ShardShape s{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision, st.cp};
+  s.fused_cross_entropy = st.cross_entropy_fusion;
+  return s;
 }
 
 }  // namespace hcsim

@@ -88,7 +88,8 @@ Bytes CimAnalogDevice::memory_capacity() const {
 bool CimAnalogDevice::supports(const Kernel& k) const { return shaped_gemm(k); }
 
 Seconds CimAnalogDevice::time(const Kernel& k) const {
-  if (!shaped_gemm(k)) return max(k.flops / spec_.peak, k.bytes / spec_.io_bandwidth) + spec_.launch_overhead;
+  if (!shaped_gemm(k))
+    return max(k.flops / spec_.peak, k.bytes / spec_.io_bandwidth) + spec_.launch_overhead * static_cast<double>(k.launches);
   const CimCounts c = cim_counts(spec_, k.m, k.n, k.k, k.batch);
   const Seconds t_mvm = Flops(2.0 * static_cast<double>(spec_.rows * spec_.cols)) /
                         (spec_.peak / static_cast<double>(spec_.tiles));

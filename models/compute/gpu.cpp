@@ -278,8 +278,8 @@ GpuCost GpuDevice::cost(const Kernel& kn) const {
   const bool shaped = kn.m > 0 && kn.n > 0 && kn.k > 0 && kn.batch > 0;
   if (kn.kind == KernelKind::attention && shaped) return attention_cost(kn);
   GpuCost c;
-  c.launches = 1;
-  c.overhead = spec_.launch_overhead;
+  c.launches = kn.launches;
+  c.overhead = spec_.launch_overhead * static_cast<double>(kn.launches);
   if (kn.kind == KernelKind::gemm && shaped) {
     const Bytes min_bytes = max(kn.bytes, gemm_kernel(kn.m, kn.n, kn.k, kn.dtype, kn.batch).bytes);
     const Phase ph = gemm_phase(kn.m, kn.n, kn.k, kn.batch, kn.dtype, kn.sparse, min_bytes);

@@ -25,8 +25,8 @@ void add(PresetLibrary& lib, std::string name, json values, std::string source, 
 json a100_common() {
   return {{"peak_fp32", "19.5 TFLOPS"}, {"peak_tf32", "156 TFLOPS"}, {"peak_bf16", "312 TFLOPS"},
           {"peak_int8", "624 TOPS"},    {"sm_count", 108},           {"tile_m", 128},
-          {"tile_n", 256},              {"tile_k", 64},              {"gemm_efficiency", 0.71},
-          {"memory_efficiency", 0.70},  {"tile_fill", "0.5 us"},     {"launch_overhead", "10 us"},
+          {"tile_n", 256},              {"tile_k", 64},              {"gemm_efficiency", 0.76},
+          {"memory_efficiency", 0.66},  {"tile_fill", "1.07 us"},    {"launch_overhead", "5 us"},
           {"idle_power", "50 W"},       {"tdp", "400 W"}};
 }
 
@@ -34,8 +34,8 @@ json h100_common() {
   return {{"peak_fp32", "66.9 TFLOPS"}, {"peak_tf32", "494.7 TFLOPS"}, {"peak_bf16", "989.4 TFLOPS"},
           {"peak_fp8", "1978.9 TFLOPS"}, {"peak_int8", "1978.9 TOPS"}, {"sm_count", 132},
           {"tile_m", 128},               {"tile_n", 256},              {"tile_k", 64},
-          {"gemm_efficiency", 0.80},     {"gemm_efficiency_fp8", 0.68}, {"attention_efficiency", 0.65},
-          {"memory_efficiency", 0.60},   {"tile_fill", "1 us"},        {"launch_overhead", "10 us"},
+          {"gemm_efficiency", 0.80},     {"gemm_efficiency_fp8", 0.69}, {"attention_efficiency", 0.61},
+          {"memory_efficiency", 0.54},   {"tile_fill", "1 us"},        {"launch_overhead", "5 us"},
           {"idle_power", "70 W"},        {"tdp", "700 W"}};
 }
 
@@ -59,11 +59,13 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "A100 datasheet r4 / Ampere whitepaper via glennklockwood and PC2 wiki [S]: 312 TF bf16, 156 TF tf32, 19.5 TF "
       "fp32, 624 TOPS int8, 80 GB HBM2e at 2039 GB/s, 400 W; 108 SMs (Ampere whitepaper) [S]. Tile 128x256x64: CUTLASS sm80 "
       "default tensor-op threadblock shape [S]. CALIBRATED (bounded Levenberg-Marquardt fit of step time to the "
-      "ten Megatron-LM SC21 Table 1 runs on Selene: scripts/calibrate/parameters.json, docs/validation.md): "
-      "gemm_efficiency 0.71 (sustained 221 TF in training under the 400 W limit, below the ~268 TF a best-shape "
-      "microbenchmark reaches, mamf-finder, stas00/ml-engineering), memory_efficiency 0.70 (fused softmax, "
-      "dropout with its RNG, norms: 1.43 of 2.04 TB/s), tile_fill 0.5 us (the lower end of its 0.5-5 us range), "
-      "launch_overhead 10 us (the upper end of its 2-10 us range: launch plus framework dispatch per kernel).",
+      "ten Megatron-LM SC21 Table 1 runs on Selene: scripts/calibrate/parameters.json, docs/validation.md), with "
+      "the 2021 code's optimizer step, fp32 cross entropy and per-tensor gradient accumulation modelled: "
+      "gemm_efficiency 0.76 (sustained 237 TF in training under the 400 W limit, below the ~268 TF a best-shape "
+      "microbenchmark reaches, mamf-finder, stas00/ml-engineering), memory_efficiency 0.66 (fused softmax, "
+      "dropout with its RNG, norms, Adam: 1.35 of 2.04 TB/s), tile_fill 1.07 us (inside its 0.5-5 us range: an "
+      "HBM round trip and the epilogue). Fixed, not fitted (Table 1 does not determine it): launch_overhead 5 us, "
+      "the top of a CUDA launch's 2-5 us.",
       "NVIDIA A100 80GB SXM4");
 
   json a100_40 = a100_common();
@@ -84,13 +86,14 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "re-read]; not fitted (no bf16 row in the calibration sources). CALIBRATED (bounded Levenberg-Marquardt fit of "
       "step time to ten DGX-H100 FP8 pre-training rows of NVIDIA's Megatron-Bridge 25.11/26.02 and NeMo 24.07 "
       "performance summaries: scenarios/validation-h100, scripts/calibrate/parameters-h100.json, docs/validation.md; "
-      "docs/validation.md gives the errors): gemm_efficiency_fp8 0.68 (1346 of 1979 TF sustained by fp8 GEMMs at the "
-      "700 W limit), attention_efficiency 0.65 (fused bf16 attention, forward and backward, at 0.65 x 0.80 = 0.52 of "
-      "989 TF per computed FLOP), memory_efficiency 0.60 (2.01 of 3.35 TB/s by norms, fp8 amax and casts, RoPE, "
-      "SwiGLU); fitted with Megatron-Core's backward tensor-parallel overlap, NCCL's protocol latencies and the "
-      "fat-tree's destination routing modelled. "
-      "Fixed, not fitted: tile_fill 1 us (one HBM round trip plus the epilogue), launch_overhead 10 us (the A100 "
-      "calibration's per-kernel cost: launch plus eager framework dispatch).",
+      "docs/validation.md gives the errors): gemm_efficiency_fp8 0.69 (1365 of 1979 TF sustained by fp8 GEMMs at the "
+      "700 W limit), attention_efficiency 0.61 (fused bf16 attention, forward and backward, at 0.61 x 0.80 = 0.49 of "
+      "989 TF per computed FLOP), memory_efficiency 0.54 (1.81 of 3.35 TB/s by norms, fp8 amax and casts, RoPE, "
+      "SwiGLU, the fused cross entropy, the optimizer step); fitted with Megatron-Core's backward tensor-parallel "
+      "overlap, fp32 gradient reduction, the optimizer step's passes, NCCL's protocol latencies and the fat-tree's "
+      "destination routing modelled. "
+      "Fixed, not fitted: tile_fill 1 us (one HBM round trip plus the epilogue, as the A100's fitted 1.07 us), "
+      "launch_overhead 5 us (as the A100's: the top of a CUDA launch's 2-5 us).",
       "NVIDIA H100 SXM5 80GB");
 
   json h200 = h100_common();
@@ -106,16 +109,16 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       {{"peak_fp32", "80 TFLOPS"}, {"peak_tf32", "1100 TFLOPS"}, {"peak_bf16", "2250 TFLOPS"},
        {"peak_fp8", "4500 TFLOPS"}, {"peak_int8", "4500 TOPS"}, {"memory_capacity", "192 GB"},
        {"memory_bandwidth", "8 TB/s"}, {"sm_count", 148}, {"tile_m", 128}, {"tile_n", 256}, {"tile_k", 64},
-       {"gemm_efficiency", 0.80}, {"gemm_efficiency_fp8", 0.58}, {"attention_efficiency", 0.65},
-       {"memory_efficiency", 0.74}, {"tile_fill", "1 us"}, {"launch_overhead", "10 us"}, {"idle_power", "100 W"},
+       {"gemm_efficiency", 0.80}, {"gemm_efficiency_fp8", 0.60}, {"attention_efficiency", 0.61},
+       {"memory_efficiency", 0.68}, {"tile_fill", "1 us"}, {"launch_overhead", "5 us"}, {"idle_power", "100 W"},
        {"tdp", "1000 W"}},
       "NVIDIA via glennklockwood and Vultr docs [S] (HGX B200): 2250 TF bf16 dense, 1100 TF tf32, 80 TF fp32, 4500 TF "
       "fp8 and TOPS int8, 192 GB HBM3e at 8 TB/s, 1000 W. 148 SMs [U]. CALIBRATED on four DGX-B200 FP8 rows of "
       "NVIDIA's Megatron-Bridge 25.09/25.11 performance summaries (two distinct layouts: scenarios/validation-b200, "
-      "scripts/calibrate/parameters-b200.json, docs/validation.md): gemm_efficiency_fp8 0.58 (2.6 of 4.5 PF fp8 at "
-      "the 1000 W limit), memory_efficiency 0.74 (5.9 of 8 TB/s); two values from two layouts, so weakly determined. "
-      "Not fitted: gemm_efficiency 0.80 (bf16) as the H100's microbenchmark [U]; attention_efficiency 0.65, "
-      "tile_fill 1 us and launch_overhead 10 us as the calibrated H100 [U: assumed to carry over].",
+      "scripts/calibrate/parameters-b200.json, docs/validation.md): gemm_efficiency_fp8 0.60 (2.7 of 4.5 PF fp8 at "
+      "the 1000 W limit), memory_efficiency 0.68 (5.4 of 8 TB/s); two values from two layouts, so weakly determined. "
+      "Not fitted: gemm_efficiency 0.80 (bf16) as the H100's microbenchmark [U]; attention_efficiency 0.61, "
+      "tile_fill 1 us and launch_overhead 5 us as the H100 [U: assumed to carry over].",
       "NVIDIA B200 (HGX, 1000 W)");
 
   add(presets, "nvidia-v100-sxm2",

@@ -67,7 +67,7 @@ Seconds PimDramDevice::time(const Kernel& k) const {
   const Flops f = k.kind == KernelKind::gemm && k.flops.value() == 0 ? gemm_kernel(k.m, k.n, k.k, k.dtype, k.batch).flops
                                                                      : k.flops;
   return max(f / spec_.peak, traffic(k) / (spec_.internal_bandwidth * spec_.memory_efficiency)) +
-         spec_.launch_overhead;
+         spec_.launch_overhead * static_cast<double>(k.launches);
 }
 
 Joules PimDramDevice::dynamic_energy(const Kernel& k) const {

@@ -135,7 +135,7 @@ SystolicCost SystolicDevice::cost(const Kernel& kn) const {
   const bool shaped = kn.m > 0 && kn.n > 0 && kn.k > 0 && kn.batch > 0;
   if (kn.kind == KernelKind::attention && shaped) return attention_cost(kn);
   SystolicCost c;
-  c.overhead = spec_.launch_overhead;
+  c.overhead = spec_.launch_overhead * static_cast<double>(kn.launches);
   if (kn.kind == KernelKind::gemm && shaped) {
     c.cycles = gemm_cycles(kn.m, kn.n, kn.k, kn.batch);
     c.compute = cycles_time(static_cast<double>(c.cycles) * passes(kn.dtype));

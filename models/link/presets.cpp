@@ -47,12 +47,11 @@ void add_nvlink(PresetLibrary& lib) {
       std::string("V100: 6 links x 25 GB/s per direction = 300 GB/s total (NVIDIA DGX-1 whitepaper, hardware.md §3 "
                   "[S]); ") + kNvlinkLatency,
       "NVLink 2 (V100), per GPU, per direction");
-  add(lib, "nvlink3", "electrical", nv("300 GB/s", 0.82),
+  add(lib, "nvlink3", "electrical", nv("300 GB/s"),
       std::string("A100: 12 links x 50 GB/s = 600 GB/s total, 300 per direction (A100 datasheet, hardware.md §1/§3 "
                   "[S]); ") + kNvlinkLatency +
-          "; efficiency 0.82 CALIBRATED: least-squares fit of step time to the ten Megatron-LM SC21 Table 1 "
-          "runs (scripts/calibrate, docs/validation.md), within the 0.70-0.85 that NCCL's A100 tuning cap "
-          "(235 GB/s, 0.78) and nccl-tests busbw (~230-240 GB/s) bracket",
+          "; efficiency 0.78: NCCL's A100 NVLink tuning cap (235 of 300 GB/s), as nccl-tests busbw (~230-240 "
+          "GB/s); not fitted: the Megatron-LM SC21 Table 1 calibration does not determine it (docs/validation.md)",
       "NVLink 3 (A100), per GPU, per direction");
   add(lib, "nvlink4", "electrical", nv("450 GB/s"),
       std::string("H100: 18 links = 900 GB/s total, 450 per direction (H100 whitepaper; nccl #1442; hardware.md §3 "
@@ -86,11 +85,10 @@ void add_scale_out(PresetLibrary& lib) {
     return nlohmann::json{{"bandwidth", bw}, {"latency", "1.35 us"}, {"efficiency", efficiency},
                           {"energy_per_byte", "15 pJ/bit"}};
   };
-  add(lib, "ib-hdr", "electrical", ib("200 Gb/s", 0.87),
+  add(lib, "ib-hdr", "electrical", ib("200 Gb/s"),
       std::string("InfiniBand HDR 200 Gb/s per port (Megatron SC21, hardware.md §4 [P]); ") + kIbNotes +
-          "; efficiency 0.87 CALIBRATED: least-squares fit to the ten Megatron-LM SC21 Table 1 runs "
-          "(scripts/calibrate, docs/validation.md; weakly determined: the fit's error changes by < 0.2 pp "
-          "between 0.85 and 0.95), ~21.8 GB/s per port, inside nccl-tests' ~22-24 GB/s per HCA",
+          "; efficiency 0.92: 23 GB/s per port, nccl-tests' ~22-24 GB/s per HCA; not fitted: the Megatron-LM "
+          "SC21 Table 1 calibration does not determine it (docs/validation.md)",
       "InfiniBand HDR, one 200 Gb/s port");
   add(lib, "ib-ndr", "electrical", ib("400 Gb/s"),
       std::string("InfiniBand NDR 400 Gb/s per port (ConnectX-7, hardware.md §4 [S]); ") + kIbNotes,

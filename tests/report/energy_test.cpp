@@ -98,11 +98,11 @@ TEST(Energy, DerivedByHand) {
   EXPECT_NEAR(m.device_dynamic.value(), 1e-12 * m.hardware_flops.value(), kSumRounding * m.device_dynamic.value());
   const double flops = formulas::model_flops(8, 512, 4, 1024, 1024).value();
   EXPECT_NEAR(m.device_dynamic.value() / (1e-12 * flops), 1.0, 0.005);
-  // Network: the gradient all-reduce of S = 2 P bytes over n = 2 ranks puts 2(n-1)/n S = S
+  // Network: the gradient all-reduce of S = 4 P bytes (bf16's fp32 main gradients) over n = 2 ranks puts 2(n-1)/n S = S
   // on each of the 2 ring edges (0 -> 1, 1 -> 0), each crossing 2 links (GPU - NVSwitch -
   // GPU): 4 S bytes at 1 pJ/bit = 8e-12 J/B. P = l (12 h^2 + 13 h) + V h + s h.
   const double h = 1024, l = 4, V = 1024, s = 512;
-  const double S = 2.0 * (l * (12 * h * h + 13 * h) + V * h + s * h);
+  const double S = 4.0 * (l * (12 * h * h + 13 * h) + V * h + s * h);
   EXPECT_NEAR(m.network_dynamic.value(), 4 * S * 8e-12, 1e-9 * m.network_dynamic.value());
   // Lasers: 50 mW x 8 wavelengths x 2 directions per link, 2 links, all step.
   EXPECT_NEAR(m.network_static.value(), 0.05 * 8 * 2 * 2 * T, 1e-12 * m.network_static.value());

@@ -144,13 +144,18 @@ TEST(CompleteMetrics, EverythingElseFromPerDeviceFigures) {
 }
 
 TEST(CommVolume, DataParallelAllReduceCarriesTheGradients) {
-  // dp = 2, no tp/pp: one gradient all-reduce of S = 2 bytes x P per rank (bf16), with
-  // P = l (12 h^2 + 13 h) + V h + s h (Narayanan et al. eq. 2, tied embeddings).
-  const auto r = run_doc(small_doc(2, 1, 1, testing::nvlink3()));
+  // dp = 2, no tp/pp: one gradient all-reduce of S = 4 bytes x P per rank (bf16 reduces
+  // its fp32 main gradients, Megatron-LM's rule), with P = l (12 h^2 + 13 h) + V h + s h
+  // (Narayanan et al. eq. 2, tied embeddings); with main_grads "model", 2 bytes x P.
+  auto doc = small_doc(2, 1, 1, testing::nvlink3());
+  const auto r = run_doc(doc);
+  doc["strategy"]["main_grads"] = "model";
+  const auto r16 = run_doc(doc);
   const double h = 1024, l = 4, V = 1024, s = 512;
-  const double S = 2.0 * (l * (12 * h * h + 13 * h) + V * h + s * h);
+  const double S = 4.0 * (l * (12 * h * h + 13 * h) + V * h + s * h);
   const Metrics& m = r->out.metrics;
   EXPECT_NEAR(m.comm_bytes[static_cast<std::size_t>(CommClass::dp)].value(), 2 * S, 1e-9 * S);
+  EXPECT_NEAR(r16->out.metrics.comm_bytes[static_cast<std::size_t>(CommClass::dp)].value(), S, 1e-9 * S);
   for (CommClass c : {CommClass::tp, CommClass::pp, CommClass::zero})
     EXPECT_EQ(m.comm_bytes[static_cast<std::size_t>(c)].value(), 0);
   // Link utilisation = bytes / (links x 2 directions x bandwidth x step); NVLink3 300 GB/s

@@ -126,6 +126,8 @@ TEST(Communication, ZeroStage3MovesOneAndAHalfTimesDataParallel) {
   dp.dp = z3.dp = 4;
   dp.overlap_dp = z3.overlap_dp = false;
   z3.zero = 3;
+  // ZeRO §7's premise: 16-bit gradients, as the parameters.
+  dp.main_grads = z3.main_grads = MainGrads::model;
   // ZeRO §7: DP all-reduce moves 2 Psi, stage 3 moves 3 Psi (two parameter all-gathers and
   // one gradient reduce-scatter) with one micro-batch.
   const double base = volume(gpt(2), dp, 4, CommClass::dp);
@@ -137,6 +139,7 @@ TEST(Communication, ZeroStages1And2MoveTheSameAsDataParallel) {
   StrategySpec dp, z;
   dp.dp = z.dp = 4;
   z.zero = 2;
+  dp.main_grads = z.main_grads = MainGrads::model;  // ZeRO §7: 16-bit gradients
   EXPECT_NEAR(volume(gpt(2), z, 8, CommClass::zero) / volume(gpt(2), dp, 8, CommClass::dp), 1.0, 1e-9);
 }
 

@@ -27,6 +27,7 @@ TEST(StageMemory, ModelStatesFollowZeroStages) {
     StrategySpec st;
     st.dp = 8;
     st.zero = stage;
+    st.main_grads = MainGrads::model;  // ZeRO §5's premise: 16-bit gradients
     const auto m = stage_memory(c, st, w, sh);
     const double psi = stage_params_per_device(c, st, sh);
     const double states = (m.weights + m.gradients + m.optimizer).value();
@@ -35,8 +36,15 @@ TEST(StageMemory, ModelStatesFollowZeroStages) {
   }
   StrategySpec dp;
   dp.dp = 8;
+  dp.main_grads = MainGrads::model;
+  const auto m16 = stage_memory(c, dp, w, sh);
+  EXPECT_NEAR((m16.weights + m16.gradients + m16.optimizer).value() / stage_params_per_device(c, dp, sh), 16.0, 1e-9);
+  // bf16 with its fp32 main-gradient buffer (Megatron-LM's rule, strategy.main_grads auto):
+  // 2 + 4 + 12 = 18 bytes per parameter.
+  dp.main_grads = MainGrads::automatic;
   const auto m = stage_memory(c, dp, w, sh);
-  EXPECT_NEAR((m.weights + m.gradients + m.optimizer).value() / stage_params_per_device(c, dp, sh), 16.0, 1e-9);
+  EXPECT_NEAR((m.weights + m.gradients + m.optimizer).value() / stage_params_per_device(c, dp, sh), 18.0, 1e-9);
+  EXPECT_NEAR(m.gradients.value() / stage_params_per_device(c, dp, sh), 4.0, 1e-12);
 }
 
 TEST(StageMemory, ParameterCountMatchesNarayananEq2) {
