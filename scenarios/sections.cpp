@@ -118,6 +118,9 @@ const ParamTable& strategy() {
       {.name = "cross_entropy_fusion", .kind = ParamKind::boolean, .def = false,
        .help = "the LM loss as Transformer Engine's fused cross entropy (Megatron-Core cross_entropy_loss_fusion) "
                "instead of Megatron's six-kernel fp32 vocab-parallel cross entropy"},
+      {.name = "deallocate_pipeline_outputs", .kind = ParamKind::boolean, .def = true,
+       .help = "a pipeline stage frees each chunk's output once sent (Megatron-LM since 2022, Megatron-Core); "
+               "false: kept until its backward, one b*s*h tensor per micro-batch in flight"},
       {.name = "scatter_gather", .kind = ParamKind::boolean, .def = true,
        .help = "pipeline sends b*s*h/tp per tensor-parallel rank (Megatron scatter/gather)"},
       {.name = "overlap_dp", .kind = ParamKind::boolean, .def = true,

@@ -58,6 +58,13 @@ MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st,
     act += layer_activation_bytes(c, shape, Recompute::none);
   }
   if (sh.has_head) act += Bytes(4.0 * s * b * static_cast<double>(c.vocab) / st.tp + 4.0 * s * b * h / st.tp);
+  // Without deallocation, every chunk's output (b s h, s/t tokens under sequence
+  // parallelism) stays until its backward: v per micro-batch in flight, but for the last
+  // stage's final chunk, whose output is the loss.
+  if (!st.deallocate_pipeline_outputs && st.pp > 1) {
+    const double v = std::max(1, st.interleave), kept = v - (sh.has_head ? 1.0 : 0.0);
+    act += Bytes(s * b * h * e / (st.sequence_parallel ? st.tp : 1) * kept * sh.in_flight);
+  }
   m.activations = act;
 
   Bytes buf{};

@@ -89,6 +89,10 @@ struct StrategySpec {
   MainGrads main_grads = MainGrads::automatic;
   GradAccumulation grad_accumulation = GradAccumulation::fused;
   bool cross_entropy_fusion = false;  // the LM loss as one fused kernel (transformer_ops.cpp)
+  // A pipeline stage frees each chunk's output once sent, keeping only its autograd graph
+  // (Megatron-LM's deallocate_output_tensor, January 2022; Megatron-Core's
+  // deallocate_pipeline_outputs). false: the output stays until the chunk's backward.
+  bool deallocate_pipeline_outputs = true;
   bool scatter_gather = true;     // pipeline p2p sends b s h / t per TP rank (SC21 §4.1)
   bool overlap_dp = true;         // bucketed gradient collectives overlap the last backward
   Bytes dp_bucket{25e6};          // gradient bucket (PyTorch DDP default 25 MB)

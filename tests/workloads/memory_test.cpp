@@ -67,5 +67,30 @@ TEST(StageMemory, OneFOneBKeepsPMicroBatchesGPipeKeepsM) {
   EXPECT_DOUBLE_EQ(stage_memory(c, st, w, b).activations.value(), per_layer * 2 * 16);
 }
 
+TEST(StageMemory, UndeallocatedPipelineOutputsStayOnePerChunkInFlight) {
+  // Megatron-LM before January 2022 kept each chunk's output (b s h, 2 B at bf16) until its
+  // backward; deallocate_output_tensor frees it once sent (the default). b = 1, s = 1024,
+  // h = 1024 (small()); 4 micro-batches in flight; v = 2 chunks per stage.
+  const auto c = small();
+  WorkloadSpec w;
+  StrategySpec st;
+  st.pp = 4;
+  st.interleave = 2;
+  const StageShape first{0, 2, true, false, 4}, last{3, 2, false, true, 4};
+  const double out = 1.0 * 1024 * 1024 * 2;
+  StrategySpec kept = st;
+  kept.deallocate_pipeline_outputs = false;
+  EXPECT_DOUBLE_EQ(stage_memory(c, kept, w, first).activations.value() - stage_memory(c, st, w, first).activations.value(),
+                   out * 2 * 4);
+  // The last stage's final chunk ends in the loss: one output per micro-batch fewer.
+  EXPECT_DOUBLE_EQ(stage_memory(c, kept, w, last).activations.value() - stage_memory(c, st, w, last).activations.value(),
+                   out * 1 * 4);
+  // Under sequence parallelism the output holds s/t tokens.
+  st.tp = kept.tp = 4;
+  st.sequence_parallel = kept.sequence_parallel = true;
+  EXPECT_DOUBLE_EQ(stage_memory(c, kept, w, first).activations.value() - stage_memory(c, st, w, first).activations.value(),
+                   out / 4 * 2 * 4);
+}
+
 }  // namespace
 }  // namespace hcsim
