@@ -102,11 +102,13 @@ const ParamTable& strategy() {
        .help = "optimizer state (fp32 master weights, Adam m and v: 12 B/parameter) on the device, or in the "
                "topology's memory nodes (a CXL pool; host DRAM behind PCIe), streamed in and back at each step"},
       {.name = "flash_attention", .kind = ParamKind::boolean, .def = true, .help = "fused attention kernel"},
-      {.name = "tp_comm_overlap", .kind = ParamKind::choice, .def = "backward", .choices = {"none", "backward"},
+      {.name = "tp_comm_overlap", .kind = ParamKind::choice, .def = "backward", .choices = {"none", "backward", "full"},
        .help = "tensor-parallel collectives hidden behind GEMMs: none (every collective waits, Megatron-LM "
                "2021), backward (Megatron-Core: a column-parallel layer's input-gradient all-reduce or "
                "reduce-scatter beside its weight-gradient GEMM; under sequence parallelism the input's "
-               "all-gather beside the input-gradient GEMM)"},
+               "all-gather beside the input-gradient GEMM), full (as backward, and under sequence parallelism "
+               "Transformer Engine's userbuffers: forward all-gathers and reduce-scatters beside their GEMMs, the "
+               "backward output-gradient all-gather beside its input-gradient GEMM)"},
       {.name = "main_grads", .kind = ParamKind::choice, .def = "auto", .choices = {"auto", "fp32", "model"},
        .help = "datatype gradients accumulate and are reduced in: fp32 (a 4 B/parameter main-gradient buffer, "
                "Megatron's rule for bf16), model (the model's datatype: Megatron-LM with fp16, PyTorch FSDP2's "

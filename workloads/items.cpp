@@ -137,6 +137,20 @@ class ItemBuilder {
     out.push_back(it);
   }
 
+  // A GEMM under Transformer Engine's userbuffers ring exchange: tp GEMMs of m/tp token
+  // rows one after another, each beside one step of the ring (ring_exchange method: copy
+  // engines, one SM), so each pays its own launch and tile and wave quantisation.
+  void compute_chunked(std::vector<Item>& out, const Kernel& k, Phase phase, Flops model_flops) {
+    const std::int64_t t = st_.tp;
+    const Kernel c = gemm_kernel((k.m + t - 1) / t, k.n, k.k, k.dtype, k.batch);
+    compute(out, c, phase, model_flops);
+    Item& it = out.back();
+    it.t = it.t * static_cast<double>(t);
+    it.flops = c.flops * static_cast<double>(t);
+    it.bytes = c.bytes * static_cast<double>(t);
+    it.energy = it.energy * static_cast<double>(t);
+  }
+
   // The attention core: under context parallelism a ring of cp - 1 steps of `step_bytes`.
   void attention(std::vector<Item>& out, const Kernel& k, Phase phase, Flops model_flops, Bytes step_bytes) {
     compute(out, k, phase, model_flops);
@@ -144,6 +158,8 @@ class ItemBuilder {
     out.back().kind = Item::Kind::cp_ring;
     out.back().comm_bytes = step_bytes;
   }
+
+  [[nodiscard]] bool userbuffers() const { return st_.tp_overlap == TpOverlap::full && st_.sequence_parallel; }
 
   void comm(std::vector<Item>& out, CollectiveOp op, bool overlap_next = false) {
     if (st_.tp <= 1) return;
@@ -165,11 +181,16 @@ class ItemBuilder {
         unit(out, units[next].params, units[next].gathered);
         ++next;
       }
-      if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
+      // Userbuffers (TpOverlap::full): the all-gather beside the GEMM it feeds, the
+      // reduce-scatter beside the GEMM it reduces, the GEMM run in tp token chunks.
+      const bool ub = userbuffers();
+      if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather, ub);
+      if (ub && op.tp_allreduce_after) comm(out, CollectiveOp::reduce_scatter, true);
       const Flops mf = phase == Phase::forward ? op.kernel.flops * op.model_work : Flops{};
       if (op.attention_core) attention(out, op.kernel, phase, mf, kv_block_bytes_);
+      else if (ub && (op.column_parallel || op.tp_allreduce_after)) compute_chunked(out, op.kernel, phase, mf);
       else compute(out, op.kernel, phase, mf);
-      if (op.tp_allreduce_after)
+      if (op.tp_allreduce_after && !ub)
         comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
     }
   }
@@ -184,7 +205,9 @@ class ItemBuilder {
         --next;
         unit(out, units[next].params, units[next].gathered);
       }
-      if (op.tp_allreduce_after && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
+      // A row-parallel GEMM's output gradient, all-gathered under sequence parallelism for
+      // its input-gradient GEMM (beside it with userbuffers).
+      if (op.tp_allreduce_after && st_.sequence_parallel) comm(out, CollectiveOp::all_gather, userbuffers());
       if (op.attention_core && st_.recompute == Recompute::selective)
         attention(out, op.kernel, Phase::recompute, Flops{}, kv_block_bytes_);
       const Kernel& f = op.kernel;
@@ -192,10 +215,11 @@ class ItemBuilder {
         // A column-parallel GEMM: under sequence parallelism its input was kept on s/t tokens
         // and is all-gathered again for the weight gradient (Korthikanti et al. 2022 section
         // 4.2.2); the input gradient is all-reduced (reduce-scattered) across the tp ranks.
-        const bool async = op.column_parallel && st_.tp_overlap == TpOverlap::backward;
+        const bool async = op.column_parallel && st_.tp_overlap != TpOverlap::none;
         const CollectiveOp grad_op = st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
         if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather, async);
-        compute(out, backward_gemm(f, false), Phase::backward, f.flops);
+        if (op.tp_allreduce_after && userbuffers()) compute_chunked(out, backward_gemm(f, false), Phase::backward, f.flops);
+        else compute(out, backward_gemm(f, false), Phase::backward, f.flops);
         if (async) comm(out, grad_op, true);
         compute(out, backward_gemm(f, true), Phase::backward, f.flops);
         if (op.column_parallel && !async) comm(out, grad_op);

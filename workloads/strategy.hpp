@@ -30,8 +30,13 @@ enum class Offload : std::uint8_t { none, pool };
 // (LinearWithGradAccumulationAndAsyncCommunication; Korthikanti et al. 2022 section 4.2.2):
 // the input gradient's all-reduce (reduce-scatter under sequence parallelism) runs beside
 // the weight-gradient GEMM, and under sequence parallelism the all-gather of the saved input
-// runs beside the input-gradient GEMM.
-enum class TpOverlap : std::uint8_t { none, backward };
+// runs beside the input-gradient GEMM. full: as backward, and under sequence parallelism
+// Transformer Engine's userbuffers overlap (Megatron-Bridge's tp_comm_overlap): each forward
+// all-gather runs beside the column-parallel GEMM it feeds, each forward reduce-scatter
+// beside the row-parallel GEMM it reduces, and the backward all-gather of a row-parallel
+// GEMM's output gradient beside its input-gradient GEMM (the GEMMs split into tp chunks
+// pipelined with the ring's steps). Without sequence parallelism, full is backward.
+enum class TpOverlap : std::uint8_t { none, backward, full };
 
 // The datatype gradients accumulate and are reduced in. fp32: a main-gradient buffer of 4 B
 // per parameter, reduced in fp32 (Megatron-LM forces it for bf16, arguments.py

@@ -121,6 +121,40 @@ TEST(Communication, BackwardOverlapUnderSequenceParallelismHidesTheRegatherBehin
               2 * 2 * (2 * (qkv + up) + head), 1e-15);
 }
 
+TEST(Communication, UserbuffersHideTheForwardCollectivesAndTheOutputGradientGather) {
+  StrategySpec st;
+  st.tp = 4;
+  st.sequence_parallel = true;
+  const TransformerConfig c = gpt(2);
+  // Beyond backward's overlaps, full puts each forward all-gather beside the column-parallel
+  // GEMM it feeds (QKV, MLP-up, LM head), each forward reduce-scatter beside the
+  // row-parallel GEMM it reduces (projection, MLP-down), and each row-parallel GEMM's
+  // output-gradient all-gather beside its input-gradient GEMM. Each of these GEMMs runs as
+  // t = 4 GEMMs of b s / t = 128 token rows (the ring exchange's chunks): with k inputs and
+  // n outputs, t x (2 (bs/t) n k FLOPs at 100 TFLOP/s + ((bs/t) k + k n + (bs/t) n) 2 B at
+  // 1e18 B/s), the weight read once per chunk.
+  const double h = 1024, t = 4;
+  auto chunked = [&](double k, double n) {
+    const double rows = 512 / t;
+    return t * (2 * rows * n * k / 100e12 + 2 * (rows * k + k * n + rows * n) / 1e18);
+  };
+  const double qkv = chunked(h, 3 * h / t), up = chunked(h, 4 * h / t), head = chunked(h, 1024 / t);
+  // The row-parallel GEMMs and their input-gradient GEMMs (k and n swapped: the same counts).
+  const double proj = chunked(h / t, h), down = chunked(4 * h / t, h);
+  // A 1 ms collective outlasts every GEMM it runs beside: each hides that GEMM's time, per
+  // micro-batch (2) forward 2 x (qkv + up + proj + down) + head, backward 2 x (proj + down).
+  const Seconds large(1e-3);
+  EXPECT_NEAR(tp_exposed(c, st, TpOverlap::backward, large) - tp_exposed(c, st, TpOverlap::full, large),
+              2 * (2 * (qkv + up + proj + down) + head + 2 * (proj + down)), 1e-15);
+  // A 1 us one hides entirely: 9 forward and 4 backward collectives per micro-batch.
+  const Seconds small(1e-6);
+  EXPECT_NEAR(tp_exposed(c, st, TpOverlap::backward, small) - tp_exposed(c, st, TpOverlap::full, small),
+              2 * 13 * 1e-6, 1e-15);
+  // Without sequence parallelism there is nothing for the userbuffers to pipeline.
+  st.sequence_parallel = false;
+  EXPECT_EQ(tp_exposed(c, st, TpOverlap::backward, large), tp_exposed(c, st, TpOverlap::full, large));
+}
+
 TEST(Communication, ZeroStage3MovesOneAndAHalfTimesDataParallel) {
   StrategySpec dp, z3;
   dp.dp = z3.dp = 4;
