@@ -93,19 +93,50 @@ class CollectiveCostModel {
 
   [[nodiscard]] const Router& router() const { return router_; }
 
+  // Per rank, the time the step's multimem transfers (schedule.hpp) keep that rank's links to
+  // its switch busy on an idle network: the largest latency of its routes plus its busiest
+  // link's multimem load (zero for a rank without any). The engine's flow mode runs them as
+  // timers.
+  [[nodiscard]] std::vector<Seconds> multimem_times(const Step& st, const std::vector<int>& rank_devices,
+                                                    Bytes element_size = Bytes(1)) const;
+  // Adds the bytes the step's multimem transfers put on each edge (both directions, times
+  // Step::repeat) to `edge_bytes`, indexed by edge.
+  void add_multimem_edge_bytes(const Step& st, const std::vector<int>& rank_devices, std::vector<double>& edge_bytes,
+                               Bytes element_size = Bytes(1)) const;
+
  private:
+  struct MultimemOwner {
+    Seconds latency{};
+    std::vector<std::size_t> slots;  // directed links its multimem traffic loads
+  };
+  using MultimemOwners = std::vector<MultimemOwner>;
+  // Adds `bytes` to the directed links r.edges[from, to) (load_), noting new ones in `touched`
+  // and every one in `owned`.
+  void charge(const Route& r, std::size_t from, std::size_t to, double bytes, std::vector<std::size_t>& touched,
+              std::vector<std::size_t>* owned) const;
+  // Charges multimem transfers as the switch moves them (schedule.hpp); false when a route has
+  // no reducing switch.
+  bool charge_multimem(const std::vector<const Transfer*>& mm, const std::vector<int>& rank_devices,
+                       Bytes element_size, std::vector<std::size_t>& touched, Seconds& lat,
+                       MultimemOwners* owners) const;
+  // charge_multimem on the step's multimem transfers.
+  bool load_multimem(const Step& st, const std::vector<int>& rank_devices, Bytes element_size,
+                     std::vector<std::size_t>& touched, MultimemOwners* owners) const;
+  // Whether the route between the first two ranks of every node crosses a reducing switch.
+  bool nodes_reduce(const std::vector<int>& ranks, const GroupShape& shape) const;
   CollectiveEstimate evaluate(const CollectiveAlgorithm& a, const std::vector<int>& ranks, const GroupShape& shape,
                               CollectiveOp op, std::int64_t elements) const;
   CollectiveEstimate in_network(const std::vector<int>& ranks, std::int64_t elements) const;
   // The network estimate `net` under the least-time protocol the algorithm allows.
   CollectiveEstimate with_protocol(const CollectiveAlgorithm& a, const CollectiveEstimate& net, CollectiveOp op,
-                                   Bytes per_rank, int ranks) const;
+                                   Bytes per_rank, const GroupShape& shape) const;
 
   const TopologyGraph& g_;
   CostOptions opt_;
   Router router_;
   mutable std::vector<double> load_;  // per directed link, reused between steps
   mutable std::vector<double> sent_;  // per rank, reused between steps
+  mutable std::vector<const Transfer*> multimem_;  // a step's multimem transfers, reused
   mutable std::map<std::tuple<std::vector<int>, int, double, std::string>, CollectiveEstimate> memo_;
 };
 
