@@ -19,6 +19,12 @@
 //   torus (dims d_k)      sum_k 2(d_k - 1) * (alpha + S / (B * prod_{i<=k} d_i))
 //   in-network reduction  2 * alpha_to_root + S (n + 1) / (n B)   (NVLS: reduce-scatter by
 //                         multimem loads, all-gather by multimem stores)
+//   NVLS tree, one piece  2 (alpha_nv + S/B_nv) + 2(N-1)(alpha_net + S/(g N B_nic)); c pieces
+//                         overlap their stages (tests/collectives/nvls_tree_test.cpp)
+// Multimem transfers (schedule.hpp) load the links as the switch moves them: a load-reduce
+// sends each source's slice and the destination's own up, the sum down once; a store sends
+// the slice up once and down to every member. NCCL's NVLS share of the NVLink (protocol.hpp)
+// counts their bytes as bytes / share.
 // Algorithm "auto" evaluates every registered algorithm with an auto_priority that
 // supports the operation and group -- among them those NCCL itself chooses among (ring,
 // double binary tree, in-network reduction as CollNet/NVLS), torus rings on a torus and the
