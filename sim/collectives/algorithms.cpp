@@ -39,14 +39,15 @@ void add_rings() {
   add({.name = "multi_ring",
        .help = "one ring per rank of a node (NCCL channels), each on 1/per_node of the buffer (all-reduce) or of "
                "every rank's chunk (reduce-scatter, all-gather) and leaving the node through a different NIC",
-       .source = "NCCL rings over multiple channels (NVIDIA/nccl src/graph/rings.cc)",
+       .source = "NCCL rings over multiple channels (NVIDIA/nccl src/graph/rings.cc); PXN on rail-optimised fabrics "
+                 "(NCCL 2.12, src/graph/paths.cc)",
        .supports = [](CollectiveOp op, const GroupShape& s) {
          return (op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter ||
                  op == CollectiveOp::all_gather) &&
                 s.nodes > 1 && s.per_node > 1;
        },
        .schedule = [](const ScheduleRequest& r) {
-         return multi_ring_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.compressed);
+         return multi_ring_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.compressed, r.shape.pxn);
        },
        .auto_priority = 20});
   add({.name = "hierarchical",

@@ -27,6 +27,10 @@ struct GroupShape {
   int nodes = 1;                // locality nodes (TopologyGraph::node_of) spanned
   int per_node = 0;             // ranks per node when every node has the same number, else 0
   std::vector<int> torus_dims{};  // non-empty when rank = x0 + d0 * (x1 + ...) on a device torus
+  // Equal nodes of several ranks where a hop between different local indices of two nodes
+  // takes a longer route than one between equal indices (a rail-optimised fabric, whose rails
+  // meet only at the spines): node-crossing hops relay to the destination's rail (PXN).
+  bool pxn = false;
 };
 
 struct ScheduleRequest {

@@ -158,14 +158,21 @@ CollectiveEstimate CollectiveCostModel::schedule_time(const Schedule& sc, const 
         ++moved;
         continue;
       }
-      const Route& r = router_.device_route(a, b);
-      HCSIM_ASSERT(r.reachable, "collective between unconnected devices");
-      lat = max(lat, r.latency);
       ++moved;
       between += g_.node_of(a) != g_.node_of(b) ? 1 : 0;
       const double bytes = static_cast<double>(t.count) * element_size.value();
       sent_[static_cast<std::size_t>(t.src)] += bytes;
-      charge(r, 0, r.edges.size(), bytes, touched, nullptr);
+      // PXN: an NVLink hop to the relay, then the relay's NIC; the latencies add up.
+      const int v = t.via >= 0 ? rank_devices[static_cast<std::size_t>(t.via)] : b;
+      Seconds path{};
+      for (const auto& [from, to] : {std::pair{a, v}, std::pair{v, b}}) {
+        if (from == to) continue;
+        const Route& r = router_.device_route(from, to);
+        HCSIM_ASSERT(r.reachable, "collective between unconnected devices");
+        path += r.latency;
+        charge(r, 0, r.edges.size(), bytes, touched, nullptr);
+      }
+      lat = max(lat, path);
     }
     if (!multimem_.empty() && !charge_multimem(multimem_, rank_devices, element_size, touched, lat, nullptr)) {
       for (std::size_t slot : touched) load_[slot] = 0;
@@ -214,6 +221,12 @@ GroupShape CollectiveCostModel::shape_of(const std::vector<int>& devices, std::v
   s.per_node = per.begin()->second;
   for (const auto& [node, count] : per)
     if (count != s.per_node) s.per_node = 0;
+  if (s.nodes > 1 && s.per_node > 1) {
+    // Rails: node 0's local 0 -> node 1's local 1 against node 0's local 1 -> the same.
+    const auto far = static_cast<std::size_t>(s.per_node + 1);
+    s.pxn = router_.device_route(ranks[0], ranks[far]).edges.size() >
+            router_.device_route(ranks[1], ranks[far]).edges.size();
+  }
   return s;
 }
 

@@ -16,6 +16,17 @@ std::vector<int> as_int(const std::vector<std::uint32_t>& v) { return {v.begin()
 // A transfer that is a flow: not empty, between two ranks, not a multimem one (a timer).
 bool is_flow(const Transfer& t) { return t.count > 0 && t.src != t.dst && !t.multimem; }
 
+// The legs of a flow transfer: (src, dst), or (src, via) and (via, dst) when relayed (PXN).
+template <class F>
+void for_each_leg(const Transfer& t, F&& f) {
+  if (t.via < 0 || t.via == t.src || t.via == t.dst) {
+    f(t.src, t.dst);
+    return;
+  }
+  f(t.src, t.via);
+  f(t.via, t.dst);
+}
+
 bool has_multimem(const Step& st) {
   return std::any_of(st.transfers.begin(), st.transfers.end(),
                      [](const Transfer& t) { return t.multimem && t.count > 0 && t.src != t.dst; });
@@ -25,7 +36,7 @@ bool has_multimem(const Step& st) {
 std::vector<Pair> step_pairs(const Step& st) {
   std::vector<Pair> out;
   for (const Transfer& t : st.transfers)
-    if (is_flow(t)) out.emplace_back(t.src, t.dst);
+    if (is_flow(t)) for_each_leg(t, [&](int a, int b) { out.emplace_back(a, b); });
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -36,7 +47,7 @@ Step merged_step(const std::vector<const Step*>& steps) {
   std::map<Pair, std::int64_t> sum;
   for (const Step* s : steps)
     for (const Transfer& t : s->transfers)
-      if (is_flow(t)) sum[{t.src, t.dst}] += t.count * s->repeat;
+      if (is_flow(t)) for_each_leg(t, [&](int a, int b) { sum[{a, b}] += t.count * s->repeat; });
   Step out;
   for (const auto& [pr, count] : sum) out.transfers.push_back({pr.first, pr.second, 0, 0, count, false});
   return out;
@@ -57,10 +68,13 @@ std::shared_ptr<const FlowSchedule> flow_schedule(const Schedule& sc, const Coll
     index.clear();
     for (const Transfer& t : st.transfers) {
       if (!is_flow(t)) continue;
-      const auto [it, fresh] = index.emplace(Pair{t.src, t.dst}, f->transfers.size());
-      if (fresh)
-        f->transfers.push_back({static_cast<std::uint32_t>(t.src), static_cast<std::uint32_t>(t.dst), step, 0.0});
-      f->transfers[it->second].bytes += static_cast<double>(t.count);
+      // A relayed transfer's two legs run at once, as PXN's relay forwards while it receives.
+      for_each_leg(t, [&](int a, int b) {
+        const auto [it, fresh] = index.emplace(Pair{a, b}, f->transfers.size());
+        if (fresh)
+          f->transfers.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), step, 0.0});
+        f->transfers[it->second].bytes += static_cast<double>(t.count);
+      });
     }
     bool timers = false;
     if (has_multimem(st)) {

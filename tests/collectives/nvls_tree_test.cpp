@@ -14,11 +14,7 @@
 namespace hcsim {
 namespace {
 
-std::vector<int> iota(int n) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
+std::vector<int> iota(int n) { return testing::first_devices(n); }
 
 // N nodes of g GPUs, NVSwitches that reduce. NVLink 300 GB/s x 0.8 = B_nv = 240 GB/s, 1 us an
 // edge (GPU -> switch -> GPU: alpha = 2 us); one NIC per GPU, 50 GB/s, 1 us, all on one leaf

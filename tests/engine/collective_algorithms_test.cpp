@@ -257,6 +257,38 @@ TEST(CollectiveAlgorithms, NvlsTreeRunsItsRailsAsFlowsAndItsSwitchWorkAsTimers) 
   }
 }
 
+TEST(CollectiveAlgorithms, PxnKeepsTheMultiRingsOffTheSpines) {
+  // 4 nodes x 8 GPUs on a rail-optimised fabric: multi_ring relays each node-crossing hop
+  // through the GPU on the destination's rail (PXN, tests/collectives/pxn_test.cpp), so the
+  // engine's flows leave every spine edge without a byte. Its two legs are flows of their own
+  // latency each, while the model charges a relayed step both: the engine is at most one
+  // NVLink route's latency (2 x 0.25 us) a step faster, 2(n - 1) steps of it.
+  const TopologyGraph topo = build(
+      {{"type", "nvswitch-cluster"},
+       {"fabric", "rail-optimised"},
+       {"nvlink", {{"type", "electrical"}, {"bandwidth", "300 GB/s"}, {"latency", "0.25 us"}, {"efficiency", 0.8}}},
+       {"nic", {{"type", "electrical"}, {"bandwidth", "25 GB/s"}, {"latency", "1 us"}, {"efficiency", 0.8}}}},
+      32);
+  const double S = 67108864.0;
+  const double model = CollectiveCostModel(topo, {.protocols = ProtocolSet::ideal()})
+                           .estimate(testing::first_devices(32), CollectiveOp::all_reduce, Bytes(S), "multi_ring")
+                           .time.value();
+  for (const char* mode : {"event", "flow"}) {
+    const EngineResult r = run_all(topo, collectives(first(32), CollectiveOp::all_reduce, S), mode, "multi_ring");
+    EXPECT_LE(r.makespan, model * (1 + 1e-9)) << mode;
+    EXPECT_GE(r.makespan, model - 2 * 31 * 0.5e-6) << mode;
+    double spines = 0, total = 0;
+    for (std::size_t e = 0; e < r.edge_bytes.size(); ++e) {
+      const auto& ed = topo.edges()[e];
+      total += r.edge_bytes[e];
+      for (int end : {ed.a, ed.b})
+        if (topo.nodes()[static_cast<std::size_t>(end)].name.find("spine") != std::string::npos) spines += r.edge_bytes[e];
+    }
+    EXPECT_GT(total, 0) << mode;
+    EXPECT_EQ(spines, 0) << mode;
+  }
+}
+
 TEST(CollectiveAlgorithms, MirroredCollectiveChargesTheSameBytes) {
   // Symmetry: a collective over node 0 standing also for the same one over node 1 puts the
   // same bytes on node 1's links without being simulated.
