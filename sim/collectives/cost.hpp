@@ -27,8 +27,8 @@
 // counts their bytes as bytes / share.
 // Algorithm "auto" evaluates every registered algorithm with an auto_priority that
 // supports the operation and group -- among them those NCCL itself chooses among (ring,
-// double binary tree, in-network reduction as CollNet/NVLS), torus rings on a torus and the
-// hierarchical all-reduce across nodes -- and keeps the fastest, as NCCL's tuner does
+// double binary tree, in-network reduction as CollNet/NVLS, the NVLS tree), torus rings on
+// a torus and the hierarchical all-reduce across nodes -- and keeps the fastest, as NCCL's tuner does
 // (src/graph/tuning.cc); on equal time the lower priority wins (auto_candidates()).
 // Halving-doubling (an MPI algorithm) has none: it is used only when named. Pipelined
 // algorithms (tree, chain) use the pipeline depth c that minimises
