@@ -23,7 +23,7 @@ int tree_depth(int n) {
 
 void add(CollectiveAlgorithm a) {
   HCSIM_ASSERT(a.supports && (a.analytic_only || a.schedule), "collective algorithm without a schedule: " + a.name);
-  HCSIM_ASSERT(!a.pipelined || (a.depth && a.share), "pipelined collective algorithm without a depth: " + a.name);
+  HCSIM_ASSERT(!a.pipelined || (a.depth && (a.share || a.stages)), "pipelined collective algorithm without a depth: " + a.name);
   table().add(std::move(a));
 }
 
@@ -39,14 +39,15 @@ void add_rings() {
   add({.name = "multi_ring",
        .help = "one ring per rank of a node (NCCL channels), each on 1/per_node of the buffer (all-reduce) or of "
                "every rank's chunk (reduce-scatter, all-gather) and leaving the node through a different NIC",
-       .source = "NCCL rings over multiple channels (NVIDIA/nccl src/graph/rings.cc)",
+       .source = "NCCL rings over multiple channels (NVIDIA/nccl src/graph/rings.cc); PXN on rail-optimised fabrics "
+                 "(NCCL 2.12, src/graph/paths.cc)",
        .supports = [](CollectiveOp op, const GroupShape& s) {
          return (op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter ||
                  op == CollectiveOp::all_gather) &&
                 s.nodes > 1 && s.per_node > 1;
        },
        .schedule = [](const ScheduleRequest& r) {
-         return multi_ring_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.compressed);
+         return multi_ring_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.compressed, r.shape.pxn);
        },
        .auto_priority = 20});
   add({.name = "hierarchical",
@@ -96,8 +97,8 @@ void add_trees() {
          return double_binary_tree_schedule(r.op, r.shape.ranks, r.elements, r.chunks);
        },
        .pipelined = true,
-       .depth = tree_depth,
-       .share = [](CollectiveOp op) { return op == CollectiveOp::all_reduce ? 0.5 : 1.0; },
+       .depth = [](const GroupShape& s) { return tree_depth(s.ranks); },
+       .share = [](CollectiveOp op, const GroupShape&) { return op == CollectiveOp::all_reduce ? 0.5 : 1.0; },
        .auto_priority = 50,
        .family = ProtocolFamily::tree});
   // "auto" tries it on groups of at most 256 ranks only: its schedule has n - 1 + c steps
@@ -110,8 +111,8 @@ void add_trees() {
        },
        .schedule = [](const ScheduleRequest& r) { return chain_schedule(r.op, r.shape.ranks, r.elements, r.chunks); },
        .pipelined = true,
-       .depth = [](int n) { return n - 1; },
-       .share = [](CollectiveOp) { return 1.0; },
+       .depth = [](const GroupShape& s) { return s.ranks - 1; },
+       .share = [](CollectiveOp, const GroupShape&) { return 1.0; },
        .auto_priority = 70,
        .auto_max_ranks = 256});
   // An MPI algorithm, not among NCCL's: used only when named.
@@ -134,6 +135,33 @@ void add_others() {
        .needs = "needs switches with in-network reduction (nvswitch_reduction / fabric_reduction) on every path "
                 "of the group",
        .auto_priority = 60,
+       .family = ProtocolFamily::nvls,
+       .simple_only = true});
+  // NCCL's NVLS_TREE. Two stages: each GPU's NVLink carries (g + 1)/g of a piece (its S/c up
+  // and S/(c g) down, then the reverse), each NIC 2(N - 1)/N of the piece's 1/g slice (rank 0
+  // to the same rail of node 1). "auto" tries it up to 256 ranks: its schedule has chunks + 2N - 1 steps of up to 2N g^2
+  // transfers.
+  add({.name = "nvls_tree",
+       .help = "NVLink SHARP reduce-scatter in each node, ring all-reduce of each GPU's slice among the GPUs of "
+               "its rail (every NIC used), NVLink SHARP all-gather; pipelined",
+       .source = "NCCL NVLS_TREE (NVIDIA/nccl src/device/all_reduce.h, src/graph/tuning.cc)",
+       .supports = [](CollectiveOp op, const GroupShape& s) {
+         return op == CollectiveOp::all_reduce && s.nodes > 1 && s.per_node > 1;
+       },
+       .schedule = [](const ScheduleRequest& r) {
+         return nvls_tree_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.chunks);
+       },
+       .needs = "needs NVSwitches with in-network reduction (nvswitch_reduction) in every node",
+       .node_switch_reduction = true,
+       .pipelined = true,
+       .depth = [](const GroupShape& s) { return 2 * s.nodes; },
+       .stages = [](CollectiveOp, const GroupShape& s) {
+         const double n = s.nodes, g = s.per_node;
+         return std::vector<PipelineStage>{{0, 1, (g + 1) / g}, {0, s.per_node, 2 * (n - 1) / (n * g)}};
+       },
+       .auto_priority = 65,
+       .auto_max_ranks = 256,
+       .family = ProtocolFamily::nvls,
        .simple_only = true});
   add({.name = "pairwise",
        .help = "pairwise-exchange all-to-all: partners swap blocks, n-1 steps (n = 2^k) or n",

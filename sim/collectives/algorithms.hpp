@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/collectives/protocol.hpp"
@@ -25,7 +26,11 @@ struct GroupShape {
   int ranks = 0;
   int nodes = 1;                // locality nodes (TopologyGraph::node_of) spanned
   int per_node = 0;             // ranks per node when every node has the same number, else 0
-  std::vector<int> torus_dims;  // non-empty when rank = x0 + d0 * (x1 + ...) on a device torus
+  std::vector<int> torus_dims{};  // non-empty when rank = x0 + d0 * (x1 + ...) on a device torus
+  // Equal nodes of several ranks where a hop between different local indices of two nodes
+  // takes a longer route than one between equal indices (a rail-optimised fabric, whose rails
+  // meet only at the spines): node-crossing hops relay to the destination's rail (PXN).
+  bool pxn = false;
 };
 
 struct ScheduleRequest {
@@ -34,6 +39,13 @@ struct ScheduleRequest {
   std::int64_t elements = 0;
   int chunks = 1;           // pipeline depth of a pipelined algorithm (tree, chain)
   bool compressed = false;  // see Step::repeat
+};
+
+// One stage of a pipelined algorithm: the route from rank `from` to rank `to` carries `share`
+// of the buffer over the pipeline.
+struct PipelineStage {
+  int from = 0, to = 1;
+  double share = 1;
 };
 
 struct CollectiveAlgorithm {
@@ -48,22 +60,29 @@ struct CollectiveAlgorithm {
   // (cost.hpp); `needs` ends the error when a named one finds no reducing switches.
   bool analytic_only = false;
   std::string needs{};
+  // Its schedule has multimem transfers (schedule.hpp): it needs every node's NVSwitch to
+  // reduce, and the cost model finds it inapplicable (`needs`) elsewhere.
+  bool node_switch_reduction = false;
 
   // Pipelined: takes ScheduleRequest::chunks. The cost model picks the depth c that
-  // minimises (c + D - 1)(alpha + S/(c B)) with D = depth(ranks) and S = share(op) x the
-  // buffer (the part one pipeline carries).
+  // minimises (c + D - 1)(alpha + S/(c B)) with D = depth(shape) and S = share x the buffer
+  // (the part one pipeline carries), alpha and B of a stage's route: with `stages`, the
+  // stage of largest S/B (the slowest) and the largest alpha among them; else one stage,
+  // ranks 0 -> 1 carrying share(op, shape).
   bool pipelined = false;
-  std::function<int(int ranks)> depth{};
-  std::function<double(CollectiveOp)> share{};
+  std::function<int(const GroupShape&)> depth{};
+  std::function<double(CollectiveOp, const GroupShape&)> share{};
+  std::function<std::vector<PipelineStage>(CollectiveOp, const GroupShape&)> stages{};
 
   // Candidate of "auto" when set: on equal predicted time the lower priority wins, ties by
   // name. Unset: used only when named. `auto_max_ranks` > 0: "auto" skips larger groups.
   std::optional<int> auto_priority{};
   int auto_max_ranks = 0;
 
-  // How NCCL's protocols apply (protocol.hpp): the fraction table the algorithm follows,
-  // whether it runs Simple only (NVLS, as in tuning.cc), and whether NCCL's protocols apply
-  // at all (false: the "direct" protocol, for algorithms of non-NCCL fabrics).
+  // How NCCL's protocols apply (protocol.hpp): the fraction table the algorithm follows
+  // (nvls: NVLink SHARP's latency and channel limit), whether it runs Simple only (NVLS, as
+  // in tuning.cc), and whether NCCL's protocols apply at all (false: the "direct" protocol,
+  // for algorithms of non-NCCL fabrics).
   ProtocolFamily family = ProtocolFamily::ring;
   bool simple_only = false;
   bool nccl_protocols = true;

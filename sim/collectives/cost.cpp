@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -28,6 +30,115 @@ CollectiveCostModel::CollectiveCostModel(const TopologyGraph& g, CostOptions opt
   register_builtin_collectives();
 }
 
+namespace {
+
+// Index in r.nodes of the first reducing switch the route crosses; -1: none.
+int reducing_switch(const TopologyGraph& g, const Route& r) {
+  for (std::size_t i = 1; i + 1 < r.nodes.size(); ++i)
+    if (g.nodes()[static_cast<std::size_t>(r.nodes[i])].in_switch_reduction) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace
+
+void CollectiveCostModel::charge(const Route& r, std::size_t from, std::size_t to, double bytes,
+                                 std::vector<std::size_t>& touched, std::vector<std::size_t>* owned) const {
+  for (std::size_t i = from; i < to; ++i) {
+    const auto e = static_cast<std::size_t>(r.edges[i]);
+    const std::size_t slot = 2 * e + (r.nodes[i] == g_.edges()[e].a ? 0 : 1);
+    if (load_[slot] == 0) touched.push_back(slot);
+    load_[slot] += bytes;
+    if (owned) owned->push_back(slot);
+  }
+}
+
+bool CollectiveCostModel::charge_multimem(const std::vector<const Transfer*>& mm, const std::vector<int>& rank_devices,
+                                          Bytes element_size, std::vector<std::size_t>& touched, Seconds& lat,
+                                          MultimemOwners* owners) const {
+  // The switch's multimem traffic gets nvls_efficiency x (channels - 1)/channels of the
+  // links (tuning.cc): its bytes count as bytes / share.
+  const double share = opt_.protocols.nvls.bandwidth_share();
+  std::set<std::tuple<int, std::int64_t, bool>> once;  // (rank, offset, reduce): its own slice, charged once
+  for (const Transfer* t : mm) {
+    const int a = rank_devices[static_cast<std::size_t>(t->src)], b = rank_devices[static_cast<std::size_t>(t->dst)];
+    const Route& r = router_.device_route(a, b);
+    const int k = reducing_switch(g_, r);
+    if (!r.reachable || k < 0) return false;
+    const auto sw = static_cast<std::size_t>(k);
+    const double bytes = static_cast<double>(t->count) * element_size.value() / share;
+    auto own = [&](int rank) { return owners ? &(*owners)[static_cast<std::size_t>(rank)].slots : nullptr; };
+    if (owners)
+      for (int rank : {t->src, t->dst}) {
+        Seconds& l = (*owners)[static_cast<std::size_t>(rank)].latency;
+        l = max(l, r.latency);
+      }
+    lat = max(lat, r.latency);
+    // ld_reduce: every source's slice goes up, the sum comes down to the destination once, and
+    // the destination's own slice goes up too. st: the slice goes up once and comes down to
+    // every destination, the source included (a store to the multicast address).
+    if (t->reduce) charge(r, 0, sw, bytes, touched, own(t->src));
+    else charge(r, sw, r.edges.size(), bytes, touched, own(t->dst));
+    const int owner = t->reduce ? t->dst : t->src;
+    const int device = t->reduce ? b : a;
+    if (!once.emplace(owner, t->reduce ? t->dst_offset : t->src_offset, t->reduce).second) continue;
+    if (t->reduce) charge(r, sw, r.edges.size(), bytes, touched, own(t->dst));
+    else charge(r, 0, sw, bytes, touched, own(t->src));
+    const Route& self = t->reduce ? router_.route(g_.device_node(device), r.nodes[sw])
+                                  : router_.route(r.nodes[sw], g_.device_node(device));
+    charge(self, 0, self.edges.size(), bytes, touched, own(owner));
+  }
+  return true;
+}
+
+bool CollectiveCostModel::load_multimem(const Step& st, const std::vector<int>& rank_devices, Bytes element_size,
+                                        std::vector<std::size_t>& touched, MultimemOwners* owners) const {
+  std::vector<const Transfer*> mm;
+  for (const Transfer& t : st.transfers)
+    if (t.multimem && t.count > 0 && t.src != t.dst) mm.push_back(&t);
+  Seconds lat{};
+  return charge_multimem(mm, rank_devices, element_size, touched, lat, owners);
+}
+
+void CollectiveCostModel::add_multimem_edge_bytes(const Step& st, const std::vector<int>& rank_devices,
+                                                  std::vector<double>& edge_bytes, Bytes element_size) const {
+  std::vector<std::size_t> touched;
+  const bool ok = load_multimem(st, rank_devices, element_size, touched, nullptr);
+  const double share = opt_.protocols.nvls.bandwidth_share();  // loads count bytes / share
+  for (std::size_t slot : touched) {
+    edge_bytes[slot / 2] += load_[slot] * share * st.repeat;
+    load_[slot] = 0;
+  }
+  HCSIM_ASSERT(ok, "multimem transfer without a reducing switch on its route");
+}
+
+std::vector<Seconds> CollectiveCostModel::multimem_times(const Step& st, const std::vector<int>& rank_devices,
+                                                         Bytes element_size) const {
+  MultimemOwners owners(rank_devices.size());
+  std::vector<std::size_t> touched;
+  const bool ok = load_multimem(st, rank_devices, element_size, touched, &owners);
+  std::vector<Seconds> out(rank_devices.size());
+  for (std::size_t r = 0; r < owners.size(); ++r) {
+    Seconds bw{};
+    for (std::size_t slot : owners[r].slots) {
+      const auto& e = g_.edges()[slot / 2];
+      bw = max(bw, Bytes(load_[slot]) / (e.bandwidth() * e.link.efficiency));
+    }
+    out[r] = owners[r].slots.empty() ? Seconds{} : owners[r].latency + bw;
+  }
+  for (std::size_t slot : touched) load_[slot] = 0;
+  HCSIM_ASSERT(ok, "multimem transfer without a reducing switch on its route");
+  return out;
+}
+
+bool CollectiveCostModel::nodes_reduce(const std::vector<int>& ranks, const GroupShape& shape) const {
+  if (shape.per_node < 2) return false;
+  for (int nd = 0; nd < shape.nodes; ++nd) {
+    const auto first = static_cast<std::size_t>(nd * shape.per_node);
+    if (reducing_switch(g_, router_.device_route(ranks[first], ranks[first + 1])) < 0) return false;
+  }
+  return true;
+}
+
 CollectiveEstimate CollectiveCostModel::schedule_time(const Schedule& sc, const std::vector<int>& rank_devices,
                                                       Bytes element_size) const {
   HCSIM_ASSERT(static_cast<int>(rank_devices.size()) == sc.ranks, "one device per rank");
@@ -37,22 +148,36 @@ CollectiveEstimate CollectiveCostModel::schedule_time(const Schedule& sc, const 
   for (const auto& st : sc.steps) {
     Seconds lat{};
     int moved = 0, between = 0;
+    multimem_.clear();
     for (const auto& t : st.transfers) {
       const int a = rank_devices[static_cast<std::size_t>(t.src)], b = rank_devices[static_cast<std::size_t>(t.dst)];
       if (a == b || t.count == 0) continue;
-      const Route& r = router_.device_route(a, b);
-      HCSIM_ASSERT(r.reachable, "collective between unconnected devices");
-      lat = max(lat, r.latency);
+      if (t.multimem) {
+        multimem_.push_back(&t);
+        sent_[static_cast<std::size_t>(t.src)] += static_cast<double>(t.count) * element_size.value();
+        ++moved;
+        continue;
+      }
       ++moved;
       between += g_.node_of(a) != g_.node_of(b) ? 1 : 0;
       const double bytes = static_cast<double>(t.count) * element_size.value();
       sent_[static_cast<std::size_t>(t.src)] += bytes;
-      for (std::size_t i = 0; i < r.edges.size(); ++i) {
-        const auto e = static_cast<std::size_t>(r.edges[i]);
-        const std::size_t slot = 2 * e + (r.nodes[i] == g_.edges()[e].a ? 0 : 1);
-        if (load_[slot] == 0) touched.push_back(slot);
-        load_[slot] += bytes;
+      // PXN: an NVLink hop to the relay, then the relay's NIC; the latencies add up.
+      const int v = t.via >= 0 ? rank_devices[static_cast<std::size_t>(t.via)] : b;
+      Seconds path{};
+      for (const auto& [from, to] : {std::pair{a, v}, std::pair{v, b}}) {
+        if (from == to) continue;
+        const Route& r = router_.device_route(from, to);
+        HCSIM_ASSERT(r.reachable, "collective between unconnected devices");
+        path += r.latency;
+        charge(r, 0, r.edges.size(), bytes, touched, nullptr);
       }
+      lat = max(lat, path);
+    }
+    if (!multimem_.empty() && !charge_multimem(multimem_, rank_devices, element_size, touched, lat, nullptr)) {
+      for (std::size_t slot : touched) load_[slot] = 0;
+      est.time = Seconds(std::numeric_limits<double>::infinity());
+      return est;
     }
     Seconds bw{};
     for (std::size_t slot : touched) {
@@ -96,6 +221,12 @@ GroupShape CollectiveCostModel::shape_of(const std::vector<int>& devices, std::v
   s.per_node = per.begin()->second;
   for (const auto& [node, count] : per)
     if (count != s.per_node) s.per_node = 0;
+  if (s.nodes > 1 && s.per_node > 1) {
+    // Rails: node 0's local 0 -> node 1's local 1 against node 0's local 1 -> the same.
+    const auto far = static_cast<std::size_t>(s.per_node + 1);
+    s.pxn = router_.device_route(ranks[0], ranks[far]).edges.size() >
+            router_.device_route(ranks[1], ranks[far]).edges.size();
+  }
   return s;
 }
 
@@ -121,6 +252,11 @@ CollectiveEstimate CollectiveCostModel::in_network(const std::vector<int>& ranks
     // multimem stores (each GPU's S/n slice, multicast back to all): each device link carries
     // S + S/n = S (n + 1)/n each way [D], so busbw = 2(n - 1)/(n + 1) B, level with the ring
     // at n = 3 and ahead of it beyond.
+    // On one node this is NCCL's NVLS: its multimem traffic gets nvls_efficiency x (channels -
+    // 1)/channels of the links (tuning.cc); across nodes (SHARP in the fabric) the links' own.
+    bool one_node = true;
+    for (int d : ranks) one_node = one_node && g_.node_of(d) == g_.node_of(ranks[0]);
+    if (one_node) bw = bw * opt_.protocols.nvls.bandwidth_share();
     const double n = static_cast<double>(ranks.size());
     const Seconds t = lat * 2.0 + opt_.step_overhead * 2.0 + Bytes(static_cast<double>(elements) * (n + 1) / n) / bw;
     if (t < best.time) {
@@ -136,7 +272,8 @@ CollectiveEstimate CollectiveCostModel::in_network(const std::vector<int>& ranks
 }
 
 CollectiveEstimate CollectiveCostModel::with_protocol(const CollectiveAlgorithm& a, const CollectiveEstimate& net,
-                                                      CollectiveOp op, Bytes per_rank, int ranks) const {
+                                                      CollectiveOp op, Bytes per_rank, const GroupShape& shape) const {
+  const int ranks = shape.ranks;
   // Pipelined algorithms pay the protocol's step latency once per level of the pipeline
   // (NCCL's tree: 2 log2(nodes) network hops), not once per chunk.
   const int pipeline_steps = a.pipelined ? (op == CollectiveOp::all_reduce ? 2 : 1) * (net.chunks - 1) : 0;
@@ -150,14 +287,27 @@ CollectiveEstimate CollectiveCostModel::with_protocol(const CollectiveAlgorithm&
   const ProtocolSet ideal = ProtocolSet::ideal();
   const bool nccl = a.nccl_protocols && g_.torus_dims.empty() && op != CollectiveOp::send_recv;
   const ProtocolSet& set = nccl ? opt_.protocols : ideal;
+  // NVLink SHARP (NVLS on one node, NVLS_TREE across nodes; in_network across nodes is SHARP
+  // in the fabric, costed as Simple): tuning.cc's latency once, not per step, and on several
+  // nodes its busbw limit per channel; the links' share is in the network time already.
+  const bool nvls = a.family == ProtocolFamily::nvls && (shape.nodes == 1 || !a.analytic_only);
   for (const ProtocolCost& p : set.protocols) {
     if (a.simple_only && p.protocol != Protocol::simple && p.protocol != Protocol::direct) continue;
-    const int channels = set.channels(p, per_rank, ranks);
-    Seconds bw = net.bandwidth_term;
-    if (p.channel_bandwidth.value() > 0) bw = max(bw, net.rank_bytes / (p.channel_bandwidth * channels));
-    bw /= p.fraction(a.family);
-    const Seconds lat = net.latency_term + p.base_latency + p.nvlink_step_latency * (steps - net_steps) +
-                        p.net_step_latency * net_steps;
+    int channels = 0;
+    Seconds bw = net.bandwidth_term, lat{};
+    if (nvls) {
+      const NvlsCost& v = set.nvls;
+      channels = std::max(1, v.channels);
+      const BytesPerSecond cap = v.tree_channel_limit(shape.nodes);
+      if (shape.nodes > 1 && cap.value() > 0) bw = max(bw, per_rank * busbw_factor(op, ranks) / (cap * channels));
+      lat = net.latency_term + (shape.nodes > 1 ? v.tree_latency(shape.nodes) : v.latency);
+    } else {
+      channels = set.channels(p, per_rank, ranks);
+      if (p.channel_bandwidth.value() > 0) bw = max(bw, net.rank_bytes / (p.channel_bandwidth * channels));
+      bw /= p.fraction(a.family);
+      lat = net.latency_term + p.base_latency + p.nvlink_step_latency * (steps - net_steps) +
+            p.net_step_latency * net_steps;
+    }
     if (lat + bw < best.time) {
       best.time = lat + bw;
       best.latency_term = lat;
@@ -179,23 +329,42 @@ CollectiveEstimate CollectiveCostModel::evaluate(const CollectiveAlgorithm& a, c
     CollectiveEstimate est = in_network(ranks, elements);
     est.algorithm = a.name;
     if (!std::isfinite(est.time.value())) return est;
-    return with_protocol(a, est, op, per_rank, shape.ranks);
+    return with_protocol(a, est, op, per_rank, shape);
+  }
+  if (a.node_switch_reduction && !nodes_reduce(ranks, shape)) {
+    CollectiveEstimate none;
+    none.algorithm = a.name;
+    none.time = Seconds(std::numeric_limits<double>::infinity());
+    return none;
   }
   ScheduleRequest req{op, shape, elements, 1, true};
   if (a.pipelined) {
-    // c = sqrt(S (D - 1) / (alpha B)) minimises (c + D - 1)(alpha + S / (c B)); alpha, B of
-    // the first hop (rank 0 -> rank 1: parent/child in the tree, neighbours on the chain).
-    const Route& r = router_.device_route(ranks[0], ranks[1]);
-    const int depth = a.depth(shape.ranks);
-    const double bytes = static_cast<double>(elements) * a.share(op);
-    const double c = std::sqrt(bytes * (depth - 1) / std::max(1e-300, r.latency.value() * r.bottleneck.value()));
+    // c = sqrt(S (D - 1) / (alpha B)) minimises (c + D - 1)(alpha + S / (c B)); S, B of the
+    // slowest stage, alpha the largest (by default one stage, rank 0 -> rank 1: parent/child
+    // in the tree, neighbours on the chain).
+    const std::vector<PipelineStage> stages =
+        a.stages ? a.stages(op, shape) : std::vector<PipelineStage>{{0, 1, a.share(op, shape)}};
+    double bytes = 0, alpha = 0, bw = 1;
+    for (const PipelineStage& st : stages) {
+      const Route& r =
+          router_.device_route(ranks[static_cast<std::size_t>(st.from)], ranks[static_cast<std::size_t>(st.to)]);
+      const double b = static_cast<double>(elements) * st.share;
+      if (bytes == 0 || b / r.bottleneck.value() > bytes / bw) {
+        bytes = b;
+        bw = r.bottleneck.value();
+      }
+      alpha = std::max(alpha, r.latency.value());
+    }
+    const int depth = a.depth(shape);
+    const double c = std::sqrt(bytes * (depth - 1) / std::max(1e-300, alpha * bw));
     req.chunks = static_cast<int>(std::clamp(std::round(c), 1.0, 256.0));
   }
   const Schedule sc = a.schedule(req);
   CollectiveEstimate est = schedule_time(sc, ranks);
   est.algorithm = a.name;
   est.chunks = req.chunks;
-  return with_protocol(a, est, op, per_rank, shape.ranks);
+  if (!std::isfinite(est.time.value())) return est;
+  return with_protocol(a, est, op, per_rank, shape);
 }
 
 CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices, CollectiveOp op, Bytes per_rank,

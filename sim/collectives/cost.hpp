@@ -19,10 +19,16 @@
 //   torus (dims d_k)      sum_k 2(d_k - 1) * (alpha + S / (B * prod_{i<=k} d_i))
 //   in-network reduction  2 * alpha_to_root + S (n + 1) / (n B)   (NVLS: reduce-scatter by
 //                         multimem loads, all-gather by multimem stores)
+//   NVLS tree, one piece  2 (alpha_nv + S/B_nv) + 2(N-1)(alpha_net + S/(g N B_nic)); c pieces
+//                         overlap their stages (tests/collectives/nvls_tree_test.cpp)
+// Multimem transfers (schedule.hpp) load the links as the switch moves them: a load-reduce
+// sends each source's slice and the destination's own up, the sum down once; a store sends
+// the slice up once and down to every member. NCCL's NVLS share of the NVLink (protocol.hpp)
+// counts their bytes as bytes / share.
 // Algorithm "auto" evaluates every registered algorithm with an auto_priority that
 // supports the operation and group -- among them those NCCL itself chooses among (ring,
-// double binary tree, in-network reduction as CollNet/NVLS), torus rings on a torus and the
-// hierarchical all-reduce across nodes -- and keeps the fastest, as NCCL's tuner does
+// double binary tree, in-network reduction as CollNet/NVLS, the NVLS tree), torus rings on
+// a torus and the hierarchical all-reduce across nodes -- and keeps the fastest, as NCCL's tuner does
 // (src/graph/tuning.cc); on equal time the lower priority wins (auto_candidates()).
 // Halving-doubling (an MPI algorithm) has none: it is used only when named. Pipelined
 // algorithms (tree, chain) use the pipeline depth c that minimises
@@ -93,19 +99,50 @@ class CollectiveCostModel {
 
   [[nodiscard]] const Router& router() const { return router_; }
 
+  // Per rank, the time the step's multimem transfers (schedule.hpp) keep that rank's links to
+  // its switch busy on an idle network: the largest latency of its routes plus its busiest
+  // link's multimem load (zero for a rank without any). The engine's flow mode runs them as
+  // timers.
+  [[nodiscard]] std::vector<Seconds> multimem_times(const Step& st, const std::vector<int>& rank_devices,
+                                                    Bytes element_size = Bytes(1)) const;
+  // Adds the bytes the step's multimem transfers put on each edge (both directions, times
+  // Step::repeat) to `edge_bytes`, indexed by edge.
+  void add_multimem_edge_bytes(const Step& st, const std::vector<int>& rank_devices, std::vector<double>& edge_bytes,
+                               Bytes element_size = Bytes(1)) const;
+
  private:
+  struct MultimemOwner {
+    Seconds latency{};
+    std::vector<std::size_t> slots;  // directed links its multimem traffic loads
+  };
+  using MultimemOwners = std::vector<MultimemOwner>;
+  // Adds `bytes` to the directed links r.edges[from, to) (load_), noting new ones in `touched`
+  // and every one in `owned`.
+  void charge(const Route& r, std::size_t from, std::size_t to, double bytes, std::vector<std::size_t>& touched,
+              std::vector<std::size_t>* owned) const;
+  // Charges multimem transfers as the switch moves them (schedule.hpp); false when a route has
+  // no reducing switch.
+  bool charge_multimem(const std::vector<const Transfer*>& mm, const std::vector<int>& rank_devices,
+                       Bytes element_size, std::vector<std::size_t>& touched, Seconds& lat,
+                       MultimemOwners* owners) const;
+  // charge_multimem on the step's multimem transfers.
+  bool load_multimem(const Step& st, const std::vector<int>& rank_devices, Bytes element_size,
+                     std::vector<std::size_t>& touched, MultimemOwners* owners) const;
+  // Whether the route between the first two ranks of every node crosses a reducing switch.
+  bool nodes_reduce(const std::vector<int>& ranks, const GroupShape& shape) const;
   CollectiveEstimate evaluate(const CollectiveAlgorithm& a, const std::vector<int>& ranks, const GroupShape& shape,
                               CollectiveOp op, std::int64_t elements) const;
   CollectiveEstimate in_network(const std::vector<int>& ranks, std::int64_t elements) const;
   // The network estimate `net` under the least-time protocol the algorithm allows.
   CollectiveEstimate with_protocol(const CollectiveAlgorithm& a, const CollectiveEstimate& net, CollectiveOp op,
-                                   Bytes per_rank, int ranks) const;
+                                   Bytes per_rank, const GroupShape& shape) const;
 
   const TopologyGraph& g_;
   CostOptions opt_;
   Router router_;
   mutable std::vector<double> load_;  // per directed link, reused between steps
   mutable std::vector<double> sent_;  // per rank, reused between steps
+  mutable std::vector<const Transfer*> multimem_;  // a step's multimem transfers, reused
   mutable std::map<std::tuple<std::vector<int>, int, double, std::string>, CollectiveEstimate> memo_;
 };
 

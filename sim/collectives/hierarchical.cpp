@@ -28,7 +28,8 @@ Schedule hierarchical_schedule(CollectiveOp op, int nodes, int per_node, std::in
   return sc;
 }
 
-Schedule multi_ring_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements, bool compressed) {
+Schedule multi_ring_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements, bool compressed,
+                             bool pxn) {
   HCSIM_ASSERT(op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather,
                "multi-ring schedule supports all-reduce, reduce-scatter and all-gather only");
   HCSIM_ASSERT(nodes >= 1 && per_node >= 1, "multi-ring schedule needs nodes and ranks per node");
@@ -50,6 +51,10 @@ Schedule multi_ring_schedule(CollectiveOp op, int nodes, int per_node, std::int6
   }
   if (op != CollectiveOp::all_gather) append_ring_phase(sc.steps, rings, true, compressed);
   if (op != CollectiveOp::reduce_scatter) append_ring_phase(sc.steps, rings, false, compressed);
+  if (pxn)
+    for (Step& st : sc.steps)
+      for (Transfer& t : st.transfers)
+        if (t.src / per_node != t.dst / per_node) t.via = t.src / per_node * per_node + t.dst % per_node;
   return sc;
 }
 

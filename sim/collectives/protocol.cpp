@@ -45,7 +45,32 @@ void add_protocol(ParamTable& t, const Defaults& d) {
                .help = "buffer per channel below which NCCL runs fewer channels (nthreads x threadThreshold)"});
 }
 
+// NVLink SHARP's figures (protocol.hpp): tuning.cc's names in the help.
+void add_nvls(ParamTable& t) {
+  t.push_back({.name = "nvls_efficiency", .kind = ParamKind::quantity, .dim = Dim::ratio, .def = 0.85, .min = 0,
+               .max = 1, .min_exclusive = true,
+               .help = "share of NVLink bandwidth NVLS multimem traffic gets (tuning.cc nvlsEfficiency, Hopper)"});
+  t.push_back({.name = "nvls_channels", .kind = ParamKind::integer, .def = 16, .min = 1, .max = 64,
+               .help = "NVLS channels; one of them is left out of the bandwidth (NVLS_NCHANNELS_SM90, nvls.cc)"});
+  t.push_back({.name = "nvls_latency", .kind = ParamKind::quantity, .dim = Dim::time, .def = "25 us", .min = 0,
+               .help = "once per NVLS or NVLS tree collective (tuning.cc hwLat[NVLINK][NVLS][Simple])"});
+  t.push_back({.name = "nvls_tree_net_latency", .kind = ParamKind::quantity, .dim = Dim::time, .def = "20.9 us",
+               .min = 0, .help = "per network tree level, 2 log2(nodes) of them (hwLat[NET][NVLSTree][Simple])"});
+  t.push_back({.name = "nvls_tree_channel_bandwidth_2_nodes", .kind = ParamKind::quantity, .dim = Dim::bandwidth,
+               .def = "57.7 GB/s", .min = 0, .min_exclusive = true,
+               .help = "NVLS tree busbw per channel on 2 nodes (perChMaxNVLSTreeBws, Hopper N2)"});
+  t.push_back({.name = "nvls_tree_channel_bandwidth", .kind = ParamKind::quantity, .dim = Dim::bandwidth,
+               .def = "45.5 GB/s", .min = 0, .min_exclusive = true,
+               .help = "NVLS tree busbw per channel on more than 2 nodes (perChMaxNVLSTreeBws, Hopper N4)"});
+}
+
 }  // namespace
+
+Seconds NvlsCost::tree_latency(int nodes) const {
+  int levels = 0;
+  for (int x = nodes; x > 1; x >>= 1) ++levels;
+  return latency + tree_net_latency * (2.0 * levels);
+}
 
 std::string_view protocol_name(Protocol p) {
   switch (p) {
@@ -63,6 +88,7 @@ const ParamTable& protocol_params() {
     for (const Defaults& d : kDefaults) add_protocol(t, d);
     t.push_back({.name = "max_channels", .kind = ParamKind::integer, .def = 32, .min = 1, .max = 64,
                  .help = "channels NCCL opens (MAXCHANNELS 64; 32 on NVLink systems)"});
+    add_nvls(t);
     return t;
   }();
   return table;
@@ -86,6 +112,12 @@ ProtocolSet ProtocolSet::nccl(const Params& params) {
     c.grain_scales_with_ranks = ids[i] == Protocol::ll;  // tuning.cc: threadThresholds[RING][LL] *= nRanks
     s.protocols.push_back(c);
   }
+  s.nvls.efficiency = params.number("nvls_efficiency");
+  s.nvls.channels = static_cast<int>(params.integer("nvls_channels"));
+  s.nvls.latency = params.get<Seconds>("nvls_latency");
+  s.nvls.tree_net_latency = params.get<Seconds>("nvls_tree_net_latency");
+  s.nvls.tree_channel_bandwidth_2_nodes = params.get<BytesPerSecond>("nvls_tree_channel_bandwidth_2_nodes");
+  s.nvls.tree_channel_bandwidth = params.get<BytesPerSecond>("nvls_tree_channel_bandwidth");
   return s;
 }
 

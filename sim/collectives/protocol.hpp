@@ -22,6 +22,14 @@
 //                           LL 20 GB/s (speedArrayIntra's top figure, search.cc; LL half of it)
 //   channel grain           512 threads x 8 B (LL, x ranks), 640 x 8 B (LL128), 512 x 64 B (Simple)
 //   max channels            32
+// NVLink SHARP (NCCL's NVLS on one node, NVLS_TREE across nodes) runs Simple only, with its
+// own figures (NvlsCost, tuning.cc):
+//   efficiency              nvlsEfficiency (Hopper 0.85) x (nChannels - 1)/nChannels, 16 channels
+//                           (NVLS_NCHANNELS_SM90, src/transport/nvls.cc): the share of the
+//                           NVLink bandwidth the switch's multimem traffic gets
+//   latency                 hwLat[NVLINK][NVLS, NVLS_TREE][Simple] 25 us, once (baseLat is 0)
+//   tree net latency        hwLat[NET][NVLS_TREE][Simple] 20.9 us per tree level, 2 log2(nodes) levels
+//   tree channel bandwidth  perChMaxNVLSTreeBws (Hopper) 57.7 GB/s on 2 nodes, 45.5 GB/s beyond
 // A "direct" protocol (fraction 1, no latency, no channel limit) stands for no protocol:
 // the algorithms of non-NCCL fabrics (torus rings on TPU ICI) and the closed-form tests.
 
@@ -37,8 +45,28 @@ namespace hcsim {
 enum class Protocol : std::uint8_t { ll, ll128, simple, direct };
 std::string_view protocol_name(Protocol p);
 
-// Which fraction table an algorithm's busbw follows in NCCL's tuning model.
-enum class ProtocolFamily : std::uint8_t { ring, tree };
+// Which fraction table an algorithm's busbw follows in NCCL's tuning model; nvls: NVLink
+// SHARP, Simple only, with NvlsCost's latency and channel limit.
+enum class ProtocolFamily : std::uint8_t { ring, tree, nvls };
+
+// NVLS figures of tuning.cc; the defaults (efficiency 1, no latency, no limit) are ideal().
+struct NvlsCost {
+  double efficiency = 1;  // nvlsEfficiency, before the (channels - 1)/channels of tuning.cc
+  int channels = 0;       // 0: no channel left out, no per-channel limit
+  Seconds latency{}, tree_net_latency{};
+  BytesPerSecond tree_channel_bandwidth_2_nodes{}, tree_channel_bandwidth{};
+
+  // The share of NVLink bandwidth multimem traffic gets: efficiency x (channels - 1)/channels.
+  [[nodiscard]] double bandwidth_share() const {
+    return channels > 1 ? efficiency * (channels - 1) / channels : efficiency;
+  }
+  // NVLS_TREE's latency on `nodes` nodes: latency + 2 floor(log2 nodes) x tree_net_latency.
+  [[nodiscard]] Seconds tree_latency(int nodes) const;
+  // NVLS_TREE's per-channel limit on `nodes` nodes (zero: none).
+  [[nodiscard]] BytesPerSecond tree_channel_limit(int nodes) const {
+    return nodes <= 2 ? tree_channel_bandwidth_2_nodes : tree_channel_bandwidth;
+  }
+};
 
 struct ProtocolCost {
   Protocol protocol = Protocol::direct;
@@ -54,6 +82,7 @@ struct ProtocolCost {
 struct ProtocolSet {
   std::vector<ProtocolCost> protocols;  // the candidates, in order of preference on equal time
   int max_channels = 1;
+  NvlsCost nvls{};
 
   // NCCL's LL, LL128 and Simple from `params` (protocol_params(); defaults when omitted).
   static ProtocolSet nccl(const Params& params);
@@ -66,7 +95,7 @@ struct ProtocolSet {
   [[nodiscard]] const ProtocolCost* find(Protocol p) const;
 };
 
-// The protocol parameters (ll_*, ll128_*, simple_*, max_channels) with NCCL's defaults.
+// The protocol parameters (ll_*, ll128_*, simple_*, max_channels, nvls_*) with NCCL's defaults.
 const ParamTable& protocol_params();
 
 }  // namespace hcsim

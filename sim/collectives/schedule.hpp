@@ -20,10 +20,21 @@ bool parse_collective_op(std::string_view name, CollectiveOp& out);
 
 // Elements [offset, offset+count) of the source rank's buffer go to [dst_offset, ...) of the
 // destination's; `reduce` adds into the destination instead of overwriting.
+// `multimem`: the transfer is one source's part of an NVLink SHARP operation through the
+// reducing switch on its route (NVLS multimem instructions), which the executor runs as any
+// other transfer but the cost model and the engine charge as the switch moves it: with
+// `reduce` (multimem.ld_reduce), every source's slice goes up to the switch, the
+// destination's own slice too, and the sum comes down to the destination once; without
+// (multimem.st), the source's slice goes up once and comes down to every destination.
+// `via` (>= 0): the data is relayed through that rank, the GPU of the source's node on the
+// destination's rail (NCCL's PXN): an NVLink hop src -> via, then via's own NIC to dst; the
+// executor ignores it, the cost model and the engine carry both hops.
 struct Transfer {
   int src = 0, dst = 0;  // ranks within the group, 0..n-1
   std::int64_t src_offset = 0, dst_offset = 0, count = 0;
   bool reduce = false;
+  bool multimem = false;
+  int via = -1;
 };
 
 struct Step {
@@ -96,8 +107,21 @@ Schedule hierarchical_schedule(CollectiveOp op, int nodes, int per_node, std::in
 // all_reduce: slice j of the buffer; reduce_scatter and all_gather: slice j of every rank's
 // chunk (NCCL runs them on as many channels as all-reduce, src/enqueue.cc), so each ring
 // moves (n-1)/n of S/per_node and the per_node rings together use every NIC.
+// `pxn`: ring j's node-crossing hop, from local rank j - 1 to local rank j of the next node,
+// is relayed through local rank j of its own node (NCCL's PXN, on fabrics where a hop between
+// rails climbs to the spines): ring j then crosses on rail j alone.
 Schedule multi_ring_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements,
-                             bool compressed = false);
+                             bool compressed = false, bool pxn = false);
+
+// NVLS tree all-reduce across nodes (NCCL's NVLS_TREE; NVIDIA/nccl src/device/all_reduce.h),
+// rank = node * per_node + local, pipelined in `chunks` pieces: piece k is split into
+// per_node slices, slice l owned by local rank l; at step k each node reduce-scatters piece k
+// through its NVSwitch (multimem loads: rank l receives the node's sum of slice l); at steps
+// k + 1 .. k + 2(nodes - 1) the ranks of local index l (one rail, each on its own NIC) run a
+// ring all-reduce of slice l; at step k + 2 nodes - 1 rank l multicasts the result to its node
+// (multimem stores). chunks + 2 nodes - 1 steps; the stages of different pieces overlap, as
+// NCCL's scatter, reduce, network and broadcast warps work on successive chunks. all_reduce.
+Schedule nvls_tree_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements, int chunks = 1);
 
 // Pipelined chain 0 -> 1 -> ... -> n-1 in `chunks` pieces: broadcast from rank 0, or reduce
 // to rank 0 along the reversed chain.

@@ -13,11 +13,30 @@ using Pair = std::pair<int, int>;
 
 std::vector<int> as_int(const std::vector<std::uint32_t>& v) { return {v.begin(), v.end()}; }
 
-// Sorted distinct (src, dst) rank pairs of a step's non-empty transfers.
+// A transfer that is a flow: not empty, between two ranks, not a multimem one (a timer).
+bool is_flow(const Transfer& t) { return t.count > 0 && t.src != t.dst && !t.multimem; }
+
+// The legs of a flow transfer: (src, dst), or (src, via) and (via, dst) when relayed (PXN).
+template <class F>
+void for_each_leg(const Transfer& t, F&& f) {
+  if (t.via < 0 || t.via == t.src || t.via == t.dst) {
+    f(t.src, t.dst);
+    return;
+  }
+  f(t.src, t.via);
+  f(t.via, t.dst);
+}
+
+bool has_multimem(const Step& st) {
+  return std::any_of(st.transfers.begin(), st.transfers.end(),
+                     [](const Transfer& t) { return t.multimem && t.count > 0 && t.src != t.dst; });
+}
+
+// Sorted distinct (src, dst) rank pairs of a step's flows.
 std::vector<Pair> step_pairs(const Step& st) {
   std::vector<Pair> out;
   for (const Transfer& t : st.transfers)
-    if (t.count > 0 && t.src != t.dst) out.emplace_back(t.src, t.dst);
+    if (is_flow(t)) for_each_leg(t, [&](int a, int b) { out.emplace_back(a, b); });
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -28,13 +47,16 @@ Step merged_step(const std::vector<const Step*>& steps) {
   std::map<Pair, std::int64_t> sum;
   for (const Step* s : steps)
     for (const Transfer& t : s->transfers)
-      if (t.count > 0 && t.src != t.dst) sum[{t.src, t.dst}] += t.count * s->repeat;
+      if (is_flow(t)) for_each_leg(t, [&](int a, int b) { sum[{a, b}] += t.count * s->repeat; });
   Step out;
   for (const auto& [pr, count] : sum) out.transfers.push_back({pr.first, pr.second, 0, 0, count, false});
   return out;
 }
 
-std::shared_ptr<const FlowSchedule> flow_schedule(const Schedule& sc) {
+// The schedule as flows; a step's multimem transfers become one timer per rank (their time on
+// an idle network, CollectiveCostModel::multimem_times).
+std::shared_ptr<const FlowSchedule> flow_schedule(const Schedule& sc, const CollectiveCostModel& model,
+                                                  const std::vector<int>& ranks) {
   auto f = std::make_shared<FlowSchedule>();
   f->ranks = sc.ranks;
   std::uint32_t step = 0;
@@ -45,13 +67,26 @@ std::shared_ptr<const FlowSchedule> flow_schedule(const Schedule& sc) {
     // multi_ring share their intra-node hops), as event mode carries one flow per pair.
     index.clear();
     for (const Transfer& t : st.transfers) {
-      if (t.count <= 0 || t.src == t.dst) continue;
-      const auto [it, fresh] = index.emplace(Pair{t.src, t.dst}, f->transfers.size());
-      if (fresh)
-        f->transfers.push_back({static_cast<std::uint32_t>(t.src), static_cast<std::uint32_t>(t.dst), step, 0.0});
-      f->transfers[it->second].bytes += static_cast<double>(t.count);
+      if (!is_flow(t)) continue;
+      // A relayed transfer's two legs run at once, as PXN's relay forwards while it receives.
+      for_each_leg(t, [&](int a, int b) {
+        const auto [it, fresh] = index.emplace(Pair{a, b}, f->transfers.size());
+        if (fresh)
+          f->transfers.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), step, 0.0});
+        f->transfers[it->second].bytes += static_cast<double>(t.count);
+      });
     }
-    if (!index.empty()) ++step;
+    bool timers = false;
+    if (has_multimem(st)) {
+      const std::vector<Seconds> busy = model.multimem_times(st, ranks);
+      for (std::size_t r = 0; r < busy.size(); ++r) {
+        if (busy[r].value() <= 0) continue;
+        const auto rank = static_cast<std::uint32_t>(r);
+        f->transfers.push_back({rank, rank, step, 0.0, busy[r].value()});
+        timers = true;
+      }
+    }
+    if (!index.empty() || timers) ++step;
   }
   f->steps = step;
   const auto n = static_cast<std::size_t>(sc.ranks);
@@ -88,7 +123,7 @@ std::string resolve_collective_algorithm(const CollectiveCostModel& model, const
                                valid_list(collective_algorithm_choices()));
     std::vector<int> ranks;
     if (a->supports(op, model.shape_of(devices, ranks))) {
-      if (!a->analytic_only) return a->name;
+      if (!a->analytic_only && !a->node_switch_reduction) return a->name;
       try {  // in-network reduction needs reducing switches on every path; the model says
         (void)model.estimate(devices, op, per_rank, a->name);
         return a->name;
@@ -148,8 +183,15 @@ CollectiveExpansion CollectivePlanner::build(const std::vector<int>& devices, Co
   for (const Transfer& t : merged_step(all).transfers)
     p.pair_bytes.push_back({p.rank_devices[static_cast<std::size_t>(t.src)],
                             p.rank_devices[static_cast<std::size_t>(t.dst)], static_cast<double>(t.count)});
+  if (a->node_switch_reduction) {
+    std::vector<double> on_edge(g_.edges().size(), 0.0);
+    for (const Step& st : sc.steps)
+      if (has_multimem(st)) model_.add_multimem_edge_bytes(st, ranks, on_edge);
+    for (std::size_t e = 0; e < on_edge.size(); ++e)
+      if (on_edge[e] > 0) p.switch_bytes.emplace_back(static_cast<int>(e), on_edge[e]);
+  }
   if (flow_) {
-    p.flow = flow_schedule(sc);
+    p.flow = flow_schedule(sc, model_, ranks);
   } else {
     coarse_phases(p, sc, ranks);
     // The protocol's base and per-step latency and its bandwidth share (protocol.hpp) are
@@ -178,7 +220,8 @@ void CollectivePlanner::coarse_phases(CollectiveExpansion& p, const Schedule& sc
   };
   for (const Step& st : sc.steps) {
     std::vector<Pair> q = step_pairs(st);
-    if (q.empty()) continue;
+    // A step of multimem transfers alone joins the phase before it (its time is in the timer).
+    if (q.empty() && !has_multimem(st)) continue;
     const bool joins = !cur.empty() && (std::includes(pairs.begin(), pairs.end(), q.begin(), q.end()) ||
                                         std::includes(q.begin(), q.end(), pairs.begin(), pairs.end()));
     if (!joins) {
@@ -223,8 +266,9 @@ int CollectivePlanner::reduction_root(const std::vector<int>& devices, double by
   return best;
 }
 
-void CollectivePlanner::add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes,
-                                       double copies) const {
+void CollectivePlanner::add_timer_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes,
+                                        double copies) const {
+  for (const auto& [e, bytes] : p.switch_bytes) edge_bytes[static_cast<std::size_t>(e)] += bytes * copies;
   if (p.reduction_root >= 0) {
     // Each device's S goes up and its reduced S/n slice comes back (reduce-scatter), then its
     // slice goes up and all S comes down (all-gather): S (n + 1)/n each way (cost.cpp).
@@ -232,8 +276,12 @@ void CollectivePlanner::add_edge_bytes(const CollectiveExpansion& p, std::vector
     for (std::uint32_t d : p.rank_devices)
       for (int e : router().route(g_.device_node(static_cast<int>(d)), p.reduction_root).edges)
         edge_bytes[static_cast<std::size_t>(e)] += 2 * p.bytes * (n + 1) / n * copies;
-    return;
   }
+}
+
+void CollectivePlanner::add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes,
+                                       double copies) const {
+  add_timer_bytes(p, edge_bytes, copies);
   for (const PlannedFlow& f : p.pair_bytes)
     for (int e : router().device_route(static_cast<int>(f.src), static_cast<int>(f.dst)).edges)
       edge_bytes[static_cast<std::size_t>(e)] += f.bytes * copies;

@@ -33,7 +33,11 @@
 // timer of (2(n-1) - 1) alpha, then one flow per ring edge of 2(n-1)/n S.
 // In-network reduction (no rank-level schedule) is a timer of the cost model's time in both
 // modes; its bytes (S up and S down each device's path to the reducing switch) are counted
-// on the links but do not contend.
+// on the links but do not contend. So are a schedule's multimem transfers (NVLink SHARP inside
+// a node, schedule.hpp): no device-to-device flow can carry them (the switch reduces or
+// multicasts), so they are timers of the cost model's time, per rank and step in flow mode
+// (multimem_times) and inside the phase's timer in event mode, and their bytes are counted
+// on the NVLinks; the other transfers of the schedule are flows as usual.
 
 #include <cstdint>
 #include <map>
@@ -65,6 +69,9 @@ struct FlowSchedule {
     std::uint32_t src = 0, dst = 0;  // ranks
     std::uint32_t step = 0;          // steps without transfers removed
     double bytes = 0;
+    // > 0: no flow but a timer of this many seconds on rank src (= dst): the rank's multimem
+    // transfers of the step (NVLink SHARP), CollectiveCostModel::multimem_times.
+    double timer = 0;
   };
   int ranks = 0;
   std::uint32_t steps = 0;
@@ -82,6 +89,8 @@ struct CollectiveExpansion {
   std::vector<CoarsePhase> phases;          // event mode, and in-network reduction in both modes
   std::shared_ptr<const FlowSchedule> flow; // flow mode (null for in-network reduction)
   std::vector<PlannedFlow> pair_bytes;      // every byte the collective sends, summed per device pair
+  // Bytes of its multimem transfers (NVLink SHARP, no flows) per topology edge: (edge, bytes).
+  std::vector<std::pair<int, double>> switch_bytes;
   int reduction_root = -1;                  // in-network reduction: the reducing switch (graph node)
 };
 
@@ -102,6 +111,9 @@ class CollectivePlanner {
   // Bytes the plan puts on each topology edge (both directions summed), times `copies`,
   // added to `edge_bytes`.
   void add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes, double copies = 1) const;
+  // Those of them no flow carries (in-network reduction, multimem transfers): what the engine
+  // charges itself when the collective starts.
+  void add_timer_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes, double copies = 1) const;
 
   [[nodiscard]] const CollectiveCostModel& model() const { return model_; }
   [[nodiscard]] const Router& router() const { return model_.router(); }

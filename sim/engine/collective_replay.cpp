@@ -33,7 +33,7 @@ void CollectiveReplay::start(TaskId t) {
   Instance& co = colls_.back();
   co.task = t;
   co.plan = &p;
-  if (p.reduction_root >= 0) planner_.add_edge_bytes(p, host_.edge_bytes());
+  planner_.add_timer_bytes(p, host_.edge_bytes());  // bytes no flow carries
   if (!p.flow) {
     run_phase(c);
     return;
@@ -104,7 +104,10 @@ void CollectiveReplay::advance(int c, std::uint32_t rank) {
     const FlowSchedule::Xfer& x = f.transfers[i];
     if (x.step > open) break;
     ++next;
-    host_.launch_comm(co.plan->rank_devices[x.src], co.plan->rank_devices[x.dst], x.bytes, co.task, c, i);
+    if (x.timer > 0)  // the rank's multimem transfers of the step
+      host_.launch_timer(Seconds(x.timer), co.task, c, i);
+    else
+      host_.launch_comm(co.plan->rank_devices[x.src], co.plan->rank_devices[x.dst], x.bytes, co.task, c, i);
   }
 }
 

@@ -36,7 +36,8 @@ TEST(CollectiveAlgorithms, BuiltinAutoOrderIsTheOneTheShippedReportsWereMadeWith
   // then the rest; the all-dimension torus rings right after the dimension-ordered ones.
   // Halving-doubling, an MPI algorithm, is not a candidate: used only when named.
   const std::vector<std::string> want{"ring",       "multi_ring", "hierarchical", "torus",   "torus_all_dims",
-                                      "double_binary_tree", "in_network", "chain", "pairwise", "direct"};
+                                      "double_binary_tree", "in_network", "nvls_tree", "chain", "pairwise",
+                                      "direct"};
   EXPECT_EQ(auto_names(), want);
   ASSERT_NE(find_collective_algorithm("halving_doubling"), nullptr);
   EXPECT_FALSE(find_collective_algorithm("halving_doubling")->auto_priority.has_value());
@@ -51,16 +52,32 @@ TEST(CollectiveAlgorithms, PipelinedEntriesDeclareDepthAndShare) {
   ASSERT_TRUE(tree && chain);
   ASSERT_TRUE(tree->pipelined && chain->pipelined);
   for (int n = 2; n <= 1024; ++n) {
-    EXPECT_EQ(tree->depth(n), static_cast<int>(std::floor(std::log2(n)))) << n;
-    EXPECT_EQ(chain->depth(n), n - 1) << n;
+    const GroupShape s{.ranks = n};
+    EXPECT_EQ(tree->depth(s), static_cast<int>(std::floor(std::log2(n)))) << n;
+    EXPECT_EQ(chain->depth(s), n - 1) << n;
   }
-  EXPECT_EQ(tree->share(CollectiveOp::all_reduce), 0.5);
-  EXPECT_EQ(tree->share(CollectiveOp::broadcast), 1.0);
-  EXPECT_EQ(chain->share(CollectiveOp::broadcast), 1.0);
+  const GroupShape any{.ranks = 8};
+  EXPECT_EQ(tree->share(CollectiveOp::all_reduce, any), 0.5);
+  EXPECT_EQ(tree->share(CollectiveOp::broadcast, any), 1.0);
+  EXPECT_EQ(chain->share(CollectiveOp::broadcast, any), 1.0);
+  // NVLS tree (NCCL's NVLS_TREE) on N nodes of g GPUs: a piece enters at step k and leaves at
+  // k + 2N - 1 (depth 2N). Two stages: each GPU's NVLink (rank 0 -> 1) carries (g + 1)/g of
+  // the buffer (multimem loads and stores), each NIC (rank 0 -> rank g, rail 0 of node 1)
+  // 2(N - 1)/N of its 1/g slice (a ring all-reduce).
+  const CollectiveAlgorithm* nvls = find_collective_algorithm("nvls_tree");
+  ASSERT_TRUE(nvls && nvls->pipelined && nvls->stages);
+  const GroupShape four{.ranks = 32, .nodes = 4, .per_node = 8};
+  EXPECT_EQ(nvls->depth(four), 8);
+  const auto stages = nvls->stages(CollectiveOp::all_reduce, four);
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_EQ(std::pair(stages[0].from, stages[0].to), std::pair(0, 1));
+  EXPECT_DOUBLE_EQ(stages[0].share, 9.0 / 8);
+  EXPECT_EQ(std::pair(stages[1].from, stages[1].to), std::pair(0, 8));
+  EXPECT_DOUBLE_EQ(stages[1].share, 2.0 * 3 / (4 * 8));
   EXPECT_EQ(chain->auto_max_ranks, 256);
   for (const auto& [name, a] : collective_algorithms()) {
     if (a.pipelined) {
-      EXPECT_TRUE(a.depth && a.share) << name;
+      EXPECT_TRUE(a.depth && (a.share || a.stages)) << name;
     }
   }
 }

@@ -50,13 +50,17 @@ TaskGraph collectives(const std::vector<std::uint32_t>& devs, CollectiveOp op, d
 
 // The closed forms below are of the network schedule alone: the ideal protocol
 // (tests/collectives/protocol_test.cpp covers NCCL's).
-double run(const TopologyGraph& topo, const TaskGraph& g, const char* mode, const char* algorithm) {
+EngineResult run_all(const TopologyGraph& topo, const TaskGraph& g, const char* mode, const char* algorithm) {
   EngineOptions opt;
   opt.mode = mode;
   opt.algorithm = algorithm;
   opt.planner = std::make_shared<CollectivePlanner>(topo, algorithm, std::string(mode) == "flow",
                                                     CostOptions{.protocols = ProtocolSet::ideal()});
-  return simulate(topo, g, opt).makespan;
+  return simulate(topo, g, opt);
+}
+
+double run(const TopologyGraph& topo, const TaskGraph& g, const char* mode, const char* algorithm) {
+  return run_all(topo, g, mode, algorithm).makespan;
 }
 
 struct Case {
@@ -218,16 +222,70 @@ TEST(CollectiveAlgorithms, InNetworkReductionIsATimerWithItsBytesOnTheLinks) {
   const TopologyGraph topo = node(8, "1 us", true);
   const double S = 1073741824.0;
   for (const char* mode : {"event", "flow"}) {
-    EngineOptions opt;
-    opt.mode = mode;
-    opt.algorithm = "in_network";
-    opt.planner = std::make_shared<CollectivePlanner>(topo, "in_network", std::string(mode) == "flow",
-                                                      CostOptions{.protocols = ProtocolSet::ideal()});
-    const EngineResult r = simulate(topo, collectives(first(8), CollectiveOp::all_reduce, S), opt);
+    const EngineResult r = run_all(topo, collectives(first(8), CollectiveOp::all_reduce, S), mode, "in_network");
     EXPECT_NEAR(r.makespan / (2e-6 + S * 9.0 / 8.0 / 240e9), 1.0, 1e-9) << mode;
     double total = 0;
     for (double b : r.edge_bytes) total += b;
     EXPECT_DOUBLE_EQ(total, 8 * 2 * S * 9.0 / 8.0) << mode;
+  }
+}
+
+TEST(CollectiveAlgorithms, NvlsTreeRunsItsRailsAsFlowsAndItsSwitchWorkAsTimers) {
+  // 2 nodes x 4 GPUs whose NVSwitches reduce; NVLink and NIC routes both of alpha = 2 us, so
+  // every step's latency is the same whichever transfers it holds and both modes take the cost
+  // model's time (checked against its closed form in tests/collectives/nvls_tree_test.cpp).
+  // Bytes: each GPU's NVLink carries S + S/g up and S/g + S down (multimem loads, then stores),
+  // each rail's ring sends S/g per GPU over 2 NIC edges: n S (2(g + 1)/g + 2/g) = 24 S in all.
+  const TopologyGraph topo = build(
+      {{"type", "nvswitch-cluster"},
+       {"gpus_per_node", 4},
+       {"nvswitch_reduction", true},
+       {"switch_radix", 64},
+       {"nvlink", {{"type", "electrical"}, {"bandwidth", "300 GB/s"}, {"latency", "1 us"}, {"efficiency", 0.8}}},
+       {"nic", {{"type", "electrical"}, {"bandwidth", "50 GB/s"}, {"latency", "1 us"}}}},
+      8);
+  const double S = 67108864.0;
+  const double model = CollectiveCostModel(topo, {.protocols = ProtocolSet::ideal()})
+                           .estimate({0, 1, 2, 3, 4, 5, 6, 7}, CollectiveOp::all_reduce, Bytes(S), "nvls_tree")
+                           .time.value();
+  for (const char* mode : {"event", "flow"}) {
+    const EngineResult r = run_all(topo, collectives(first(8), CollectiveOp::all_reduce, S), mode, "nvls_tree");
+    EXPECT_NEAR(r.makespan / model, 1.0, 1e-6) << mode;
+    double total = 0;
+    for (double b : r.edge_bytes) total += b;
+    EXPECT_NEAR(total / S, 24.0, 1e-9) << mode;
+  }
+}
+
+TEST(CollectiveAlgorithms, PxnKeepsTheMultiRingsOffTheSpines) {
+  // 4 nodes x 8 GPUs on a rail-optimised fabric: multi_ring relays each node-crossing hop
+  // through the GPU on the destination's rail (PXN, tests/collectives/pxn_test.cpp), so the
+  // engine's flows leave every spine edge without a byte. Its two legs are flows of their own
+  // latency each, while the model charges a relayed step both: the engine is at most one
+  // NVLink route's latency (2 x 0.25 us) a step faster, 2(n - 1) steps of it.
+  const TopologyGraph topo = build(
+      {{"type", "nvswitch-cluster"},
+       {"fabric", "rail-optimised"},
+       {"nvlink", {{"type", "electrical"}, {"bandwidth", "300 GB/s"}, {"latency", "0.25 us"}, {"efficiency", 0.8}}},
+       {"nic", {{"type", "electrical"}, {"bandwidth", "25 GB/s"}, {"latency", "1 us"}, {"efficiency", 0.8}}}},
+      32);
+  const double S = 67108864.0;
+  const double model = CollectiveCostModel(topo, {.protocols = ProtocolSet::ideal()})
+                           .estimate(testing::first_devices(32), CollectiveOp::all_reduce, Bytes(S), "multi_ring")
+                           .time.value();
+  for (const char* mode : {"event", "flow"}) {
+    const EngineResult r = run_all(topo, collectives(first(32), CollectiveOp::all_reduce, S), mode, "multi_ring");
+    EXPECT_LE(r.makespan, model * (1 + 1e-9)) << mode;
+    EXPECT_GE(r.makespan, model - 2 * 31 * 0.5e-6) << mode;
+    double spines = 0, total = 0;
+    for (std::size_t e = 0; e < r.edge_bytes.size(); ++e) {
+      const auto& ed = topo.edges()[e];
+      total += r.edge_bytes[e];
+      for (int end : {ed.a, ed.b})
+        if (topo.nodes()[static_cast<std::size_t>(end)].name.find("spine") != std::string::npos) spines += r.edge_bytes[e];
+    }
+    EXPECT_GT(total, 0) << mode;
+    EXPECT_EQ(spines, 0) << mode;
   }
 }
 

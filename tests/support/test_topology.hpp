@@ -2,6 +2,9 @@
 // A topology for a test, from its JSON description (docs/network.md), with the builtin
 // links and topologies registered. The description must be valid: a test failure names the
 // first issue.
+#include <numeric>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +20,13 @@ inline TopologyGraph test_topology(const nlohmann::json& desc, int devices) {
   TopologyGraph g = build_topology(desc, devices, "/t", d);
   EXPECT_TRUE(d.ok()) << (d.ok() ? "" : d.issues()[0].message);
   return g;
+}
+
+// Devices 0 .. n-1: a group of the first n devices.
+inline std::vector<int> first_devices(int n) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), 0);
+  return v;
 }
 
 }  // namespace hcsim::testing
