@@ -245,13 +245,7 @@ struct Parser {
     st.zero = static_cast<int>(s.integer("zero"));
     st.offload = s.string("offload") == "pool" ? Offload::pool : Offload::none;
     st.flash_attention = s.boolean("flash_attention");
-    st.tp_overlap = s.string("tp_comm_overlap") == "none"   ? TpOverlap::none
-                    : s.string("tp_comm_overlap") == "full" ? TpOverlap::full
-                                                             : TpOverlap::backward;
-    st.main_grads = s.string("main_grads") == "fp32" ? MainGrads::fp32 : s.string("main_grads") == "model" ? MainGrads::model : MainGrads::automatic;
-    st.grad_accumulation = s.string("grad_accumulation") == "separate" ? GradAccumulation::separate : GradAccumulation::fused;
-    st.cross_entropy_fusion = s.boolean("cross_entropy_fusion");
-    st.deallocate_pipeline_outputs = s.boolean("deallocate_pipeline_outputs");
+    sections::read_framework_keys(s, st);
     st.scatter_gather = s.boolean("scatter_gather");
     st.overlap_dp = s.boolean("overlap_dp");
     st.dp_bucket = s.get<Bytes>("dp_bucket");

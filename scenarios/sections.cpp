@@ -123,6 +123,9 @@ const ParamTable& strategy() {
       {.name = "deallocate_pipeline_outputs", .kind = ParamKind::boolean, .def = true,
        .help = "a pipeline stage frees each chunk's output once sent (Megatron-LM since 2022, Megatron-Core); "
                "false: kept until its backward, one b*s*h tensor per micro-batch in flight"},
+      {.name = "blocking_p2p", .kind = ParamKind::boolean, .def = false,
+       .help = "pipeline sends block the sender's compute until they complete (Megatron-LM before "
+               "Megatron-Core: batch_isend_irecv then a device synchronisation); false: on their own stream"},
       {.name = "scatter_gather", .kind = ParamKind::boolean, .def = true,
        .help = "pipeline sends b*s*h/tp per tensor-parallel rank (Megatron scatter/gather)"},
       {.name = "overlap_dp", .kind = ParamKind::boolean, .def = true,
@@ -213,6 +216,17 @@ nlohmann::json scenario_schema() {
   p["simulation"] = params_schema(simulation());
   p["outputs"] = params_schema(outputs());
   return s;
+}
+
+void read_framework_keys(const Params& s, StrategySpec& st) {
+  const std::string overlap = s.string("tp_comm_overlap"), grads = s.string("main_grads");
+  st.tp_overlap = overlap == "none" ? TpOverlap::none : overlap == "full" ? TpOverlap::full : TpOverlap::backward;
+  st.main_grads = grads == "fp32" ? MainGrads::fp32 : grads == "model" ? MainGrads::model : MainGrads::automatic;
+  st.grad_accumulation =
+      s.string("grad_accumulation") == "separate" ? GradAccumulation::separate : GradAccumulation::fused;
+  st.cross_entropy_fusion = s.boolean("cross_entropy_fusion");
+  st.deallocate_pipeline_outputs = s.boolean("deallocate_pipeline_outputs");
+  st.blocking_p2p = s.boolean("blocking_p2p");
 }
 
 }  // namespace hcsim::sections

@@ -3,6 +3,7 @@
 // (docs/scenario.schema.json) and docs/scenario.md all read these tables.
 
 #include "sim/core/params.hpp"
+#include "workloads/strategy.hpp"
 
 namespace hcsim::sections {
 
@@ -15,6 +16,11 @@ const ParamTable& strategy();
 const ParamTable& fsdp();  // strategy.fsdp
 const ParamTable& simulation();
 const ParamTable& outputs();
+
+// The strategy keys that say how the framework runs the step (tp_comm_overlap,
+// main_grads, grad_accumulation, cross_entropy_fusion, deallocate_pipeline_outputs,
+// blocking_p2p), read from a checked strategy section into `st`.
+void read_framework_keys(const Params& s, StrategySpec& st);
 
 // JSON Schema of the whole scenario document.
 nlohmann::json scenario_schema();

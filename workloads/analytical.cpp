@@ -184,8 +184,10 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       // Interleaved: in the steady state a device works on its other chunks while a chunk's
       // output travels, so the sends show only on the fill and the drain: one forward and
       // one backward hop per stage boundary.
-      pp = v > 1 ? Seconds{} : 2.0 * hop;
-      fill_pp += v > 1 && s + 1 < p ? 2.0 * hop : Seconds{};
+      // Blocking sends (StrategySpec::blocking_p2p) hold the sender's compute: every chunk's
+      // two hops per micro-batch are exposed.
+      pp = v > 1 && !st.blocking_p2p ? Seconds{} : 2.0 * v * hop;
+      fill_pp += v > 1 && s + 1 < p ? 2.0 * (st.blocking_p2p ? v : 1) * hop : Seconds{};
     }
     auto& a = r.stages[static_cast<std::size_t>(s)];
     a.compute = m * (f.compute + b.compute);
@@ -201,7 +203,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   const Seconds cmax = *std::max_element(c.begin(), c.end());
   const Seconds csum = std::accumulate(c.begin(), c.end(), Seconds{});
   r.pipeline = m * cmax + (csum - cmax) / v + fill_pp;
-  if (v > 1)
+  if (v > 1 && !st.blocking_p2p)
     for (auto& a : r.stages) a.pp_comm = fill_pp;
 
   Seconds drain{};  // stage s finishes its last backward this long before stage 0

@@ -327,6 +327,7 @@ class Emitter {
         task.microbatch = static_cast<std::uint16_t>(op.microbatch);
         task.label = send_label_;
         ids[r] = g_.add(task, {dep});
+        if (st_.blocking_p2p) tasks_.block_compute_on(task.device, ids[r]);
         if (from.send_codec.compressed)
           ids[r] = add_codec(dev(ns, d, t), stage(ns).send_codec.decode, phase, ns, op.microbatch, ids[r]);
       }

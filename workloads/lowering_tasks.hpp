@@ -26,6 +26,8 @@ class StreamTasks {
                     int microbatch, std::vector<TaskId>& deps, bool comm_stream);
 
   [[nodiscard]] TaskId compute_tail(std::uint32_t device) const { return compute_tail_[device]; }
+  // The device's next compute task also waits for `id` (a blocking point-to-point send).
+  void block_compute_on(std::uint32_t device, TaskId id) { compute_tail_[device] = id; }
   [[nodiscard]] TaskId comm_tail(std::uint32_t device) const { return comm_tail_[device]; }
 
  private:

@@ -98,6 +98,11 @@ struct StrategySpec {
   // (Megatron-LM's deallocate_output_tensor, January 2022; Megatron-Core's
   // deallocate_pipeline_outputs). false: the output stays until the chunk's backward.
   bool deallocate_pipeline_outputs = true;
+  // Pipeline sends that block the sender's compute stream until they complete (Megatron-LM
+  // before Megatron-Core: batch_isend_irecv then torch.cuda.synchronize() in
+  // p2p_communication.py; DeepSpeed's pipeline engine). false: on their own stream
+  // (Megatron-Core's p2p, overlap_p2p_comm for the interleaved schedule).
+  bool blocking_p2p = false;
   bool scatter_gather = true;     // pipeline p2p sends b s h / t per TP rank (SC21 §4.1)
   bool overlap_dp = true;         // bucketed gradient collectives overlap the last backward
   Bytes dp_bucket{25e6};          // gradient bucket (PyTorch DDP default 25 MB)

@@ -25,8 +25,8 @@ void add(PresetLibrary& lib, std::string name, json values, std::string source, 
 json a100_common() {
   return {{"peak_fp32", "19.5 TFLOPS"}, {"peak_tf32", "156 TFLOPS"}, {"peak_bf16", "312 TFLOPS"},
           {"peak_int8", "624 TOPS"},    {"sm_count", 108},           {"tile_m", 128},
-          {"tile_n", 256},              {"tile_k", 64},              {"gemm_efficiency", 0.76},
-          {"memory_efficiency", 0.66},  {"tile_fill", "1.07 us"},    {"launch_overhead", "5 us"},
+          {"tile_n", 256},              {"tile_k", 64},              {"gemm_efficiency", 0.77},
+          {"memory_efficiency", 0.65},  {"tile_fill", "1.08 us"},    {"launch_overhead", "5 us"},
           {"idle_power", "50 W"},       {"tdp", "400 W"}};
 }
 
@@ -60,10 +60,10 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "fp32, 624 TOPS int8, 80 GB HBM2e at 2039 GB/s, 400 W; 108 SMs (Ampere whitepaper) [S]. Tile 128x256x64: CUTLASS sm80 "
       "default tensor-op threadblock shape [S]. CALIBRATED (bounded Levenberg-Marquardt fit of step time to the "
       "ten Megatron-LM SC21 Table 1 runs on Selene: scripts/calibrate/parameters.json, docs/validation.md), with "
-      "the 2021 code's optimizer step, fp32 cross entropy and per-tensor gradient accumulation modelled: "
-      "gemm_efficiency 0.76 (sustained 237 TF in training under the 400 W limit, below the ~268 TF a best-shape "
-      "microbenchmark reaches, mamf-finder, stas00/ml-engineering), memory_efficiency 0.66 (fused softmax, "
-      "dropout with its RNG, norms, Adam: 1.35 of 2.04 TB/s), tile_fill 1.07 us (inside its 0.5-5 us range: an "
+      "the 2021 code's optimizer step, fp32 cross entropy, per-tensor gradient accumulation and blocking pipeline sends modelled: "
+      "gemm_efficiency 0.77 (sustained 240 TF in training under the 400 W limit, below the ~268 TF a best-shape "
+      "microbenchmark reaches, mamf-finder, stas00/ml-engineering), memory_efficiency 0.65 (fused softmax, "
+      "dropout with its RNG, norms, Adam: 1.33 of 2.04 TB/s), tile_fill 1.08 us (inside its 0.5-5 us range: an "
       "HBM round trip and the epilogue). Fixed, not fitted (Table 1 does not determine it): launch_overhead 5 us, "
       "the top of a CUDA launch's 2-5 us.",
       "NVIDIA A100 80GB SXM4");
@@ -92,7 +92,7 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "SwiGLU, the fused cross entropy, the optimizer step); fitted with Megatron-Core's backward tensor-parallel "
       "overlap, fp32 gradient reduction, the optimizer step's passes, NCCL's protocol latencies and the fat-tree's "
       "destination routing modelled. "
-      "Fixed, not fitted: tile_fill 1 us (one HBM round trip plus the epilogue, as the A100's fitted 1.07 us), "
+      "Fixed, not fitted: tile_fill 1 us (one HBM round trip plus the epilogue, as the A100's fitted 1.08 us), "
       "launch_overhead 5 us (as the A100's: the top of a CUDA launch's 2-5 us).",
       "NVIDIA H100 SXM5 80GB");
 

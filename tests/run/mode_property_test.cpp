@@ -5,8 +5,8 @@
 //
 // The layouts are drawn by a seeded generator over every strategy axis the step plan
 // reads: dp, tp, pp, cp, the pipeline schedules with v, recomputation, ZeRO 0-3, sequence
-// parallelism, flash attention, data-parallel overlap, the micro-batch and the
-// tensor-parallel overlap. Layouts the parser refuses are redrawn; memory is not checked (a layout that would not fit still has
+// parallelism, flash attention, data-parallel overlap, the micro-batch, the
+// tensor-parallel overlap and blocking pipeline sends. Layouts the parser refuses are redrawn; memory is not checked (a layout that would not fit still has
 // a step to agree on). Two kinds of layout are outside the closed forms' assumption that a
 // transfer does not share its links, and are not drawn (docs/architecture.md says so):
 // context-parallel rings across a node edge, and ZeRO-3 with context parallelism (the
@@ -82,14 +82,16 @@ nlohmann::json draw(const nlohmann::json& base, int devices, std::mt19937_64& rn
   // stays the generator's earlier one.
   static const char* const tp_overlaps[] = {"none", "backward", "full"};
   const std::string tp_overlap = tp_overlaps[(dp + pp + micro_batch) % 3];
+  const bool blocking_p2p = (tp + cp + micro_batch) % 2 == 1;
   auto& st = doc["strategy"];
   st = {{"dp", dp}, {"tp", tp}, {"pp", pp}, {"cp", cp}, {"schedule", schedule}, {"interleave", v},
         {"recompute", recompute}, {"zero", zero}, {"sequence_parallel", sp}, {"flash_attention", flash},
-        {"overlap_dp", overlap}, {"tp_comm_overlap", tp_overlap}};
+        {"overlap_dp", overlap}, {"tp_comm_overlap", tp_overlap}, {"blocking_p2p", blocking_p2p}};
   doc["workload"]["micro_batch"] = micro_batch;
   doc["simulation"] = {{"check_memory", false}};
-  text = fmt::format("dp {} tp {} pp {} cp {} {} v {} recompute {} zero {} sp {} flash {} overlap {} mb {} tp-overlap {}",
-                     dp, tp, pp, cp, schedule, v, recompute, zero, sp, flash, overlap, micro_batch, tp_overlap);
+  text = fmt::format("dp {} tp {} pp {} cp {} {} v {} recompute {} zero {} sp {} flash {} overlap {} mb {} tp-overlap {} "
+                     "blocking-p2p {}",
+                     dp, tp, pp, cp, schedule, v, recompute, zero, sp, flash, overlap, micro_batch, tp_overlap, blocking_p2p);
   try {
     parse_scenario(doc, "property.json");
   } catch (const InputError&) {

@@ -155,6 +155,31 @@ TEST(Communication, UserbuffersHideTheForwardCollectivesAndTheOutputGradientGath
   EXPECT_EQ(tp_exposed(c, st, TpOverlap::backward, large), tp_exposed(c, st, TpOverlap::full, large));
 }
 
+TEST(Communication, BlockingPipelineSendsAreExposedForEveryChunk) {
+  register_builtin_schedules();
+  // Interleaved 1F1B over p = 2 stages with v = 2 chunks, m = 4 micro-batches, every send
+  // costing 1 ms. On their own stream the sends show on the pipeline's fill and drain only:
+  // one forward and one backward hop per stage boundary, 2 ms. Blocking (Megatron-LM's
+  // batch_isend_irecv + synchronize), each stage exposes its two hops per chunk and
+  // micro-batch: m x 2 v x 1 ms = 16 ms.
+  StrategySpec st;
+  st.pp = 2;
+  st.schedule = "interleaved-1f1b";
+  st.interleave = 2;
+  WorkloadSpec w;
+  w.global_batch = 4;
+  testing::TestDevice dev;
+  auto sched = pipeline_schedules().get(st.schedule, "").make(Params());
+  const TransformerConfig c = gpt(4);
+  const GroupCostFn cost = [](const DeviceGroup&, CollectiveOp, Bytes) { return Seconds(1e-3); };
+  auto pp = [&](bool blocking) {
+    st.blocking_p2p = blocking;
+    return analytical_step(testing::uniform_lowering(c, st, w, *sched, dev), cost, nullptr).stages[0].pp_comm.value();
+  };
+  EXPECT_NEAR(pp(false), 2e-3, 1e-15);
+  EXPECT_NEAR(pp(true), 4 * 2 * 2 * 1e-3, 1e-15);
+}
+
 TEST(Communication, ZeroStage3MovesOneAndAHalfTimesDataParallel) {
   StrategySpec dp, z3;
   dp.dp = z3.dp = 4;

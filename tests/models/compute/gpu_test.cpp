@@ -26,9 +26,9 @@ double achieved(const ComputeDevice& d, const Kernel& k) { return k.flops.value(
 
 // The A100 presets' efficiencies and overheads, calibrated to the ten Megatron-LM SC21
 // Table 1 runs (docs/validation.md, scripts/calibrate/parameters.json).
-constexpr double kA100GemmEff = 0.76;   // gemm_efficiency
-constexpr double kA100MemEff = 0.66;    // memory_efficiency
-constexpr double kA100Fill = 1.07e-6;   // tile_fill, s
+constexpr double kA100GemmEff = 0.77;   // gemm_efficiency
+constexpr double kA100MemEff = 0.65;    // memory_efficiency
+constexpr double kA100Fill = 1.08e-6;   // tile_fill, s
 constexpr double kA100Launch = 5e-6;    // launch_overhead, s
 
 TEST(Gpu, EveryGpuPresetBuildsAndCitesASource) {
@@ -64,7 +64,7 @@ TEST(Gpu, LargeSquareGemmMatchesClosedFormAndStaysBelowPeak) {
   auto d = preset("nvidia-a100-80gb-sxm");
   const Kernel k = gemm_kernel(8192, 8192, 8192, DType::bf16);
   // Closed form (gpu.hpp) with the preset's tile 128x256x64, 108 SMs and the calibrated
-  // eta 0.76, fill 1.07 us, eta_mem 0.66, launch 5 us (docs/validation.md):
+  // eta 0.77, fill 1.08 us, eta_mem 0.65, launch 5 us (docs/validation.md):
   // tiles 64*32 = 2048, waves ceil(2048/108) = 19, iters 8192/64 = 128.
   const double t_iter = 2.0 * 128 * 256 * 64 / (312e12 / 108 * kA100GemmEff);
   const double t_comp = 19 * (kA100Fill + 128 * t_iter);
@@ -90,7 +90,7 @@ TEST(Gpu, AchievedRateNeverExceedsCeilingOverRandomShapes) {
 }
 
 // Closed form of gpu.hpp for a compute-bound GEMM without split-K on the A100 preset
-// (108 SMs, tk 64, calibrated eta 0.76 and fill 1.07 us, docs/validation.md): min over the
+// (108 SMs, tk 64, calibrated eta 0.77 and fill 1.08 us, docs/validation.md): min over the
 // tiles 128x256, 256x128, 128x128 of
 // waves * (fill + ceil(k/64) * t_iter(tile)).
 double a100_closed_form(std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -132,7 +132,7 @@ TEST(Gpu, ShortKLoopCannotAmortiseThePipelineFill) {
   auto d = preset("nvidia-a100-80gb-sxm", {{"launch_overhead", 0}, {"memory_efficiency", 1.0}});
   const GpuDevice& g = gpu(d);
   // k = 64: one K iteration per tile, so per-tile efficiency is t_iter / (t_fill + t_iter),
-  // with the calibrated fill 1.07 us and eta 0.76 (docs/validation.md).
+  // with the calibrated fill 1.08 us and eta 0.77 (docs/validation.md).
   const Kernel k = gemm_kernel(13824, 6912, 64, DType::bf16);  // 108*27... = 2916 tiles, 27 waves
   const double t_iter = 2.0 * 128 * 256 * 64 / (312e12 / 108 * kA100GemmEff);
   const GpuCost c = g.cost(k);
@@ -162,14 +162,14 @@ TEST(Gpu, SplitKFillsIdleSmsForSmallOutputs) {
   const GpuCost no_split = gpu(d).cost(gemm_kernel(256, 256, 65536, DType::bf16, 1));
   EXPECT_EQ(no_split.total.value(), c.total.value());
   // Lower bound: even perfectly split, the work needs flops / (eta * peak), eta the
-  // calibrated 0.76 (docs/validation.md).
+  // calibrated 0.77 (docs/validation.md).
   EXPECT_GT(c.total.value(), 2.0 * 256 * 256 * 65536 / (kA100GemmEff * 312e12));
 }
 
 TEST(Gpu, MemoryBoundKernelIsBytesOverAchievedBandwidthPlusLaunch) {
   auto d = preset("nvidia-a100-80gb-sxm");
   const Kernel k = memory_kernel(KernelKind::elementwise, Bytes(4e9), Flops(1e9), DType::bf16);
-  // Roofline: 4 GB / (2039 GB/s * 0.66) + 5 us (calibrated memory efficiency, fixed launch
+  // Roofline: 4 GB / (2039 GB/s * 0.65) + 5 us (calibrated memory efficiency, fixed launch
   // overhead, docs/validation.md); 1 GFLOP at 19.5 TF is far below.
   EXPECT_NEAR(d->time(k).value(), 4e9 / (2039e9 * kA100MemEff) + kA100Launch, 1e-12);
   // The same bytes over six tensors, one kernel each (Kernel::launches): five more launches.
@@ -183,7 +183,7 @@ TEST(Gpu, DecodeGemvIsMemoryBound) {
   const Kernel k = gemm_kernel(1, 8192, 8192, DType::bf16);
   const GpuCost c = gpu(d).cost(k);
   EXPECT_GT(c.memory.value(), c.compute.value());
-  // Weights dominate: 8192*8192*2 B at 0.66 * 2039 GB/s (calibrated memory efficiency,
+  // Weights dominate: 8192*8192*2 B at 0.65 * 2039 GB/s (calibrated memory efficiency,
   // docs/validation.md), plus the fp32 partials of C that
   // each of the split_k slices writes and the reduction reads (2 * 4 B * s * m * n).
   EXPECT_DOUBLE_EQ(c.hbm_bytes.value(), k.bytes.value() + 8.0 * static_cast<double>(c.split_k) * 8192);
@@ -195,7 +195,7 @@ TEST(Gpu, SparseGemmRunsAtTwiceTheDenseTensorRate) {
   Kernel k = gemm_kernel(8192, 8192, 8192, DType::bf16);
   k.sparse = true;
   // 2:4 sparsity doubles tensor throughput (datasheet 624 vs 312 TF): each K iteration takes
-  // half as long; the per-tile fill (calibrated 1.07 us) does not shrink. 19 waves, 128
+  // half as long; the per-tile fill (calibrated 1.08 us) does not shrink. 19 waves, 128
   // iterations (see above).
   const double t_iter = 2.0 * 128 * 256 * 64 / (312e12 / 108 * kA100GemmEff);
   EXPECT_NEAR(gpu(d).cost(k).compute.value(), 19 * (kA100Fill + 128 * t_iter / 2), 1e-12);
