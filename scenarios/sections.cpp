@@ -120,6 +120,10 @@ const ParamTable& strategy() {
       {.name = "cross_entropy_fusion", .kind = ParamKind::boolean, .def = false,
        .help = "the LM loss as Transformer Engine's fused cross entropy (Megatron-Core cross_entropy_loss_fusion) "
                "instead of Megatron's six-kernel fp32 vocab-parallel cross entropy"},
+      {.name = "fused_kernels", .kind = ParamKind::boolean, .def = true,
+       .help = "norms, rotary embedding, SwiGLU and residual adds as Megatron/Transformer Engine's fused kernels; "
+               "false: PyTorch eager mode's (RMSNorm in fp32 in seven kernels, rotate-half RoPE, separate SiLU and "
+               "product), as Hugging Face-style Llama code runs without torch.compile"},
       {.name = "deallocate_pipeline_outputs", .kind = ParamKind::boolean, .def = true,
        .help = "a pipeline stage frees each chunk's output once sent (Megatron-LM since 2022, Megatron-Core); "
                "false: kept until its backward, one b*s*h tensor per micro-batch in flight"},
@@ -225,6 +229,7 @@ void read_framework_keys(const Params& s, StrategySpec& st) {
   st.grad_accumulation =
       s.string("grad_accumulation") == "separate" ? GradAccumulation::separate : GradAccumulation::fused;
   st.cross_entropy_fusion = s.boolean("cross_entropy_fusion");
+  st.fused_kernels = s.boolean("fused_kernels");
   st.deallocate_pipeline_outputs = s.boolean("deallocate_pipeline_outputs");
   st.blocking_p2p = s.boolean("blocking_p2p");
 }

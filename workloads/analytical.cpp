@@ -84,8 +84,9 @@ class ShardCosts {
   ShardCosts(const Layout& lay, const ShardPlan& plan, int stage, const GroupCostFn& cost)
       : cost_(cost), plan_(plan) {
     const DeviceGroup replicas = lay.replica_group(stage);
-    shard_ = {replicas.first, replicas.stride, plan.shard};
-    peers_ = {replicas.first, replicas.stride * plan.shard, plan.copies};
+    const int tp = replicas.stride, shard = tp * plan.shard;  // devices one shard group spans
+    shard_ = {replicas.first, tp, plan.shard, {{{tp, 1}, {plan.copies, shard}}}};
+    peers_ = {replicas.first, shard, plan.copies, {{{shard, 1}, {}}}};
   }
   Seconds exposed(const PassTotals& p, bool backward, TpCosts& tp, Bytes tp_bytes) {
     units_.clear();
@@ -133,12 +134,13 @@ Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool
 }
 
 AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn& cost) {
-  std::vector<int> devices;
+  std::vector<int> devices, siblings;
   return analytical_step(
       in,
       [&](const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
         g.devices(devices);
-        return cost(devices, op, bytes);
+        g.sibling_offsets(siblings);
+        return cost(devices, op, bytes, siblings);
       },
       nullptr);
 }

@@ -29,7 +29,9 @@
 namespace hcsim {
 
 // Time of one collective over `devices` (send_recv: two devices).
-using CollectiveCostFn = std::function<Seconds(const std::vector<int>& devices, CollectiveOp op, Bytes bytes)>;
+// `siblings`: the offsets of the group's concurrent translates (DeviceGroup::sibling_offsets).
+using CollectiveCostFn = std::function<Seconds(const std::vector<int>& devices, CollectiveOp op, Bytes bytes,
+                                               const std::vector<int>& siblings)>;
 
 struct AnalyticalStage {
   Seconds compute{};     // per step: forward + backward + recompute compute

@@ -15,6 +15,13 @@ void DeviceGroup::devices(std::vector<int>& out) const {
   for (int k = 0; k < count; ++k) out[static_cast<std::size_t>(k)] = device(k);
 }
 
+void DeviceGroup::sibling_offsets(std::vector<int>& out) const {
+  out.clear();
+  for (int i = 0; i < sib[0].count; ++i)
+    for (int j = 0; j < sib[1].count; ++j)
+      if (i > 0 || j > 0) out.push_back(i * sib[0].stride + j * sib[1].stride);
+}
+
 std::string_view layout_issue_text(LayoutIssue i) {
   switch (i) {
     case LayoutIssue::none: return "valid";

@@ -17,6 +17,7 @@
 //   context ring hop k of a stage:            (context rank k, its successor's offset, 2)
 //   pipeline pair (stage a -> stage b):       (first(a), first(b) - first(a), 2)
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -29,12 +30,21 @@ namespace hcsim {
 
 struct TransformerConfig;
 
-// A group of devices first, first + stride, ... (count of them).
+// A group of devices first, first + stride, ... (count of them), and its siblings: the
+// translates of the group by i * sib[0].stride + j * sib[1].stride (i < sib[0].count,
+// j < sib[1].count, not both 0) that run the same collective at the same time -- the
+// layout's symmetric replicas, whose traffic shares the group's NICs and links.
 struct DeviceGroup {
+  struct Axis {
+    int count = 1, stride = 0;
+  };
   int first = 0, stride = 1, count = 1;
+  std::array<Axis, 2> sib{};
   [[nodiscard]] int device(int k) const { return first + k * stride; }
   // The devices of the group into `out` (reused by callers that cost many groups).
   void devices(std::vector<int>& out) const;
+  // The siblings' offsets into `out` (empty: none).
+  void sibling_offsets(std::vector<int>& out) const;
 };
 
 struct Layout {
@@ -51,20 +61,24 @@ struct Layout {
   [[nodiscard]] std::uint32_t device(int stage, int dp_rank, int cp_rank, int tp_rank) const {
     return device(stage, dp_rank * cp + cp_rank, tp_rank);
   }
+  // Siblings: the other replicas' tensor groups.
   [[nodiscard]] DeviceGroup tensor_group(int stage, int replica = 0) const {
-    return {first_device(stage) + replica * tp, 1, tp};
+    return {first_device(stage) + replica * tp, 1, tp, {{{replicas(), tp}, {}}}};
   }
+  // Siblings: the other tensor ranks' replica groups.
   [[nodiscard]] DeviceGroup replica_group(int stage, int tp_rank = 0) const {
-    return {first_device(stage) + tp_rank, tp, replicas()};
+    return {first_device(stage) + tp_rank, tp, replicas(), {{{tp, 1}, {}}}};
   }
   // Hop k of the context-parallel ring of (stage, data-parallel rank 0, tensor rank 0):
-  // context rank k to k + 1 (mod cp).
+  // context rank k to k + 1 (mod cp). Siblings: the same hop of every tensor rank and
+  // data-parallel rank.
   [[nodiscard]] DeviceGroup context_hop(int stage, int k) const {
     const int from = static_cast<int>(device(stage, 0, k, 0)), to = static_cast<int>(device(stage, 0, (k + 1) % cp, 0));
-    return {from, to - from, 2};
+    return {from, to - from, 2, {{{tp, 1}, {dp, cp * tp}}}};
   }
+  // Siblings: every device of the stage sends to its twin at the same time.
   [[nodiscard]] DeviceGroup pipeline_pair(int from, int to) const {
-    return {first_device(from), first_device(to) - first_device(from), 2};
+    return {first_device(from), first_device(to) - first_device(from), 2, {{{per_stage(), 1}, {}}}};
   }
 };
 

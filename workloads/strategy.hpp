@@ -94,6 +94,9 @@ struct StrategySpec {
   MainGrads main_grads = MainGrads::automatic;
   GradAccumulation grad_accumulation = GradAccumulation::fused;
   bool cross_entropy_fusion = false;  // the LM loss as one fused kernel (transformer_ops.cpp)
+  // Megatron / Transformer Engine's fused norm, rotary, activation and residual kernels;
+  // false: PyTorch eager mode's (Hugging Face-style Llama modules), one kernel per tensor op.
+  bool fused_kernels = true;
   // A pipeline stage frees each chunk's output once sent, keeping only its autograd graph
   // (Megatron-LM's deallocate_output_tensor, January 2022; Megatron-Core's
   // deallocate_pipeline_outputs). false: the output stays until the chunk's backward.

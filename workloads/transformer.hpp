@@ -79,6 +79,7 @@ struct ShardShape {
   DType dtype = DType::bf16;
   int cp = 1;                    // context parallel: this rank holds s/cp tokens of each sequence
   bool fused_cross_entropy = false;  // strategy.cross_entropy_fusion
+  bool fused_kernels = true;         // strategy.fused_kernels
 };
 ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st);
 

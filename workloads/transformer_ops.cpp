@@ -15,6 +15,22 @@
 // inputs for the backward pass. The per-step cast of the weights (once per step, not per
 // micro-batch) is not modelled.
 //
+// Eager mode (strategy.fused_kernels false: PyTorch without torch.compile, Hugging Face
+// transformers' LlamaRMSNorm, apply_rotary_pos_emb and LlamaMLP, as IBM's fms-fsdp and most
+// FSDP stacks run them), e bytes per stored element:
+//   RMSNorm: cast to fp32 (e + 4), square (8), row mean (4), eps add and rsqrt (per token),
+//     scale (8), cast back (4 + e), weight product (2e): 24 + 4e bytes in 7 kernels (fused:
+//     2e in one); it keeps the fp32 input and the cast-back product's input for backward (4 + e).
+//     LayerNorm (GPT) is one native kernel either way.
+//   RoPE, per element of Q and K: x cos (2e), the rotated half -- negate one half (e) and
+//     concatenate (2e) -- times sin (2e), the sum (3e): 10e in 5 kernels each (fused: 2e in one
+//     for both).
+//   SwiGLU: SiLU of the gate (2e) and the product with the up half (3e) in two kernels (fused:
+//     3e in one); the product keeps both of its inputs (3e per element against 2e).
+//   Residual add: one kernel of 3e; a dropout before it (p > 0, GPT) is its own kernel with
+//     its mask (2e + 1), where Megatron fuses bias, dropout and add (3e + 1).
+// Backward passes follow the general rule (twice the forward bytes, as many kernels).
+//
 // Context parallelism (cp > 1; Megatron-Core CP, Liu et al. ICLR 2024): the rank holds
 // s/cp tokens, so every token-parallel op (norms, GEMMs, dropouts) and its saved
 // activations shrink by cp; its attention takes its s/cp queries against all s keys
@@ -55,15 +71,30 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
     if (fp8) ops.push_back(mem_op(name, KernelKind::elementwise, elements * (2 * e + e + g), act));
   };
 
-  // Norm: read x, write y (+ mean/rstd, negligible).
-  ops.push_back(mem_op("norm1", KernelKind::norm, 2 * norm_tokens * h * e, act));
+  const bool eager = !s.fused_kernels;
+  const bool eager_rms = eager && c.rmsnorm;
+  // Norm: read x, write y (+ mean/rstd, negligible); eager RMSNorm as in the header.
+  auto norm = [&](const char* name) {
+    ops.push_back(mem_op(name, KernelKind::norm, norm_tokens * h * (eager_rms ? 24 + 4 * e : 2 * e), act));
+    if (eager_rms) ops.back().kernel.launches = 7;
+  };
+  // Residual add (and dropout): Megatron's fused bias-dropout-add, or eager mode's kernels.
+  auto residual = [&](const char* name) {
+    const bool dropout = !c.rmsnorm;  // GPT/BERT train with dropout; Llama without
+    ops.push_back(mem_op(name, KernelKind::elementwise,
+                         norm_tokens * h * (!eager ? 3 * e + 1 : dropout ? 5 * e + 1 : 3 * e), act));
+    if (eager && dropout) ops.back().kernel.launches = 2;
+  };
+  norm("norm1");
   quantise("fp8_cast_qkv", norm_tokens * h);
   ops.push_back({"qkv", gemm_kernel(tokens, q_out + 2 * kv_out, c.hidden, s.dtype), false, false, true});
 
   // Rotary positions (Su et al. 2021, RoFormer; LLaMA): Q and K of the local tokens are
   // rotated by their own kernel, read and written once (Transformer Engine's fused RoPE).
-  if (!c.learned_positions)
-    ops.push_back(mem_op("rope", KernelKind::elementwise, 2.0 * d(tokens) * d(q_out + kv_out) * e, act));
+  if (!c.learned_positions) {
+    ops.push_back(mem_op("rope", KernelKind::elementwise, (eager ? 10.0 : 2.0) * d(tokens) * d(q_out + kv_out) * e, act));
+    if (eager) ops.back().kernel.launches = 10;
+  }
 
   // Attention core over b * a/t heads: QK^T (s x s x hd) and AV (s x hd x s): 4 b s^2 h / t.
   Kernel att;
@@ -103,16 +134,18 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   quantise("fp8_cast_attn_proj", d(tokens) * d(q_out));
   ops.push_back({"attn_proj", gemm_kernel(tokens, c.hidden, q_out, s.dtype), false, true});
   // Dropout + residual add: read x and residual, write y and a 1-byte mask.
-  ops.push_back(mem_op("dropout_residual1", KernelKind::elementwise, norm_tokens * h * (3 * e + 1), act));
-  ops.push_back(mem_op("norm2", KernelKind::norm, 2 * norm_tokens * h * e, act));
+  residual("dropout_residual1");
+  norm("norm2");
   quantise("fp8_cast_mlp_up", norm_tokens * h);
   ops.push_back({"mlp_up", gemm_kernel(tokens, c.gated_mlp ? 2 * ffn : ffn, c.hidden, s.dtype), false, false, true});
-  // GELU reads and writes ffn/t per token; SwiGLU reads two halves and writes one.
+  // GELU reads and writes ffn/t per token; SwiGLU reads two halves and writes one (eager:
+  // SiLU, then the product).
   ops.push_back(mem_op("activation", KernelKind::elementwise,
-                       d(tokens) * d(ffn) * (c.gated_mlp ? 3 : 2) * e, act));
+                       d(tokens) * d(ffn) * (c.gated_mlp ? (eager ? 5 : 3) : 2) * e, act));
+  if (eager && c.gated_mlp) ops.back().kernel.launches = 2;
   quantise("fp8_cast_mlp_down", d(tokens) * d(ffn));
   ops.push_back({"mlp_down", gemm_kernel(tokens, c.hidden, ffn, s.dtype), false, true});
-  ops.push_back(mem_op("dropout_residual2", KernelKind::elementwise, norm_tokens * h * (3 * e + 1), act));
+  residual("dropout_residual2");
 
   // What each op keeps for its backward pass (Korthikanti et al. 2022 §4.1): norms and
   // GEMMs their input, QK^T its Q and K, AV its V and the dropped-out probabilities,
@@ -122,14 +155,14 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   const double scores = d(att.batch) * d(q_len) * d(c.seq_len);
   for (LayerOp& op : ops) {
     const std::string_view n = op.name;
-    if (n == "norm1" || n == "norm2") op.saved_bytes = Bytes(e * norm_tokens * h);
+    if (n == "norm1" || n == "norm2") op.saved_bytes = Bytes((eager_rms ? 4 + e : e) * norm_tokens * h);
     else if (n == "qkv" || n == "mlp_up") op.saved_bytes = Bytes(g * gemm_in_tokens * h);
     else if (n == "attention") {
       op.saved_score_bytes = Bytes(scores * (2 * e + 1));  // softmax output, dropout mask, dropout output
       op.saved_bytes = Bytes(e * d(tokens) * (d(q_out) + 2.0 * d(kv_out))) + op.saved_score_bytes;
     } else if (n == "attn_proj") op.saved_bytes = Bytes(g * d(tokens) * d(q_out));
-    else if (n == "dropout_residual1" || n == "dropout_residual2") op.saved_bytes = Bytes(norm_tokens * h);
-    else if (n == "activation") op.saved_bytes = Bytes(e * d(tokens) * d(ffn) * (c.gated_mlp ? 2 : 1));
+    else if (n == "dropout_residual1" || n == "dropout_residual2") op.saved_bytes = Bytes(c.rmsnorm && eager ? 0 : norm_tokens * h);
+    else if (n == "activation") op.saved_bytes = Bytes(e * d(tokens) * d(ffn) * (c.gated_mlp ? (eager ? 3 : 2) : 1));
     else if (n == "mlp_down") op.saved_bytes = Bytes(g * d(tokens) * d(ffn));
   }
   return ops;
@@ -158,7 +191,9 @@ std::vector<LayerOp> head_ops(const TransformerConfig& c, const ShardShape& s) {
   const std::int64_t tokens = s.micro_batch * c.seq_len / s.cp;
   const double norm_tokens = s.sequence_parallel ? d(tokens) / s.tp : d(tokens);
   std::vector<LayerOp> ops;
-  ops.push_back(mem_op("final_norm", KernelKind::norm, 2 * norm_tokens * d(c.hidden) * e, act));
+  const bool eager_rms = !s.fused_kernels && c.rmsnorm;  // as the layers' norms
+  ops.push_back(mem_op("final_norm", KernelKind::norm, norm_tokens * d(c.hidden) * (eager_rms ? 24 + 4 * e : 2 * e), act));
+  if (eager_rms) ops.back().kernel.launches = 7;
   ops.push_back({"lm_head", gemm_kernel(tokens, c.vocab / s.tp, c.hidden, act), false, false, true});
   // Vocab-parallel cross entropy over this rank's b s x V/t logits (each an e-byte GEMM
   // output). Unfused, as Megatron-LM's vocab_parallel_cross_entropy runs it on the logits
@@ -184,6 +219,7 @@ std::vector<LayerOp> head_ops(const TransformerConfig& c, const ShardShape& s) {
 ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st) {
   ShardShape s{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision, st.cp};
   s.fused_cross_entropy = st.cross_entropy_fusion;
+  s.fused_kernels = st.fused_kernels;
   return s;
 }
 

@@ -171,6 +171,11 @@ CollectiveEstimate CollectiveCostModel::schedule_time(const Schedule& sc, const 
         HCSIM_ASSERT(r.reachable, "collective between unconnected devices");
         path += r.latency;
         charge(r, 0, r.edges.size(), bytes, touched, nullptr);
+        if (siblings_)
+          for (int o : *siblings_) {
+            const Route& q = router_.device_route(from + o, to + o);
+            charge(q, 0, q.edges.size(), bytes, touched, nullptr);
+          }
       }
       lat = max(lat, path);
     }
@@ -368,9 +373,15 @@ CollectiveEstimate CollectiveCostModel::evaluate(const CollectiveAlgorithm& a, c
 }
 
 CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices, CollectiveOp op, Bytes per_rank,
-                                                 std::string_view algorithm) const {
-  auto key = std::make_tuple(devices, static_cast<int>(op), per_rank.value(), std::string(algorithm));
+                                                 std::string_view algorithm,
+                                                 const std::vector<int>& siblings) const {
+  auto key = std::make_tuple(devices, static_cast<int>(op), per_rank.value(), std::string(algorithm), siblings);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  struct Scope {  // the siblings load the links for this call only
+    const std::vector<int>*& slot;
+    ~Scope() { slot = nullptr; }
+  } scope{siblings_};
+  if (!siblings.empty()) siblings_ = &siblings;
   CollectiveEstimate best;
   const int n = static_cast<int>(devices.size());
   if (n < 2 || per_rank.value() <= 0) {

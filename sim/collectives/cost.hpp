@@ -85,8 +85,14 @@ class CollectiveCostModel {
   // buffer (all-reduce: the vector; all-gather: the gathered output; reduce-scatter: the
   // input; all-to-all: the whole send buffer; send-recv: the message). `algorithm`:
   // "auto" or a registered name. Unknown or inapplicable names throw InputError.
+  // `siblings`: offsets o != 0 such that the group translated by o (device d + o for each d)
+  // runs the same collective at the same time -- the symmetric replicas of a layout (the
+  // other tensor-parallel ranks' data-parallel groups, the other shards' replica groups).
+  // Their transfers load the links as the group's own do, so a NIC that several of them
+  // share divides its bandwidth among them (schedule steps; in-network reduction ignores them).
   [[nodiscard]] CollectiveEstimate estimate(const std::vector<int>& devices, CollectiveOp op, Bytes per_rank,
-                                            std::string_view algorithm = "auto") const;
+                                            std::string_view algorithm = "auto",
+                                            const std::vector<int>& siblings = {}) const;
 
   // Exact time of a schedule whose rank r runs on device rank_devices[r]; one element =
   // `element_size`. Honours Step::repeat.
@@ -143,7 +149,8 @@ class CollectiveCostModel {
   mutable std::vector<double> load_;  // per directed link, reused between steps
   mutable std::vector<double> sent_;  // per rank, reused between steps
   mutable std::vector<const Transfer*> multimem_;  // a step's multimem transfers, reused
-  mutable std::map<std::tuple<std::vector<int>, int, double, std::string>, CollectiveEstimate> memo_;
+  mutable const std::vector<int>* siblings_ = nullptr;  // of the estimate() under way
+  mutable std::map<std::tuple<std::vector<int>, int, double, std::string, std::vector<int>>, CollectiveEstimate> memo_;
 };
 
 // One-shot convenience: builds a CollectiveCostModel (and its route cache) per call.

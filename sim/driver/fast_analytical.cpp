@@ -21,12 +21,15 @@ class CostTable {
   struct Key {
     std::uint64_t group = 0;  // first | stride | count | op, packed
     std::uint64_t bytes = 0;  // the double's bits
+    std::uint64_t siblings = 0;  // the two sibling axes' counts and strides, packed
     bool operator==(const Key&) const = default;
   };
   static Key key(const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
     const auto u = [](int x) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)) & 0xFFFFFu; };
+    const auto h = [](int x) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)) & 0xFFFFu; };
     return {u(g.first) | u(g.stride) << 20 | u(g.count) << 40 | static_cast<std::uint64_t>(op) << 60,
-            std::bit_cast<std::uint64_t>(bytes.value())};
+            std::bit_cast<std::uint64_t>(bytes.value()),
+            h(g.sib[0].count) | h(g.sib[0].stride) << 16 | h(g.sib[1].count) << 32 | h(g.sib[1].stride) << 48};
   }
   const Seconds* find(const Key& k) const {
     if (slots_.empty()) return nullptr;
@@ -52,7 +55,8 @@ class CostTable {
     bool used = false;
   };
   std::size_t slot(const Key& k) const {
-    std::uint64_t h = k.group * 0x9E3779B97F4A7C15ULL ^ (k.bytes + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL;
+    std::uint64_t h = k.group * 0x9E3779B97F4A7C15ULL ^ (k.bytes + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL ^
+                      k.siblings * 0x165667B19E3779F9ULL;
     h ^= h >> 29;
     return static_cast<std::size_t>(h) & (slots_.size() - 1);
   }
@@ -126,7 +130,8 @@ struct FastAnalytical::Impl {
     const CostTable::Key k = CostTable::key(g, op, bytes);
     if (const Seconds* t = costs.find(k)) return *t;
     g.devices(group);
-    const Seconds t = analytical_collective_time(model, group, op, bytes, base.simulation.collective_algorithm);
+    g.sibling_offsets(siblings);
+    const Seconds t = analytical_collective_time(model, group, op, bytes, base.simulation.collective_algorithm, siblings);
     costs.insert(k, t);
     return t;
   }
@@ -142,7 +147,7 @@ struct FastAnalytical::Impl {
   CollectiveCostModel model;
   AnalyticalCache cache;
   CostTable costs;
-  std::vector<int> group;
+  std::vector<int> group, siblings;
   std::vector<std::pair<std::string, std::unique_ptr<PipelineSchedule>>> schedules;
   StrategySpec strategy;
   WorkloadSpec workload;

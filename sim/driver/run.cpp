@@ -141,9 +141,10 @@ MetricsOptions metrics_options(const Scenario& sc) {
 Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const std::vector<StageShape>& shapes) {
   const CollectiveCostModel model(sc.topology);
   const std::string algo = sc.simulation.collective_algorithm;
-  const AnalyticalResult a = analytical_step(in, [&](const std::vector<int>& devs, CollectiveOp op, Bytes bytes) {
-    return analytical_collective_time(model, devs, op, bytes, algo);
-  });
+  const AnalyticalResult a = analytical_step(
+      in, [&](const std::vector<int>& devs, CollectiveOp op, Bytes bytes, const std::vector<int>& siblings) {
+        return analytical_collective_time(model, devs, op, bytes, algo, siblings);
+      });
   Metrics m;
   m.step_time = a.step_time;
   const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
@@ -292,12 +293,14 @@ void enforce_max_tasks(const Scenario& sc, double estimate, const std::string& w
 }  // namespace
 
 Seconds analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
-                                   Bytes bytes, std::string_view algorithm) {
+                                   Bytes bytes, std::string_view algorithm, const std::vector<int>& siblings) {
   if (devices.size() <= 1 || bytes <= Bytes{}) return Seconds{};
-  if (algorithm == "auto") return model.estimate(devices, op, bytes, "auto").time;  // the cheapest
-  // The engine's choice: the named algorithm where it applies, else the cheapest.
-  const std::string use = resolve_collective_algorithm(model, devices, op, bytes, algorithm);
-  return model.estimate(devices, op, bytes, use).time;
+  // The engine's choice, made on the group alone as NCCL's tuner makes it: the named
+  // algorithm where it applies, else the cheapest; then its time with the siblings' load.
+  const std::string use = algorithm == "auto" ? model.estimate(devices, op, bytes, "auto").algorithm
+                                              : resolve_collective_algorithm(model, devices, op, bytes, algorithm);
+  if (siblings.empty() && algorithm == "auto") return model.estimate(devices, op, bytes, "auto").time;
+  return model.estimate(devices, op, bytes, use, siblings).time;
 }
 
 std::optional<Issue> analytical_bound_issue(const StrategySpec& st, bool symmetry, std::int64_t max_tasks) {

@@ -32,7 +32,7 @@ std::optional<Issue> stage_shortfall(const TransformerConfig& c, const StrategyS
 // one where it applies, else the cost model's choice), costed by the model; 0 for a group
 // of one or no bytes.
 Seconds analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
-                                   Bytes bytes, std::string_view algorithm);
+                                   Bytes bytes, std::string_view algorithm, const std::vector<int>& siblings = {});
 
 // The analytical mode's bound: the schedule steps of costing the data-parallel collectives
 // (estimate_collective_schedule) over `max_tasks`; none when within it.

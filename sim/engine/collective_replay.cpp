@@ -4,6 +4,51 @@
 
 namespace hcsim::engine {
 
+CollectiveReplay::CollectiveReplay(const TaskGraph& g, CollectivePlanner& planner, ActivityHost& host)
+    : g_(g), planner_(planner), host_(host), load_(planner.router().graph(), planner.router()) {
+  for (const auto& m : g.mirrors()) mirror_set_.emplace(m.task, m.set);
+}
+
+double CollectiveReplay::stretch(int c, std::size_t phase, std::uint32_t src, std::uint32_t dst) {
+  const Instance& co = colls_[static_cast<std::size_t>(c)];
+  const auto set = mirror_set_.find(co.task);
+  if (set == mirror_set_.end()) return 1;
+  auto [it, added] = bounds_.try_emplace({co.plan, set->second, phase});
+  if (added) {
+    const Task& t = g_[co.task];
+    const CollectiveExpansion& p = *co.plan;
+    const bool by_phase = phase < p.phases.size();
+    std::vector<DevicePair> built, mirrored;
+    for (const PlannedFlow& f : by_phase ? p.phases[phase].flows : p.pair_bytes) built.emplace_back(f.src, f.dst);
+    for (std::uint32_t group : g_.mirror_sets()[set->second].groups) {
+      const CollectiveExpansion* q = nullptr;
+      try {  // the mirrored collective's algorithm, as account_mirror plans it
+        q = &planner_.plan(g_.groups()[group], t.op, t.bytes.value(), p.algorithm);
+      } catch (const InputError&) {
+        q = &planner_.plan(g_.groups()[group], t.op, t.bytes.value());
+      }
+      const bool same = by_phase && q->phases.size() == p.phases.size();
+      for (const PlannedFlow& f : same ? q->phases[phase].flows : q->pair_bytes) mirrored.emplace_back(f.src, f.dst);
+    }
+    it->second = load_.stretches(built, mirrored);
+  }
+  const auto b = it->second.find(MirrorLoad::key(src, dst));
+  return b == it->second.end() ? 1 : b->second;
+}
+
+double CollectiveReplay::send_stretch(TaskId t) {
+  const auto set = mirror_set_.find(t);
+  if (set == mirror_set_.end()) return 1;
+  const Task& task = g_[t];
+  const std::uint64_t k = MirrorLoad::key(task.device, task.peer);
+  auto [it, added] = send_bounds_.try_emplace({set->second, k}, 1.0);
+  if (added) {
+    const Bounds b = load_.stretches({{task.device, task.peer}}, g_.mirror_sets()[set->second].pairs);
+    if (const auto f = b.find(k); f != b.end()) it->second = f->second;
+  }
+  return it->second;
+}
+
 const CollectiveExpansion& CollectiveReplay::plan_of(const Task& t) {
   auto key = std::make_tuple(t.group, static_cast<int>(t.op), t.bytes.value());
   if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
@@ -88,7 +133,8 @@ void CollectiveReplay::launch_flows(int c) {
     return;
   }
   co.pending = static_cast<std::uint32_t>(ph.flows.size());
-  for (const PlannedFlow& f : ph.flows) host_.launch_comm(f.src, f.dst, f.bytes, co.task, c, 0);
+  for (const PlannedFlow& f : ph.flows)
+    host_.launch_comm(f.src, f.dst, f.bytes, co.task, c, 0, stretch(c, co.phase, f.src, f.dst));
 }
 
 // Flow mode: launches every send of `rank` whose step has no open earlier step of that rank.
@@ -106,8 +152,10 @@ void CollectiveReplay::advance(int c, std::uint32_t rank) {
     ++next;
     if (x.timer > 0)  // the rank's multimem transfers of the step
       host_.launch_timer(Seconds(x.timer), co.task, c, i);
-    else
-      host_.launch_comm(co.plan->rank_devices[x.src], co.plan->rank_devices[x.dst], x.bytes, co.task, c, i);
+    else {
+      const std::uint32_t a = co.plan->rank_devices[x.src], b = co.plan->rank_devices[x.dst];
+      host_.launch_comm(a, b, x.bytes, co.task, c, i, stretch(c, static_cast<std::size_t>(-1), a, b));
+    }
   }
 }
 

@@ -14,7 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include <unordered_map>
+
 #include "sim/engine/collective_plan.hpp"
+#include "sim/engine/mirror_load.hpp"
 #include "workloads/task_graph.hpp"
 
 namespace hcsim::engine {
@@ -24,8 +27,10 @@ namespace hcsim::engine {
 class ActivityHost {
  public:
   virtual ~ActivityHost() = default;
+  // `stretch`: the flow's simulated bytes per real byte (>= 1), for the links it shares
+  // with mirrored flows (mirror_load.hpp).
   virtual void launch_comm(std::uint32_t src, std::uint32_t dst, double bytes, TaskId t, int coll,
-                           std::uint32_t item) = 0;
+                           std::uint32_t item, double stretch) = 0;
   virtual void launch_timer(Seconds duration, TaskId t, int coll, std::uint32_t item) = 0;
   virtual void finish(TaskId t) = 0;
   virtual std::vector<double>& edge_bytes() = 0;
@@ -33,8 +38,7 @@ class ActivityHost {
 
 class CollectiveReplay {
  public:
-  CollectiveReplay(const TaskGraph& g, CollectivePlanner& planner, ActivityHost& host)
-      : g_(g), planner_(planner), host_(host) {}
+  CollectiveReplay(const TaskGraph& g, CollectivePlanner& planner, ActivityHost& host);
 
   // Plans every collective of the graph and adds the device pairs their flows use.
   void plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs);
@@ -42,6 +46,8 @@ class CollectiveReplay {
   void on_activity(int coll, std::uint32_t item);  // one of its activities ended
   // Bytes of `copies` collectives like task `t` over `group`, charged to the links, not simulated.
   void account_mirror(TaskId t, std::uint32_t group, double copies);
+  // Stretch of send task `t` for its mirrors' share of its route (mirror_load.hpp).
+  double send_stretch(TaskId t);
 
  private:
   struct Instance {
@@ -62,12 +68,20 @@ class CollectiveReplay {
   void advance(int c, std::uint32_t rank);
   void transfer_done(int c, std::uint32_t item);
   void finish(int c);
+  // Stretch of collective c's flow src -> dst in event-mode phase `phase` (flow mode: npos,
+  // all the plan's pairs); 1 when its task has no mirrors or they share none of its links.
+  double stretch(int c, std::size_t phase, std::uint32_t src, std::uint32_t dst);
+  using Bounds = std::unordered_map<std::uint64_t, double>;
 
   const TaskGraph& g_;
   CollectivePlanner& planner_;
   ActivityHost& host_;
   std::deque<Instance> colls_;  // stable references while tasks finish and start others
   std::map<std::tuple<std::uint32_t, int, double>, const CollectiveExpansion*> plans_;  // (group, op, bytes)
+  std::unordered_map<TaskId, std::uint32_t> mirror_set_;  // a task's mirror set, where it has one
+  MirrorLoad load_;
+  std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, Bounds> bounds_;  // (plan, set, phase)
+  std::map<std::pair<std::uint32_t, std::uint64_t>, double> send_bounds_;  // (set, pair)
 };
 
 }  // namespace hcsim::engine

@@ -184,9 +184,9 @@ class Replay final : public ActivityHost {
   }
 
   // ActivityHost
-  void launch_comm(std::uint32_t src, std::uint32_t dst, double bytes, TaskId t, int coll,
-                   std::uint32_t item) override {
-    launch(comm(src, dst, bytes), t, coll, item);
+  void launch_comm(std::uint32_t src, std::uint32_t dst, double bytes, TaskId t, int coll, std::uint32_t item,
+                   double stretch) override {
+    launch(comm(src, dst, bytes, stretch), t, coll, item);
   }
   void launch_timer(Seconds d, TaskId t, int coll, std::uint32_t item) override { timer(d.value(), t, coll, item); }
   void finish(TaskId t) override {
@@ -216,7 +216,7 @@ class Replay final : public ActivityHost {
         break;
       case TaskKind::send:
         if (task.device == task.peer || task.bytes <= Bytes{}) timer(0, t, -1, 0);
-        else launch(comm(task.device, task.peer, task.bytes.value()), t, -1, 0);
+        else launch(comm(task.device, task.peer, task.bytes.value(), colls_.send_stretch(t)), t, -1, 0);
         break;
       case TaskKind::collective: colls_.start(t); break;
     }
@@ -231,10 +231,12 @@ class Replay final : public ActivityHost {
     return e;
   }
 
-  sg4::ActivityPtr comm(std::uint32_t src, std::uint32_t dst, double bytes) {
+  // `stretch`: simulated bytes per real byte, for links shared with mirrors (mirror_load.hpp);
+  // the links' byte counts keep the real bytes.
+  sg4::ActivityPtr comm(std::uint32_t src, std::uint32_t dst, double bytes, double stretch = 1) {
     account(src, dst, bytes);
     return sg4::Comm::sendto_async(pf_.endpoint_host[src], pf_.endpoint_host[dst],
-                                   static_cast<std::uint64_t>(bytes + 0.5));
+                                   static_cast<std::uint64_t>(bytes * stretch + 0.5));
   }
 
   void timer(double d, TaskId t, int coll, std::uint32_t item) {

@@ -313,3 +313,31 @@ TEST(CollectiveCost, SendRecvAndAllToAll) {
 
 }  // namespace
 }  // namespace hcsim
+
+namespace hcsim {
+namespace {
+
+// Siblings (DeviceGroup::sibling_offsets, cost.hpp): GPU 0 of each of two nodes all-reduce
+// while GPUs 1..7 of the same nodes run the same all-reduce with their twins. Two NICs per
+// node: GPUs 0-3 share NIC 0, so four flows leave through its port and each gets a quarter
+// of B_ib. Ring all-reduce over n = 2: bandwidth term 2(n-1)/n S / B = S / B alone and
+// S / (B / 4) with the siblings (closed form of max-min sharing of identical flows).
+TEST(CollectiveCost, SiblingsBehindOneNicShareItsBandwidth) {
+  const TopologyGraph g = build({{"type", "nvswitch-cluster"}, {"nics_per_node", 2}}, 16);
+  CollectiveCostModel m(g, ideal());
+  const double s = 256.0 * 1048576;
+  const std::vector<int> group{0, 8}, siblings{1, 2, 3, 4, 5, 6, 7};
+  const auto alone = m.estimate(group, CollectiveOp::all_reduce, Bytes(s), "ring");
+  const auto shared = m.estimate(group, CollectiveOp::all_reduce, Bytes(s), "ring", siblings);
+  EXPECT_NEAR(alone.bandwidth_term.value(), s / kBIb, s / kBIb * 1e-12);
+  EXPECT_NEAR(shared.bandwidth_term.value(), 4 * s / kBIb, 4 * s / kBIb * 1e-12);
+  EXPECT_DOUBLE_EQ(shared.latency_term.value(), alone.latency_term.value());
+  // Eight NICs per node: every GPU has its own, and the siblings take nothing from it.
+  const TopologyGraph rails = build({{"type", "nvswitch-cluster"}}, 16);
+  CollectiveCostModel r(rails, ideal());
+  EXPECT_DOUBLE_EQ(r.estimate(group, CollectiveOp::all_reduce, Bytes(s), "ring", siblings).time.value(),
+                   r.estimate(group, CollectiveOp::all_reduce, Bytes(s), "ring").time.value());
+}
+
+}  // namespace
+}  // namespace hcsim

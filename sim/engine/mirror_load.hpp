@@ -1,0 +1,48 @@
+#pragma once
+// Inside the engine only: what the symmetric replicas that are not built (mirrors,
+// workloads/task_graph.hpp) take of the links a built flow crosses.
+//
+// Under symmetry a mirrored collective or send runs at the same time as the task that
+// stands for it, on its own devices. Where its flows cross a directed link that a built
+// flow crosses too -- several GPUs of a node behind one NIC, the other tensor ranks' rings
+// on the same uplink -- the link's bandwidth is shared by all of them: with k_e built and
+// j_e mirrored flows on link e (in the same phase), a built flow's share is
+//   R = min_e B_e x efficiency / (k_e + j_e)
+// (max-min sharing of identical flows, what SimGrid gives with every replica built), where
+// the built flows alone would get R_0 = min_e B_e x efficiency / k_e. SimGrid 3.32 ignores
+// a rate bound on a host-to-host comm, so the built flow carries R_0 / R times its bytes
+// instead (its "stretch"): it then takes its bytes / R while it shares its links as
+// computed. Links no mirror crosses keep SimGrid's own sharing; with no shared link the
+// stretch is 1 and the flow runs as before. The links' byte counts keep the real bytes.
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "topologies/routing.hpp"
+
+namespace hcsim::engine {
+
+using DevicePair = std::pair<std::uint32_t, std::uint32_t>;
+
+class MirrorLoad {
+ public:
+  MirrorLoad(const TopologyGraph& g, const Router& router) : g_(g), router_(router), k_(2 * g.edges().size(), 0), j_(k_) {}
+
+  // Stretch (> 1; absent: 1) of each built pair, given the built flows and the mirrored
+  // flows that run concurrently with them.
+  std::unordered_map<std::uint64_t, double> stretches(const std::vector<DevicePair>& built,
+                                                   const std::vector<DevicePair>& mirrored);
+
+  static std::uint64_t key(std::uint32_t src, std::uint32_t dst) { return std::uint64_t{src} << 32 | dst; }
+
+ private:
+  template <class F>
+  void for_slots(const DevicePair& p, F&& f) const;
+
+  const TopologyGraph& g_;
+  const Router& router_;
+  std::vector<std::uint32_t> k_, j_;  // per directed link, reused
+};
+
+}  // namespace hcsim::engine
