@@ -11,6 +11,7 @@
 #include "models/link/link.hpp"
 #include "scenario.hpp"
 #include "fsdp.hpp"
+#include "sim/core/plausible.hpp"
 #include "sections.hpp"
 #include "topologies/transfer_time.hpp"
 #include "workloads/stage_layout.hpp"
@@ -110,10 +111,12 @@ std::unique_ptr<Product> build_ref(const Params& ref, const std::string& path, c
   }
   Diagnostics local;
   Params p = resolve_params(entry->params, values, json_child(path, "overrides"), local);
-  for (const auto& i : local.issues()) diag.error(i.path, i.message);
+  diag.merge(local);
   if (!local.ok()) return nullptr;
   type_out = type;
   resolved_out = p.json();
+  warn_implausible(entry->params, presets, type, type + " " + reg.family(), ref.raw("overrides"),
+                   json_child(path, "overrides"), diag);
   try {
     return entry->make(p);
   } catch (const InputError& err) {
@@ -490,6 +493,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   r["simulation"] = sim.json();
   r["outputs"] = out.json();
   sc.resolved = std::move(r);
+  sc.warnings = ps.diag.warnings();
   return std::move(ps.sc);
 }
 
