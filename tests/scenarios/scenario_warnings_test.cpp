@@ -70,14 +70,28 @@ TEST(ScenarioWarnings, MillibitBucket) {
   EXPECT_THAT(e.message, HasSubstr("did you mean \"250 MB\"?"));
 }
 
-// What a device lacks a precision for is refused, not run at another rate (so there is
-// nothing to warn about: nothing runs).
+// A GPU without fp8 tensor cores is refused, not run at another rate.
 TEST(ScenarioWarnings, Fp8OnAnA100IsAnErrorNotAWarning) {
   json doc = test::quickstart_doc();
   doc["workload"]["precision"] = "fp8";
   const Issue e = only_error(doc);
   EXPECT_EQ(e.path, "/workload/precision");
   EXPECT_THAT(e.message, HasSubstr("has no fp8 tensor cores"));
+}
+
+// A device that runs fp8 without fp8 units: the CPU model's fp8 GEMMs take its fp32 rate
+// (models/compute/cpu.cpp: peak(fp8) falls to peak_fp32; bf16_speedup 1 by default).
+TEST(ScenarioWarnings, Fp8OnACpuRunsAtItsFp32RateAndSaysSo) {
+  json doc = test::quickstart_doc();
+  doc["cluster"]["pools"][0] = {{"name", "cpu"}, {"preset", "amd-epyc-7543"}, {"count", 16}};
+  doc["workload"]["precision"] = "fp8";
+  const auto w = warnings_of(doc);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].path, "/workload/precision");
+  EXPECT_THAT(w[0].message, HasSubstr("pool \"cpu\" (amd-epyc-7543) has no fp8 units: its fp8 GEMMs run at its "
+                                      "fp32 rate ("));
+  doc["workload"]["precision"] = "bf16";
+  EXPECT_TRUE(warnings_of(doc).empty());
 }
 
 TEST(ScenarioWarnings, ShippedRunScenariosHaveNone) {
