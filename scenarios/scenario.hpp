@@ -64,6 +64,7 @@ struct Scenario {
   SimulationSpec simulation;
   OutputsSpec outputs;
   nlohmann::json resolved;              // defaults filled, units normalised, hcsim version
+  std::vector<Issue> warnings;          // legal but implausible input, in parse order (docs/robustness.md)
 
   [[nodiscard]] int device_count() const;
   [[nodiscard]] const DevicePool& pool_of_device(int device) const;

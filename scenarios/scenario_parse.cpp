@@ -11,6 +11,8 @@
 #include "models/link/link.hpp"
 #include "scenario.hpp"
 #include "fsdp.hpp"
+#include "precision.hpp"
+#include "sim/core/plausible.hpp"
 #include "sections.hpp"
 #include "topologies/transfer_time.hpp"
 #include "workloads/stage_layout.hpp"
@@ -110,10 +112,12 @@ std::unique_ptr<Product> build_ref(const Params& ref, const std::string& path, c
   }
   Diagnostics local;
   Params p = resolve_params(entry->params, values, json_child(path, "overrides"), local);
-  for (const auto& i : local.issues()) diag.error(i.path, i.message);
+  diag.merge(local);
   if (!local.ok()) return nullptr;
   type_out = type;
   resolved_out = p.json();
+  warn_implausible(entry->params, presets, type, type + " " + reg.family(), ref.raw("overrides"),
+                   json_child(path, "overrides"), diag);
   try {
     return entry->make(p);
   } catch (const InputError& err) {
@@ -287,18 +291,6 @@ struct Parser {
     }
   }
 
-  // The workload's precision on every compute pool: a device without tensor cores for it
-  // (fp8 on an A100) would otherwise run it at another datatype's rate with its narrower
-  // bytes, faster than the device can.
-  void precision() {
-    const Kernel probe = gemm_kernel(4096, 4096, 4096, sc.workload.precision);
-    for (const auto& p : sc.pools)
-      if (p.attach_to.empty() && !p.device->supports(probe))
-        diag.error("/workload/precision",
-                   fmt::format("pool \"{}\" ({}) has no {} tensor cores; train in a precision it has (bf16)", p.name,
-                               p.preset.empty() ? p.type : p.preset, dtype_name(sc.workload.precision)));
-  }
-
   // The layout rules (workloads/layout.hpp: check_layout), then the stages' placement.
   void layout_rules(const Params& s) {
     LayoutRequest req = layout_request(sc);
@@ -431,7 +423,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
     sc.outputs.trace = out.string("trace");
   }
   // Cross-field rules only once every section parsed on its own.
-  if (ps.diag.ok()) ps.precision();
+  if (ps.diag.ok()) check_precision(sc, ps.diag);
   if (ps.diag.ok()) ps.layout_rules(st);
   if (ps.diag.ok()) ps.topology(cluster.raw("topology"));
   if (ps.diag.ok() && !sc.topology.ocs_phases.empty() && sc.strategy.average_steps == 0)
@@ -490,6 +482,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   r["simulation"] = sim.json();
   r["outputs"] = out.json();
   sc.resolved = std::move(r);
+  sc.warnings = ps.diag.warnings();
   return std::move(ps.sc);
 }
 

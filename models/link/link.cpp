@@ -4,6 +4,7 @@
 #include "models/link/electrical.hpp"
 #include "models/link/photonic.hpp"
 #include "models/link/presets.hpp"
+#include "sim/core/plausible.hpp"
 
 namespace hcsim {
 
@@ -98,6 +99,9 @@ LinkSpec resolve_link(const nlohmann::json& desc, const std::string& path, Diagn
   }
   auto model = link_models().build(type, params, path, diag, kDescKeys);
   if (!model) return {};
+  nlohmann::json given = desc;  // what the description itself sets, over its preset
+  for (const auto& k : kDescKeys) given.erase(k);
+  warn_implausible(link_models().find(type)->params, link_presets(), type, type + " link", given, path, diag);
   LinkSpec spec = model->spec();
   spec.name = label;
   return spec;

@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include "output.hpp"
+#include "warnings.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/sweep/check_runner.hpp"
+#include "sim/sweep/scenario_source.hpp"
 
 namespace hcsim {
 namespace {
@@ -14,10 +16,13 @@ namespace {
 struct CheckArgs {
   std::string file, junit;
   int jobs = 1;
+  bool strict = false;
 };
 
 int run_check_command(const CheckArgs& a) {
   const sweep::CheckSpec spec = sweep::load_check(a.file);
+  for (const auto& sc : spec.scenarios)
+    report_warnings(sweep::scenario_warnings(sc.doc, sc.file).value_or(std::vector<Issue>{}), sc.file, a.strict);
   const sweep::CheckResult r = sweep::run_check(spec, a.jobs);
   for (const auto& o : r.outcomes) {
     const char* tag = o.status == "pass" ? "PASS " : o.status == "fail" ? "FAIL " : "ERROR";
@@ -39,6 +44,7 @@ void add_check_command(CLI::App& app, Commands& cmds) {
   cmd->add_option("expectations", a->file, "expectations JSON file (docs/sweeps.md)")->required();
   cmd->add_option("--junit", a->junit, "also write the outcome as JUnit XML to FILE");
   cmd->add_option("-j,--jobs", a->jobs, "worker processes for the scenarios (default 1)")->check(CLI::Range(1, 1024));
+  add_strict_flag(*cmd, a->strict);
   cmds.push_back({cmd, [a] { return run_check_command(*a); }});
 }
 

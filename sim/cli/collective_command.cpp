@@ -15,6 +15,7 @@
 
 #include "scenarios/scenario.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/warnings.hpp"
 #include "sim/engine/engine.hpp"
 
 namespace hcsim {
@@ -25,6 +26,7 @@ struct CollectiveArgs {
                         mode = "event", format = "table";
   double step_factor = 2;
   std::vector<std::string> sets;
+  bool strict = false;
 };
 
 struct Row {
@@ -134,7 +136,7 @@ std::string rows_table(const Scenario& sc, const CollectiveArgs& a, std::size_t 
 
 int run_collective(const CollectiveArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
-  const Scenario sc = load_scenario(a.scenario, a.sets);
+  const Scenario sc = load_reported(a.scenario, a.sets, a.strict);
   CollectiveOp op{};
   if (!parse_collective_op(a.op, op))
     throw InputError("--op", "unknown collective \"" + a.op + "\"; valid ones are: all_reduce, reduce_scatter, "
@@ -205,6 +207,7 @@ void add_collective_command(CLI::App& app, Commands& cmds) {
   cmd->add_option("--mode", a->mode, "event or flow")->check(CLI::IsMember({"event", "flow"}));
   cmd->add_option("--format", a->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", a->sets, "override a scenario field: /json/pointer=value (repeatable)");
+  add_strict_flag(*cmd, a->strict);
   cmds.push_back({cmd, [a] { return run_collective(*a); }});
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "output.hpp"
+#include "warnings.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/sections.hpp"
 #include "sim/cli/command.hpp"
@@ -25,6 +26,7 @@ struct RunArgs {
   long long max_tasks = 0;
   std::string trace;  // Chrome/Perfetto trace file (default: the scenario's outputs.trace)
   std::string csv;    // per-rank CSV file
+  bool strict = false;
 };
 
 void ensure_dir(const std::string& dir) {
@@ -35,7 +37,7 @@ void ensure_dir(const std::string& dir) {
 int run(const RunArgs& a) {
   std::vector<std::string> sets = a.sets;
   if (a.max_tasks > 0) sets.push_back("/simulation/max_tasks=" + std::to_string(a.max_tasks));
-  Scenario sc = load_scenario(a.scenario, sets);
+  Scenario sc = load_reported(a.scenario, sets, a.strict);
   const std::string format = a.format.empty() ? sc.outputs.format : a.format;
   RunOutput out;
   try {
@@ -61,7 +63,7 @@ int run(const RunArgs& a) {
 }
 
 int validate(const RunArgs& a) {
-  Scenario sc = load_scenario(a.scenario, a.sets);
+  Scenario sc = load_reported(a.scenario, a.sets, a.strict);
   std::cout << fmt::format("{}: valid ({} devices, dp {} · tp {} · pp {}, {} layers)\n", a.scenario,
                            sc.device_count(), sc.strategy.dp, sc.strategy.tp, sc.strategy.pp, sc.model.layers);
   return 0;
@@ -80,12 +82,14 @@ void add_run_commands(CLI::App& app, Commands& cmds) {
   run_cmd->add_option("--csv", ra->csv, "write one CSV row per rank to FILE");
   run_cmd->add_option("--max-tasks", ra->max_tasks, "refuse scenarios whose estimated task count is larger")
       ->check(CLI::PositiveNumber);
+  add_strict_flag(*run_cmd, ra->strict);
   cmds.push_back({run_cmd, [ra] { return run(*ra); }});
 
   auto va = std::make_shared<RunArgs>();
   auto* val = app.add_subcommand("validate", "check a scenario and report every problem");
   val->add_option("scenario", va->scenario, "scenario JSON file")->required();
   val->add_option("--set", va->sets, "override a field: /json/pointer=value (repeatable)");
+  add_strict_flag(*val, va->strict);
   cmds.push_back({val, [va] { return validate(*va); }});
 
   auto* schema = app.add_subcommand("schema", "print the scenario JSON Schema");

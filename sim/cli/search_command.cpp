@@ -6,10 +6,12 @@
 #include <fmt/format.h>
 
 #include "output.hpp"
+#include "warnings.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/core/quantity.hpp"
 #include "sim/sweep/pareto_plot.hpp"
 #include "sim/sweep/record.hpp"
+#include "sim/sweep/scenario_source.hpp"
 #include "sim/sweep/search_runner.hpp"
 
 namespace hcsim {
@@ -19,6 +21,7 @@ struct SearchArgs {
   std::string file, out, prune_mode;
   int jobs = 1;
   bool quiet = false;
+  bool strict = false;
 };
 
 std::string short_label(const sweep::Candidate& c) {
@@ -72,6 +75,8 @@ void write_outputs(const sweep::SearchSpec& spec, const sweep::SearchResult& r, 
 
 int run_search_command(const SearchArgs& a) {
   sweep::SearchSpec spec = sweep::load_search(a.file);
+  report_warnings(sweep::scenario_warnings(spec.base.doc, spec.base.file).value_or(std::vector<Issue>{}),
+                  spec.base.file, a.strict);
   if (!a.prune_mode.empty()) spec.prune_mode = a.prune_mode;
   const sweep::SearchResult r = sweep::run_search(spec, a.jobs, !a.quiet);
   std::size_t confirmed = 0;
@@ -113,6 +118,7 @@ void add_search_command(CLI::App& app, Commands& cmds) {
   cmd->add_option("--prune-mode", a->prune_mode, "fidelity of the screening pass")
       ->check(CLI::IsMember({"analytical", "event", "flow"}));
   cmd->add_flag("-q,--quiet", a->quiet, "no progress on standard error");
+  add_strict_flag(*cmd, a->strict);
   cmds.push_back({cmd, [a] { return run_search_command(*a); }});
 }
 

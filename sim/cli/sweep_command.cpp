@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "output.hpp"
+#include "warnings.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 
@@ -15,6 +16,7 @@ struct SweepArgs {
   std::string file, out, shard;
   int jobs = 1;
   bool quiet = false;
+  bool strict = false;
 };
 
 std::string default_out(const std::string& file) {
@@ -31,6 +33,8 @@ int run_sweep_command(const SweepArgs& a) {
   if (!a.shard.empty()) std::tie(o.shard_index, o.shard_count) = sweep::parse_shard(a.shard);
   o.progress = !a.quiet;
   o.writer = write_file_atomic;
+  o.strict = a.strict;
+  o.warnings = [](const std::vector<Issue>& w, const std::string& file) { report_warnings(w, file, false); };
   const sweep::SweepSummary s = sweep::run_sweep(o);
   if (s.failed) return 2;
   if (!s.writer_rank) return 0;
@@ -60,6 +64,7 @@ void add_sweep_command(CLI::App& app, Commands& cmds) {
   cmd->add_option("--out", a->out, "directory for results.jsonl and results.csv (default <sweep>-results)");
   cmd->add_option("--shard", a->shard, "run only points with index % n == i (e.g. $SLURM_ARRAY_TASK_ID/16)");
   cmd->add_flag("-q,--quiet", a->quiet, "no progress on standard error");
+  add_strict_flag(*cmd, a->strict);
   cmds.push_back({cmd, [a] { return run_sweep_command(*a); }});
 }
 

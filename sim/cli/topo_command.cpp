@@ -10,6 +10,7 @@
 
 #include "scenarios/scenario.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/warnings.hpp"
 #include "topologies/analysis.hpp"
 
 namespace hcsim {
@@ -18,6 +19,7 @@ namespace {
 struct TopoArgs {
   std::string scenario, format = "table";
   std::vector<std::string> sets;
+  bool strict = false;
 };
 
 struct LinkClass {
@@ -98,7 +100,7 @@ std::string topo_table(const Scenario& sc, const TopologyAnalysis& a) {
 }
 
 int run_topo(const TopoArgs& a) {
-  const Scenario sc = load_scenario(a.scenario, a.sets);
+  const Scenario sc = load_reported(a.scenario, a.sets, a.strict);
   const TopologyAnalysis an = analyse_topology(sc.topology);
   if (a.format == "json") std::cout << topo_json(sc, an).dump(2) << "\n";
   else std::cout << topo_table(sc, an);
@@ -113,6 +115,7 @@ void add_topo_command(CLI::App& app, Commands& cmds) {
   cmd->add_option("scenario", a->scenario, "scenario JSON file")->required();
   cmd->add_option("--set", a->sets, "override a field: /json/pointer=value (repeatable)");
   cmd->add_option("--format", a->format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  add_strict_flag(*cmd, a->strict);
   cmds.push_back({cmd, [a] { return run_topo(*a); }});
 }
 

@@ -25,6 +25,7 @@
 #include "output.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/warnings.hpp"
 #include "sim/driver/run.hpp"
 #include "sim/report/report.hpp"
 
@@ -42,6 +43,7 @@ struct SuiteArgs {
   std::vector<std::string> sets;
   std::vector<std::string> only;  // --case: run these cases only
   bool record = false;
+  bool strict = false;
 };
 
 struct Expected {
@@ -130,11 +132,12 @@ std::vector<Expected> load_suite(const std::string& dir, json& doc, double& drif
   return out;
 }
 
-Outcome run_case(const std::string& dir, const Expected& e, const std::vector<std::string>& sets, double drift_pp) {
+Outcome run_case(const std::string& dir, const Expected& e, const std::vector<std::string>& sets, double drift_pp,
+                 bool strict) {
   Outcome o;
   o.exp = e;
   const std::string file = (fs::path(dir) / e.file).string();
-  const Scenario sc = load_scenario(file, sets);  // a malformed scenario is bad input (exit 2)
+  const Scenario sc = load_reported(file, sets, strict);  // a malformed scenario is bad input (exit 2)
   const auto t0 = std::chrono::steady_clock::now();
   try {
     const RunOutput run = run_scenario(sc);
@@ -274,7 +277,7 @@ int run_suite(const SuiteArgs& a) {
   const std::vector<Expected> cases = select(load_suite(a.dir, doc, drift_pp), a.only);
   if (a.record && !a.only.empty()) throw InputError("", "--record stores every case: do not combine it with --case");
   std::vector<Outcome> outs;
-  for (const auto& e : cases) outs.push_back(run_case(a.dir, e, a.sets, drift_pp));
+  for (const auto& e : cases) outs.push_back(run_case(a.dir, e, a.sets, drift_pp, a.strict));
   const Summary s = summarise(outs);
   if (a.format == "json") std::cout << to_json(a.dir, outs, s, drift_pp).dump(2) << "\n";
   else std::cout << table(a.dir, outs, s, drift_pp);
@@ -299,6 +302,7 @@ void add_validate_suite_command(CLI::App& app, Commands& cmds) {
   cmd->add_option("--set", a->sets, "override a field of every scenario: /json/pointer=value (repeatable)");
   cmd->add_option("--case", a->only, "run only this case (its id or scenario file name; repeatable)");
   cmd->add_flag("--record", a->record, "store the current errors as the recorded ones in expected.json");
+  add_strict_flag(*cmd, a->strict);
   cmds.push_back({cmd, [a] { return run_suite(*a); }});
 }
 

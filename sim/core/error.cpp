@@ -31,6 +31,23 @@ void Diagnostics::error(std::string path, std::string message) {
   issues_.push_back({std::move(path), std::move(message)});
 }
 
+void Diagnostics::warn(std::string path, std::string message) {
+  for (const auto& w : warnings_)
+    if (w.path == path && w.message == message) return;
+  warnings_.push_back({std::move(path), std::move(message)});
+}
+
+bool Diagnostics::warned_at(const std::string& path) const {
+  for (const auto& w : warnings_)
+    if (w.path == path) return true;
+  return false;
+}
+
+void Diagnostics::merge(const Diagnostics& other) {
+  issues_.insert(issues_.end(), other.issues_.begin(), other.issues_.end());
+  for (const auto& w : other.warnings_) warn(w.path, w.message);
+}
+
 void Diagnostics::merge(const InputError& e) {
   issues_.insert(issues_.end(), e.issues().begin(), e.issues().end());
 }

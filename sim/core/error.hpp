@@ -31,18 +31,27 @@ class InputError : public std::runtime_error {
   std::string file_;
 };
 
-// Collects every problem before anything is built (style principle 5).
+// Collects every problem before anything is built (style principle 5), and the warnings:
+// input that is legal but implausible (a bandwidth of 600 B/s, "25 mb" read as millibits),
+// reported on standard error and made errors by --strict, never changing any output.
 class Diagnostics {
  public:
   void error(std::string path, std::string message);
+  // A warning; one already given at the same path with the same message is not repeated.
+  void warn(std::string path, std::string message);
   [[nodiscard]] bool ok() const { return issues_.empty(); }
   [[nodiscard]] const std::vector<Issue>& issues() const { return issues_; }
+  [[nodiscard]] const std::vector<Issue>& warnings() const { return warnings_; }
+  [[nodiscard]] bool warned_at(const std::string& path) const;
   void merge(const InputError& e);
+  // Errors and warnings of `other`, in their order.
+  void merge(const Diagnostics& other);
   // Throws InputError with everything collected, if anything was.
   void throw_if_any() const;
 
  private:
   std::vector<Issue> issues_;
+  std::vector<Issue> warnings_;
 };
 
 // JSON pointer of child `key` under `parent` (RFC 6901 escaping).

@@ -72,11 +72,17 @@ std::string valid_list(const std::vector<std::string>& names) {
 
 std::optional<nlohmann::json> resolve_value(const ParamSpec& spec, const nlohmann::json& v, const std::string& path,
                                             Diagnostics& diag) {
+  // A unit that reads as something else than probably meant ("25 mb"): a warning, or the
+  // explanation of a range error it causes.
+  const std::string lookalike = spec.kind == ParamKind::quantity && v.is_string()
+                                    ? unit_lookalike(v.get_ref<const std::string&>(), spec.dim)
+                                    : std::string();
   auto check_range = [&](double x) -> bool {
     bool below = spec.min_exclusive ? !(x > spec.min) : x < spec.min;
     if (below || x > spec.max) {
-      diag.error(path, fmt::format("must be {}, got {}", range_text(spec),
-                                   spec.kind == ParamKind::quantity ? format_quantity(x, spec.dim) : shown(v)));
+      diag.error(path, fmt::format("must be {}, got {}{}", range_text(spec),
+                                   spec.kind == ParamKind::quantity ? format_quantity(x, spec.dim) : shown(v),
+                                   lookalike.empty() ? "" : " (" + lookalike + ")"));
       return false;
     }
     return true;
@@ -96,6 +102,7 @@ std::optional<nlohmann::json> resolve_value(const ParamSpec& spec, const nlohman
                                      *q.value, unit));
         return std::nullopt;
       }
+      if (!lookalike.empty()) diag.warn(path, lookalike);
       return nlohmann::json(*q.value);
     }
     case ParamKind::number:

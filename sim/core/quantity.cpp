@@ -16,29 +16,30 @@ namespace {
 struct Prefix {
   std::string_view sym;
   double factor;
+  std::string_view name;  // for messages: "milli"
 };
 // Longest symbols first so that "Ki" is tried before "K".
-constexpr std::array<Prefix, 21> kPrefixes{{{"Ki", 1024.0},
-                                            {"Mi", 1048576.0},
-                                            {"Gi", 1073741824.0},
-                                            {"Ti", 1099511627776.0},
-                                            {"Pi", 1125899906842624.0},
-                                            {"Ei", 1152921504606846976.0},
-                                            {"\xC2\xB5", 1e-6},  // µ (micro sign, UTF-8)
-                                            {"f", 1e-15},
-                                            {"p", 1e-12},
-                                            {"n", 1e-9},
-                                            {"u", 1e-6},
-                                            {"m", 1e-3},
-                                            {"c", 1e-2},
-                                            {"k", 1e3},
-                                            {"K", 1e3},
-                                            {"M", 1e6},
-                                            {"G", 1e9},
-                                            {"T", 1e12},
-                                            {"P", 1e15},
-                                            {"E", 1e18},
-                                            {"", 1.0}}};
+constexpr std::array<Prefix, 21> kPrefixes{{{"Ki", 1024.0, "kibi"},
+                                            {"Mi", 1048576.0, "mebi"},
+                                            {"Gi", 1073741824.0, "gibi"},
+                                            {"Ti", 1099511627776.0, "tebi"},
+                                            {"Pi", 1125899906842624.0, "pebi"},
+                                            {"Ei", 1152921504606846976.0, "exbi"},
+                                            {"\xC2\xB5", 1e-6, "micro"},  // µ (micro sign, UTF-8)
+                                            {"f", 1e-15, "femto"},
+                                            {"p", 1e-12, "pico"},
+                                            {"n", 1e-9, "nano"},
+                                            {"u", 1e-6, "micro"},
+                                            {"m", 1e-3, "milli"},
+                                            {"c", 1e-2, "centi"},
+                                            {"k", 1e3, "kilo"},
+                                            {"K", 1e3, "kilo"},
+                                            {"M", 1e6, "mega"},
+                                            {"G", 1e9, "giga"},
+                                            {"T", 1e12, "tera"},
+                                            {"P", 1e15, "peta"},
+                                            {"E", 1e18, "exa"},
+                                            {"", 1.0, ""}}};
 
 struct BaseUnit {
   std::string_view sym;
@@ -79,16 +80,23 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-std::optional<double> unit_factor(std::string_view unit, Dim d) {
+// The prefix and base unit `unit` is made of, if it is one of `d`'s.
+std::optional<std::pair<Prefix, BaseUnit>> split_unit(std::string_view unit, Dim d) {
   for (const auto& base : base_units(d)) {
     for (const auto& p : kPrefixes) {
       if (!base.prefixable && !p.sym.empty()) continue;
       if (unit.size() == p.sym.size() + base.sym.size() && unit.substr(0, p.sym.size()) == p.sym &&
           unit.substr(p.sym.size()) == base.sym)
-        return p.factor * base.factor;
+        return std::pair{p, base};
     }
   }
   return std::nullopt;
+}
+
+std::optional<double> unit_factor(std::string_view unit, Dim d) {
+  const auto u = split_unit(unit, d);
+  if (!u) return std::nullopt;
+  return u->first.factor * u->second.factor;
 }
 
 }  // namespace
@@ -145,6 +153,38 @@ QuantityParse parse_quantity(std::string_view text, Dim d) {
   double si = v * *f;
   if (!std::isfinite(si)) return fail();
   return {si, {}};
+}
+
+std::string unit_lookalike(std::string_view text, Dim d) {
+  if (d != Dim::data && d != Dim::bandwidth) return {};
+  const std::string_view s = trim(text);
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr == s.data()) return {};
+  const std::string_view number(s.data(), static_cast<std::size_t>(ptr - s.data()));
+  const auto u = split_unit(trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr))), d);
+  if (!u || u->first.sym.empty()) return {};
+  const auto& [prefix, base] = *u;
+  const bool bits = base.factor != 1;
+  // "25 millibits (0.003125 B)", "25 millibits per second (0.003125 B/s)", "80 gigabits (9.313 GiB)":
+  // below a byte in base units, as a prefixed unit would repeat the slip ("12.5 mB/s").
+  const double si = v * prefix.factor * base.factor;
+  const std::string read = fmt::format("{} {}{}{}{} ({})", number, prefix.name, bits ? "bit" : "byte", v == 1 ? "" : "s",
+                                       d == Dim::bandwidth ? " per second" : "",
+                                       prefix.factor < 1 ? fmt::format("{:g} {}", si, dim_unit(d))
+                                                         : format_quantity(si, d));
+  const std::string shown = "\"" + std::string(s) + "\"";
+  if (prefix.factor < 1) {
+    std::string out = fmt::format("{} is read as {}", shown, read);
+    // "m" for "M" is the likely slip; a data rate keeps the bits or bytes written.
+    if (prefix.sym == "m")
+      out += fmt::format("; did you mean \"{} M{}\"?", number, d == Dim::data ? std::string("B") : std::string(base.sym));
+    return out;
+  }
+  if (d == Dim::data && bits)
+    return fmt::format("{} is read as {}, an eighth of {} {}bytes; did you mean \"{} {}B\"?", shown, read, number,
+                       prefix.name, number, prefix.sym);
+  return {};
 }
 
 QuantityParse parse_quantity(const nlohmann::json& v, Dim d) {

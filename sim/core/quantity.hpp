@@ -42,6 +42,12 @@ QuantityParse parse_quantity(std::string_view text, Dim d);
 // A JSON number (SI) or a string with units.
 QuantityParse parse_quantity(const nlohmann::json& v, Dim d);
 
+// A unit that parses but probably says something else than meant, for a warning; "" when
+// none. In a size or a data rate, a sub-unit prefix ("25 mb" is 25 millibits, "mB/s"
+// millibytes per second); in a size, bits with a magnitude prefix ("80 Gb" is 10 GB, not
+// 80 GB). Data rates in Gb/s are the norm for network links and are not flagged.
+std::string unit_lookalike(std::string_view text, Dim d);
+
 // "312 TFLOPS", "80 GiB", "1.2 us": a compact human rendering with 4 significant digits.
 std::string format_quantity(double si, Dim d);
 

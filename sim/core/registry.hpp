@@ -93,7 +93,7 @@ class Registry : public EntryTable<RegistryEntry<Product>> {
     }
     Diagnostics local;
     Params p = resolve_params(e->params, given, path, local, ignore);
-    for (const auto& i : local.issues()) diag.error(i.path, i.message);
+    diag.merge(local);
     if (!local.ok()) return nullptr;
     try {
       return e->make(p);

@@ -43,6 +43,14 @@ std::string issues_text(const std::exception& e) {
   return out;
 }
 
+std::optional<std::vector<Issue>> scenario_warnings(const nlohmann::json& doc, const std::string& file) {
+  try {
+    return parse_scenario(doc, file).warnings;
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
 Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file, bool per_device) {
   Evaluation ev;
   try {

@@ -3,10 +3,13 @@
 // names it) or an inline scenario object. Also the one function that evaluates a scenario
 // document to its JSON report, used by every point of every sweep.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
 
 namespace hcsim::sweep {
 
@@ -35,6 +38,10 @@ struct Evaluation {
 // Parses `doc` (labelled `file` in messages) and simulates it; never throws. `per_device`:
 // whether the report keeps its "per_device" section (report_json).
 Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file, bool per_device = true);
+
+// The warnings of parsing `doc` (Scenario::warnings); nullopt when it does not parse (the
+// point that runs it reports why).
+std::optional<std::vector<Issue>> scenario_warnings(const nlohmann::json& doc, const std::string& file);
 
 // "path: message; path: message" of an InputError, without the file name.
 std::string issues_text(const std::exception& e);

@@ -10,6 +10,7 @@
 #include "sim/sweep/mpi_context.hpp"
 #include "sim/sweep/progress.hpp"
 #include "sim/sweep/record.hpp"
+#include "sim/sweep/sweep_checks.hpp"
 #include "sim/sweep/worker_pool.hpp"
 
 namespace hcsim::sweep {
@@ -91,10 +92,13 @@ SweepSummary run_sweep(const SweepOptions& o) {
 
   // Every rank reads the sweep; all go on only if all could.
   Loaded s;
+  std::vector<Issue> warnings;
   std::exception_ptr err;
   try {
     s.spec = load_sweep(o.file);
     s.points = enumerate_points(s.spec);
+    warnings = sweep_warnings(s.spec, s.points);
+    if (o.strict && !warnings.empty()) throw InputError(warnings, s.spec.base.file);
   } catch (...) {
     err = std::current_exception();
   }
@@ -107,6 +111,7 @@ SweepSummary run_sweep(const SweepOptions& o) {
     throw InputError("", "another MPI rank could not read the sweep file " + o.file);
   }
   sum.points = s.points.size();
+  if (sum.writer_rank && o.warnings) o.warnings(warnings, s.spec.base.file);
 
   const JobFn job = [&s](std::size_t i) { return run_point(s, i); };
   if (use_mpi && !sum.writer_rank) {

@@ -8,8 +8,10 @@
 // `hcsim run DIR/base_scenario.json --set <pointer>=<value> ...`.
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
+#include "sim/core/error.hpp"
 #include "sim/sweep/results_store.hpp"
 
 namespace hcsim::sweep {
@@ -21,6 +23,10 @@ struct SweepOptions {
   std::size_t shard_index = 0, shard_count = 1;  // --shard i/n: points with index % n == i
   bool progress = true;
   AtomicWriter writer;  // write_file_atomic
+  // The scenarios' warnings (sweep_checks.hpp), given once to `warnings` on the writer rank
+  // before any point runs; with `strict`, an InputError instead and nothing is written.
+  bool strict = false;
+  std::function<void(const std::vector<Issue>&, const std::string& file)> warnings;
 };
 
 struct SweepSummary {

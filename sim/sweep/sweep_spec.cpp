@@ -1,5 +1,6 @@
 // Parsing a sweep file (strict: unknown keys rejected, every problem reported with its path).
 #include "sweep_spec.hpp"
+#include "sweep_checks.hpp"
 
 #include <cmath>
 
@@ -294,6 +295,7 @@ SweepSpec parse_sweep(const nlohmann::json& doc, const std::string& file) {
   } catch (const InputError& e) {
     d.merge(e);
   }
+  if (d.ok()) check_sweep_pointers(s, d);
   if (!d.ok()) throw InputError(d.issues(), file);
   collect_columns(s);
   return s;

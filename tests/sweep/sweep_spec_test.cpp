@@ -52,11 +52,11 @@ TEST(SweepSpec, ZipPairsListsAndPointsListExplicitAssignments) {
 TEST(SweepSpec, RangesIncludeBothEnds) {
   const auto spec = parse_sweep({{"base", base()},
                                  {"axes", {{{"path", "/strategy/tp"}, {"range", {{"from", 1}, {"to", 16}, {"factor", 2}}}},
-                                           {{"path", "/x"}, {"range", {{"from", 0.5}, {"to", 1.5}, {"step", 0.5}}}}}}},
+                                           {{"path", "/workload/train_tokens"}, {"range", {{"from", 0.5}, {"to", 1.5}, {"step", 0.5}}}}}}},
                                 "s.json");
   const auto pts = enumerate_points(spec);
   ASSERT_EQ(pts.size(), 15u);  // {1,2,4,8,16} x {0.5,1,1.5}
-  EXPECT_EQ(pts.back().params.dump(), R"({"/strategy/tp":16,"/x":1.5})");
+  EXPECT_EQ(pts.back().params.dump(), R"({"/strategy/tp":16,"/workload/train_tokens":1.5})");
   EXPECT_TRUE(pts.front().params["/strategy/tp"].is_number_integer());
 }
 

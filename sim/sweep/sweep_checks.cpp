@@ -1,0 +1,189 @@
+#include "sweep_checks.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "scenarios/scenario.hpp"
+#include "scenarios/sections.hpp"
+
+namespace hcsim::sweep {
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The closest of `candidates` to `ptr` when it is close (a slip, not another field).
+std::optional<std::string> nearest(const std::string& ptr, const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  std::size_t best_d = 0;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(ptr, c);
+    if (!best || d < best_d || (d == best_d && c < *best)) best = c, best_d = d;
+  }
+  if (!best || best_d > std::max<std::size_t>(3, ptr.size() / 4)) return std::nullopt;
+  return best;
+}
+
+// Where the schema stands on `tokens`: known, open (an object whose keys the schema does
+// not list), or unknown at `depth` (the names valid there in `valid`).
+enum class Walk { known, open, unknown };
+Walk walk_schema(const nlohmann::json& schema, const std::vector<std::string>& tokens, std::size_t& depth,
+                 std::vector<std::string>& valid) {
+  const nlohmann::json* node = &schema;
+  for (depth = 0; depth < tokens.size(); ++depth) {
+    if (node->contains("properties")) {
+      const auto& props = (*node)["properties"];
+      if (props.contains(tokens[depth])) {
+        node = &props[tokens[depth]];
+        continue;
+      }
+      if (node->value("additionalProperties", true)) return Walk::open;
+      for (const auto& [k, v] : props.items()) valid.push_back(k);
+      return Walk::unknown;
+    }
+    if (node->contains("items")) {
+      node = &(*node)["items"];
+      continue;
+    }
+    const auto type = node->value("type", nlohmann::json());
+    if (type == "object" || type == "array" || type.is_null()) return Walk::open;
+    return Walk::unknown;  // below a number, a string, a choice
+  }
+  return Walk::known;
+}
+
+std::string join_tokens(const std::vector<std::string>& tokens, std::size_t n) {
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) out = json_child(out, tokens[i]);
+  return out;
+}
+
+// The unknown-key problem the parser finds at or above `ptr` with the value set, if any:
+// the names it lists as valid go to `valid`, the pointer of their object to `parent`, what
+// follows the unknown key in `ptr` to `rest`.
+bool parser_rejects(const nlohmann::json& base, const std::string& ptr, const nlohmann::json& value,
+                    std::vector<std::string>& valid, std::string& parent, std::string& rest) {
+  nlohmann::json doc = base;
+  try {
+    doc[nlohmann::json::json_pointer(ptr)] = value;
+    (void)parse_scenario(doc);
+  } catch (const InputError& e) {
+    for (const auto& i : e.issues()) {
+      if (!i.message.starts_with("unknown key") || !(ptr == i.path || ptr.starts_with(i.path + "/"))) continue;
+      parent = i.path.substr(0, i.path.find_last_of('/'));
+      rest = ptr.substr(i.path.size());
+      const auto list = i.message.find("valid ones are: ");
+      for (std::size_t at = list == std::string::npos ? std::string::npos : list + 16; at != std::string::npos;) {
+        const auto comma = i.message.find(", ", at);
+        valid.push_back(i.message.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+        at = comma == std::string::npos ? comma : comma + 2;
+      }
+      return true;
+    }
+  } catch (const nlohmann::json::exception&) {
+    return false;  // reported where the point is built
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string unknown_pointer(const nlohmann::json& base, const std::string& ptr, const nlohmann::json& value) {
+  nlohmann::json::json_pointer jp;
+  try {
+    jp = nlohmann::json::json_pointer(ptr);
+    if (base.contains(jp)) return {};
+  } catch (const nlohmann::json::exception&) {
+    return {};  // not a pointer: the sweep file's own check says so
+  }
+  std::vector<std::string> tokens;
+  for (auto p = jp; !p.empty(); p = p.parent_pointer()) tokens.insert(tokens.begin(), p.back());
+  std::size_t depth = 0;
+  std::vector<std::string> valid;
+  std::string parent, rest;
+  const Walk w = walk_schema(sections::scenario_schema(), tokens, depth, valid);
+  if (w == Walk::known) return {};
+  if (w == Walk::unknown) {
+    parent = join_tokens(tokens, depth);
+    rest = ptr.substr(std::min(ptr.size(), join_tokens(tokens, depth + 1).size()));
+  } else if (!parser_rejects(base, ptr, value, valid, parent, rest)) {
+    return {};
+  }
+  std::vector<std::string> candidates;  // the misspelt key corrected, what follows it kept
+  for (const auto& v : valid) candidates.push_back(json_child(parent, v) + rest);
+  const nlohmann::json leaves = base.flatten();
+  for (const auto& [k, v] : leaves.items()) candidates.push_back(k);
+  std::string msg = fmt::format("pointer \"{}\" is neither in the base scenario nor in the scenario schema", ptr);
+  if (auto n = nearest(ptr, candidates)) msg += fmt::format("; did you mean \"{}\"?", *n);
+  return msg;
+}
+
+void check_sweep_pointers(const SweepSpec& spec, Diagnostics& d) {
+  for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+    std::vector<std::string> seen;  // each pointer once, with its first value
+    for (const auto& choice : spec.axes[a].choices)
+      for (const auto& [ptr, value] : choice.items()) {
+        if (std::find(seen.begin(), seen.end(), ptr) != seen.end()) continue;
+        seen.push_back(ptr);
+        if (std::string why = unknown_pointer(spec.base.doc, ptr, nlohmann::json(value)); !why.empty())
+          d.error(json_child("/axes", a), why);
+      }
+  }
+  for (const auto& dv : spec.derived)
+    if (std::string why = unknown_pointer(spec.base.doc, dv.pointer, 1); !why.empty()) d.error(dv.path, why);
+}
+
+std::vector<Issue> sweep_warnings(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
+  // Each choice of every axis is seen in the first point that takes it and parses (a point
+  // the parser rejects has no warnings, and its row says why). Bounded so that a sweep
+  // whose points mostly fail is not parsed point by point.
+  constexpr std::size_t kMaxScanned = 4096, kMaxParsed = 256;
+  std::vector<std::vector<bool>> seen;
+  std::size_t left = 0;
+  for (const auto& axis : spec.axes) {
+    seen.emplace_back(axis.choices.size(), false);
+    left += axis.choices.size();
+  }
+  auto takes = [](const SweepPoint& pt, const nlohmann::ordered_json& choice) {
+    for (const auto& [k, v] : choice.items())
+      if (!pt.params.contains(k) || pt.params[k] != v) return false;
+    return true;
+  };
+  Diagnostics w;
+  std::size_t parsed = 0;
+  for (std::size_t i = 0; i < points.size() && i < kMaxScanned && left > 0 && parsed < kMaxParsed; ++i) {
+    std::vector<std::pair<std::size_t, std::size_t>> fresh;  // (axis, choice) first met here
+    for (std::size_t a = 0; a < spec.axes.size(); ++a)
+      for (std::size_t c = 0; c < spec.axes[a].choices.size(); ++c)
+        if (!seen[a][c] && takes(points[i], spec.axes[a].choices[c])) fresh.emplace_back(a, c);
+    if (fresh.empty()) continue;
+    ++parsed;
+    std::optional<std::vector<Issue>> found;
+    try {
+      found = scenario_warnings(point_document(spec, points[i]), spec.base.file);
+    } catch (const nlohmann::json::exception&) {
+      continue;  // the point reports it
+    }
+    if (!found) continue;
+    for (const auto& issue : *found) w.warn(issue.path, issue.message);
+    for (const auto& [a, c] : fresh) seen[a][c] = true;
+    left -= fresh.size();
+  }
+  return w.warnings();
+}
+
+}  // namespace hcsim::sweep
