@@ -40,7 +40,7 @@ const std::vector<ShardingPreset>& sharding_presets() {
 }
 
 ShardingSpec resolve_sharding(const nlohmann::json& v, const std::string& path, const StrategySpec& st,
-                              Diagnostics& diag) {
+                              Diagnostics& diag, nlohmann::json* resolved) {
   if (!v.is_null() && st.zero != 3) diag.error(path, fmt::format("applies to zero 3; zero is {}", st.zero));
   const nlohmann::json given = v.is_null() ? nlohmann::json::object() : v;
   const Params p = resolve_params(sections::fsdp(), given, path, diag);
@@ -59,6 +59,16 @@ ShardingSpec resolve_sharding(const nlohmann::json& v, const std::string& path, 
   if (spec.shard_group > 0 && st.grad_ranks() % spec.shard_group != 0)
     diag.error(path + "/shard_group", fmt::format("{} ranks do not divide the {} data-parallel ranks (dp * cp)",
                                                   spec.shard_group, st.grad_ranks()));
+  if (resolved)
+    *resolved = {{"preset", p.string("preset")},
+                 {"unit", spec.unit == ShardUnit::submodule ? "submodule" : "layer"},
+                 {"prefetch_forward", spec.prefetch_forward},
+                 {"prefetch_backward", spec.prefetch_backward},
+                 {"reshard_after_forward", spec.reshard_after_forward},
+                 {"shard_group", spec.shard_group > 0 ? nlohmann::json(spec.shard_group) : nlohmann::json()},
+                 {"prefetch_bucket", spec.prefetch_bucket},
+                 {"max_live_parameters", spec.max_live_parameters},
+                 {"persistence_threshold", spec.persistence_threshold}};
   return spec;
 }
 

@@ -24,8 +24,9 @@ const std::vector<ShardingPreset>& sharding_presets();
 
 // strategy.fsdp at `path` resolved over its preset for strategy `st` (its zero stage and
 // data-parallel ranks: the block applies to zero 3, a shard group divides dp * cp); problems
-// go to `diag`. Null: the default preset (pytorch-fsdp2).
+// go to `diag`. Null: the default preset (pytorch-fsdp2). With `resolved`, the block with
+// its preset and every key stated (the resolved scenario's strategy.fsdp) is stored there.
 ShardingSpec resolve_sharding(const nlohmann::json& v, const std::string& path, const StrategySpec& st,
-                              Diagnostics& diag);
+                              Diagnostics& diag, nlohmann::json* resolved = nullptr);
 
 }  // namespace hcsim

@@ -6,13 +6,13 @@
 
 #include <fmt/format.h>
 
-#include "hcsim/version.hpp"
 #include "models/compute/attached_pim.hpp"
 #include "models/link/link.hpp"
 #include "scenario.hpp"
 #include "fsdp.hpp"
 #include "precision.hpp"
 #include "sim/core/plausible.hpp"
+#include "resolved.hpp"
 #include "sections.hpp"
 #include "topologies/transfer_time.hpp"
 #include "workloads/stage_layout.hpp"
@@ -140,6 +140,7 @@ struct Parser {
   // Whether the last section resolved without a problem: a key that failed its check is
   // absent from the resolved values, so only a clean section is read into typed fields.
   bool last_clean = true;
+  ResolvedParts res;  // what the resolved scenario states beside the typed values
 
   Params section(const ParamTable& t, const nlohmann::json& v, const std::string& path) {
     const std::size_t before = diag.issues().size();
@@ -214,6 +215,8 @@ struct Parser {
     auto m = build_ref(ref, "/workload/model", transformer_models(), transformer_presets(), diag, type,
                        sc.model_preset, resolved);
     if (!m) return;
+    res.model = {{"type", type}, {"overrides", resolved}};
+    if (!sc.model_preset.empty()) res.model["preset"] = sc.model_preset;
     sc.model = m->config;
     const auto& c = sc.model;
     if (c.hidden % c.heads != 0)
@@ -253,7 +256,8 @@ struct Parser {
     st.scatter_gather = s.boolean("scatter_gather");
     st.overlap_dp = s.boolean("overlap_dp");
     st.dp_bucket = s.get<Bytes>("dp_bucket");
-    st.sharding = resolve_sharding(s.has("fsdp") ? s.raw("fsdp") : nlohmann::json(), "/strategy/fsdp", st, diag);
+    st.sharding = resolve_sharding(s.has("fsdp") ? s.raw("fsdp") : nlohmann::json(), "/strategy/fsdp", st, diag,
+                                   &res.fsdp);
     if (s.has("layers_per_stage")) {
       const auto& a = s.raw("layers_per_stage");
       for (std::size_t i = 0; i < a.size(); ++i) {
@@ -275,7 +279,7 @@ struct Parser {
         diag.error(path, "unknown key; valid ones are: dp, pp");
         continue;
       }
-      auto cfg = resolve_compression(v, path, diag);
+      auto cfg = resolve_compression(v, path, diag, &res.compression[k]);
       if (!cfg) continue;
       std::shared_ptr<const Codec> codec(std::move(cfg->codec));
       if (k == "dp") {
@@ -363,12 +367,24 @@ struct Parser {
     ctx.devices = sc.device_count();
     ctx.path = "/cluster/topology";
     ctx.diag = &diag;
-    ctx.link = [this](const nlohmann::json& desc, const std::string& path) { return resolve_link(desc, path, diag); };
-    auto topo = topologies().build(sc.topology_type, t, "/cluster/topology", diag);
+    // Each link is stated with every parameter where the topology holds it.
+    std::vector<std::pair<std::string, nlohmann::json>> links;
+    ctx.link = [&](const nlohmann::json& desc, const std::string& path) {
+      nlohmann::json resolved;
+      LinkSpec spec = resolve_link(desc, path, diag, &resolved);
+      if (!resolved.is_null()) links.emplace_back(path, std::move(resolved));
+      return spec;
+    };
+    auto topo = topologies().build(sc.topology_type, t, ctx.path, diag, {"type"}, &res.topology);
     if (!topo) return;
     const std::size_t before = diag.issues().size();
     TopologyGraph g = topo->build(ctx);
-    if (diag.issues().size() == before) sc.topology = std::move(g);
+    if (diag.issues().size() != before) return;
+    sc.topology = std::move(g);
+    res.topology["type"] = sc.topology_type;
+    for (auto& [path, link] : links)
+      if (path.starts_with(ctx.path + "/"))
+        res.topology[nlohmann::json::json_pointer(path.substr(ctx.path.size()))] = std::move(link);
   }
 };
 
@@ -376,7 +392,7 @@ struct Parser {
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   register_builtins();
-  Parser ps{file, {}, {}};
+  Parser ps{file, {}, {}, true, {}};
   auto& sc = ps.sc;
   sc.file = file;
   Params top = ps.section(sections::top(), doc, "");
@@ -455,33 +471,11 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   }
   ps.diag.throw_if_any();
 
-  // The resolved scenario: every default filled in, quantities in SI.
-  nlohmann::json r;
-  r["hcsim_version"] = kVersion;
-  r["name"] = sc.name;
-  r["description"] = sc.description;
-  for (const auto& p : sc.pools)
-    r["cluster"]["pools"].push_back({{"name", p.name}, {"type", p.type}, {"preset", p.preset}, {"count", p.count},
-                                     {"params", p.params}});
-  r["cluster"]["topology"] = cluster.raw("topology");
-  r["cluster"]["pue"] = sc.pue;
-  if (sc.node_power)
-    r["cluster"]["node_power"] = {{"preset", sc.node_power->preset}, {"idle", sc.node_power->idle.value()},
-                                  {"max", sc.node_power->max.value()},
-                                  {"devices_per_node", sc.node_power->devices_per_node}};
-  r["workload"] = wl.json();
-  r["workload"]["model"] = {{"preset", sc.model_preset}, {"type", sc.model.family}, {"layers", sc.model.layers},
-                            {"hidden", sc.model.hidden}, {"heads", sc.model.heads}, {"kv_heads", sc.model.kv_heads},
-                            {"ffn_hidden", sc.model.ffn_hidden}, {"vocab", sc.model.vocab},
-                            {"seq_len", sc.model.seq_len}};
-  r["strategy"] = st.json();
-  r["strategy"]["layers_per_stage"] = sc.layers_per_stage;
-  nlohmann::json pools = nlohmann::json::array();
-  for (int p : sc.stage_pool) pools.push_back(sc.pools[p].name);
-  r["strategy"]["stage_pools"] = pools;
-  r["simulation"] = sim.json();
-  r["outputs"] = out.json();
-  sc.resolved = std::move(r);
+  ps.res.workload = &wl;
+  ps.res.strategy = &st;
+  ps.res.simulation = &sim;
+  ps.res.outputs = &out;
+  sc.resolved = resolved_scenario(sc, ps.res);
   sc.warnings = ps.diag.warnings();
   return std::move(ps.sc);
 }

@@ -9,6 +9,8 @@ const ParamTable& top() {
   static const ParamTable t{
       {.name = "name", .kind = ParamKind::string, .def = "", .help = "scenario name (default: file name)"},
       {.name = "description", .kind = ParamKind::string, .def = "", .help = "free text"},
+      {.name = "hcsim_version", .kind = ParamKind::string, .def = nullptr,
+       .help = "informational, not checked: the hcsim version that wrote a resolved scenario (run --out)"},
       {.name = "cluster", .kind = ParamKind::object, .help = "device pools and topology"},
       {.name = "workload", .kind = ParamKind::object, .help = "model, batch and precision"},
       {.name = "strategy", .kind = ParamKind::object, .help = "parallel layout and schedule"},

@@ -80,7 +80,7 @@ CodecCost cost_for_in_place_allreduce(const Codec& codec, const CodecInput& in, 
 }
 
 std::optional<CompressionConfig> resolve_compression(const nlohmann::json& desc, const std::string& path,
-                                                     Diagnostics& diag) {
+                                                     Diagnostics& diag, nlohmann::json* resolved) {
   register_builtin_codecs();
   if (!desc.is_object()) {
     diag.error(path, "expected an object such as {\"type\": \"fp16\"}, got " + desc.dump());
@@ -101,8 +101,12 @@ std::optional<CompressionConfig> resolve_compression(const nlohmann::json& desc,
     if (v) out.on_incompatible = on_incompatible_from(v->get<std::string>());
     ok = v.has_value();
   }
-  out.codec = codecs().build(type->get<std::string>(), desc, path, diag, {"type", "on_incompatible"});
+  out.codec = codecs().build(type->get<std::string>(), desc, path, diag, {"type", "on_incompatible"}, resolved);
   if (!ok || !out.codec) return std::nullopt;
+  if (resolved) {
+    (*resolved)["type"] = *type;
+    if (desc.contains("on_incompatible")) (*resolved)["on_incompatible"] = desc.at("on_incompatible");
+  }
   return out;
 }
 

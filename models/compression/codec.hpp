@@ -142,8 +142,9 @@ struct CompressionConfig {
   std::unique_ptr<Codec> codec;
   OnIncompatible on_incompatible = OnIncompatible::error;
 };
-// Every problem goes to `diag` under `path`; nullopt when there was one.
+// Every problem goes to `diag` under `path`; nullopt when there was one. With `resolved`,
+// the object with every parameter stated (defaults filled) is stored there.
 std::optional<CompressionConfig> resolve_compression(const nlohmann::json& desc, const std::string& path,
-                                                     Diagnostics& diag);
+                                                     Diagnostics& diag, nlohmann::json* resolved = nullptr);
 
 }  // namespace hcsim

@@ -69,7 +69,8 @@ std::string merge_preset(const nlohmann::json& desc, const std::string& path, Di
 
 }  // namespace
 
-LinkSpec resolve_link(const nlohmann::json& desc, const std::string& path, Diagnostics& diag) {
+LinkSpec resolve_link(const nlohmann::json& desc, const std::string& path, Diagnostics& diag,
+                      nlohmann::json* resolved) {
   register_builtin_links();
   if (!desc.is_object()) {
     diag.error(path, "expected an object; " + how_to_describe());
@@ -97,11 +98,16 @@ LinkSpec resolve_link(const nlohmann::json& desc, const std::string& path, Diagn
     }
     label = n->get<std::string>();
   }
-  auto model = link_models().build(type, params, path, diag, kDescKeys);
+  auto model = link_models().build(type, params, path, diag, kDescKeys, resolved);
   if (!model) return {};
   nlohmann::json given = desc;  // what the description itself sets, over its preset
   for (const auto& k : kDescKeys) given.erase(k);
   warn_implausible(link_models().find(type)->params, link_presets(), type, type + " link", given, path, diag);
+  if (resolved) {
+    (*resolved)["type"] = type;
+    for (const char* k : {"preset", "name"})
+      if (desc.contains(k)) (*resolved)[k] = desc.at(k);
+  }
   LinkSpec spec = model->spec();
   spec.name = label;
   return spec;

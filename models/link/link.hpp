@@ -38,7 +38,10 @@ PresetLibrary& link_presets();
 void register_builtin_links();
 
 // Resolves a link description: {"preset": "nvlink3", ...overrides} or
-// {"type": "photonic", ...params}. Problems go to `diag` under `path`.
-LinkSpec resolve_link(const nlohmann::json& desc, const std::string& path, Diagnostics& diag);
+// {"type": "photonic", ...params}. Problems go to `diag` under `path`. With `resolved`, the
+// description with every parameter stated (defaults filled, SI) is stored there: it
+// resolves to the same link.
+LinkSpec resolve_link(const nlohmann::json& desc, const std::string& path, Diagnostics& diag,
+                      nlohmann::json* resolved = nullptr);
 
 }  // namespace hcsim

@@ -1,6 +1,9 @@
 #include "cli.hpp"
 
+#include <cstdlib>
+#include <exception>
 #include <iostream>
+#include <string>
 
 #include "hcsim/version.hpp"
 #include "scenarios/scenario.hpp"
@@ -8,7 +11,26 @@
 
 namespace hcsim {
 
+namespace {
+
+// One line on standard error, whatever the message holds.
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n') c = ' ';
+  return s;
+}
+
+// An exception escaping a noexcept path (or none at all) ends in std::terminate: reported
+// as an internal error, exit code 1, instead of an abort.
+[[noreturn]] void on_terminate() {
+  std::cerr << "hcsim: " << one_line(terminate_message("std::terminate called")) << std::endl;
+  std::_Exit(1);
+}
+
+}  // namespace
+
 int cli_main(int argc, char** argv) {
+  std::set_terminate(on_terminate);
   CLI::App app{"hcsim: a simulator of heterogeneous deep-learning clusters"};
   app.set_version_flag("--version", std::string("hcsim ") + kVersion);
   app.require_subcommand(1);
@@ -36,7 +58,8 @@ int cli_main(int argc, char** argv) {
     std::cerr << e.render() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "hcsim: " << e.what() << "\n";
+    // InternalError (HCSIM_ASSERT) says "internal error (a bug, please report): ..." itself.
+    std::cerr << "hcsim: " << one_line(e.what()) << "\n";
     return 1;
   }
   return 0;

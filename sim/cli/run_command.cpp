@@ -62,8 +62,14 @@ int run(const RunArgs& a) {
   return 0;
 }
 
+// The checks of a run that need no simulation: the scenario's rules and the memory check.
 int validate(const RunArgs& a) {
   Scenario sc = load_reported(a.scenario, a.sets, a.strict);
+  try {
+    check_scenario_memory(sc);
+  } catch (const InputError& e) {
+    throw e.with_file(a.scenario);
+  }
   std::cout << fmt::format("{}: valid ({} devices, dp {} · tp {} · pp {}, {} layers)\n", a.scenario,
                            sc.device_count(), sc.strategy.dp, sc.strategy.tp, sc.strategy.pp, sc.model.layers);
   return 0;

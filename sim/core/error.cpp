@@ -1,7 +1,6 @@
 #include "error.hpp"
 
-#include <cstdio>
-#include <cstdlib>
+#include <exception>
 
 namespace hcsim {
 namespace {
@@ -70,10 +69,19 @@ std::string json_child(const std::string& parent, std::size_t index) {
   return parent + "/" + std::to_string(index);
 }
 
+std::string terminate_message(const std::string& what) {
+  try {
+    if (auto e = std::current_exception()) std::rethrow_exception(e);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+  }
+  return "internal error (a bug, please report): " + what;
+}
+
 void assertion_failed(const char* expr, const char* file, int line, const std::string& msg) {
-  std::fprintf(stderr, "hcsim: internal error (a bug, please report): %s:%d: %s: %s\n", file, line, expr,
-               msg.c_str());
-  std::abort();
+  throw InternalError("internal error (a bug, please report): " + std::string(file) + ":" + std::to_string(line) +
+                      ": " + expr + ": " + msg);
 }
 
 }  // namespace hcsim

@@ -3,7 +3,8 @@
 //
 // Bad input is reported as an InputError carrying every Issue found, each with the JSON
 // pointer of the offending value. Only main() turns it into exit code 2. Broken internal
-// invariants are HCSIM_ASSERT failures (abort), never InputErrors.
+// invariants are HCSIM_ASSERT failures, never InputErrors: they throw InternalError, which
+// main() reports as one line and exit code 1 (docs/robustness.md); never an abort.
 
 #include <stdexcept>
 #include <string>
@@ -58,6 +59,17 @@ class Diagnostics {
 std::string json_child(const std::string& parent, const std::string& key);
 std::string json_child(const std::string& parent, std::size_t index);
 
+// A simulator bug: what() is "internal error (a bug, please report): FILE:LINE: EXPR: MESSAGE".
+class InternalError : public std::logic_error {
+ public:
+  explicit InternalError(const std::string& what) : std::logic_error(what) {}
+};
+
+// In a std::terminate handler: what() of the exception in flight, else "internal error (a
+// bug, please report): " + `what`.
+std::string terminate_message(const std::string& what);
+
+// Throws InternalError (HCSIM_ASSERT's failure path).
 [[noreturn]] void assertion_failed(const char* expr, const char* file, int line, const std::string& msg);
 
 }  // namespace hcsim

@@ -83,9 +83,11 @@ class Registry : public EntryTable<RegistryEntry<Product>> {
     throw InputError(path, unknown(type));
   }
 
-  // Resolve params for `type` from `given` (keys in `ignore` skipped) and build.
+  // Resolve params for `type` from `given` (keys in `ignore` skipped) and build; with
+  // `resolved`, the resolved parameters (defaults filled, SI) are stored there.
   std::unique_ptr<Product> build(std::string_view type, const nlohmann::json& given, const std::string& path,
-                                 Diagnostics& diag, const std::vector<std::string>& ignore = {"type"}) const {
+                                 Diagnostics& diag, const std::vector<std::string>& ignore = {"type"},
+                                 nlohmann::json* resolved = nullptr) const {
     const Entry* e = this->find(type);
     if (!e) {
       diag.error(json_child(path, "type"), unknown(type));
@@ -95,6 +97,7 @@ class Registry : public EntryTable<RegistryEntry<Product>> {
     Params p = resolve_params(e->params, given, path, local, ignore);
     diag.merge(local);
     if (!local.ok()) return nullptr;
+    if (resolved) *resolved = p.json();
     try {
       return e->make(p);
     } catch (const InputError& err) {

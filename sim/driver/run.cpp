@@ -47,6 +47,7 @@ std::vector<Bytes> offloaded_state(const Scenario& sc, const std::vector<StageSh
 }
 
 void check_memory(const Scenario& sc, const std::vector<StageShape>& shapes) {
+  if (!sc.simulation.check_memory) return;
   std::vector<Issue> issues;
   for (int s = 0; s < sc.strategy.pp; ++s) {
     const auto& pool = sc.pools[sc.stage_pool[s]];
@@ -55,9 +56,13 @@ void check_memory(const Scenario& sc, const std::vector<StageShape>& shapes) {
       issues.push_back(*issue);
   }
   if (!issues.empty()) throw InputError(issues);
+  if (sc.strategy.offload == Offload::pool)
+    if (auto issue = pool_shortfall(sc.topology, sc.layout(), offloaded_state(sc, shapes))) throw InputError({*issue});
 }
 
 }  // namespace
+
+void check_scenario_memory(const Scenario& sc) { check_memory(sc, stage_shapes(lowering_input(sc))); }
 
 std::optional<Issue> stage_shortfall(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
                                      const StageShape& sh, const std::string& pool, Bytes capacity) {
@@ -318,12 +323,7 @@ RunOutput run_scenario(const Scenario& sc) {
   RunOutput out;
   LoweringInput in = lowering_input(sc);
   out.shapes = stage_shapes(in);
-  if (sc.simulation.check_memory) {
-    check_memory(sc, out.shapes);
-    if (sc.strategy.offload == Offload::pool)
-      if (auto issue = pool_shortfall(sc.topology, sc.layout(), offloaded_state(sc, out.shapes)))
-        throw InputError({*issue});
-  }
+  check_memory(sc, out.shapes);
   if (sc.simulation.mode == "analytical") {
     if (auto issue = analytical_bound_issue(sc.strategy, sc.simulation.symmetry, sc.simulation.max_tasks))
       throw InputError({*issue});

@@ -38,6 +38,13 @@ Seconds analytical_collective_time(const CollectiveCostModel& model, const std::
 // (estimate_collective_schedule) over `max_tasks`; none when within it.
 std::optional<Issue> analytical_bound_issue(const StrategySpec& st, bool symmetry, std::int64_t max_tasks);
 
+// The memory check of a run, without simulating: each stage's peak memory (from the plan's
+// stage shapes) against its devices' capacity, and with strategy.offload = "pool" the
+// offloaded state against the memory nodes; InputError at /strategy (resp. /strategy/offload)
+// when it does not fit. Nothing when simulation.check_memory is false.
+void check_scenario_memory(const Scenario& sc);
+
+// check_scenario_memory, the task bound, then the step simulated (or its closed forms).
 RunOutput run_scenario(const Scenario& sc);
 
 }  // namespace hcsim

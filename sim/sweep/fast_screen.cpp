@@ -39,6 +39,8 @@ std::optional<Scenario> fast_base(const SearchSpec& spec) {
   doc["simulation"]["mode"] = "analytical";
   try {
     return parse_scenario(doc, spec.base.file);
+  } catch (const InternalError&) {
+    throw;  // a bug is reported, not taken for a base the fast path cannot run
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -127,6 +129,8 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
         // The parser builds the same topology at the same path, and reports only its issues.
         it->second.refused = e.issues();
         it->second.fast.reset();
+      } catch (const InternalError&) {
+        throw;
       } catch (const std::exception&) {
         it->second.fast.reset();
       }

@@ -100,6 +100,24 @@ TEST(CliValidate, AcceptsQuickstart) {
   EXPECT_EQ(r.err, "");
 }
 
+// validate applies run's memory check (docs/robustness.md): GPT-3 175B on 16 A100-80GB
+// without ZeRO needs far more than 80 GB per device (at least 16 B of weights, gradients and
+// Adam state per parameter: 175e9 x 16 B over tp·pp = 16 devices is 175 GB), so both refuse it
+// with the same line and exit code 2; with simulation.check_memory off both accept it.
+TEST(CliValidate, RefusesWhatRunRefusesForMemory) {
+  const std::string file = kSource + "/tests/bad_scenarios/run_model_does_not_fit.json";
+  const ChildResult v = run_hcsim({"validate", file});
+  const ChildResult r = run_hcsim({"run", file});
+  EXPECT_EQ(v.exit_code, 2) << describe(v);
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_EQ(v.out, "") << describe(v);
+  EXPECT_TRUE(has_line(v.err, file + ":/strategy: ", "does not fit in memory: stage 0")) << describe(v);
+  EXPECT_EQ(v.err, r.err);
+  const ChildResult off = run_hcsim({"validate", file, "--set", "/simulation/check_memory=false"});
+  EXPECT_EQ(off.exit_code, 0) << describe(off);
+  EXPECT_NE(off.out.find(": valid ("), std::string::npos) << describe(off);
+}
+
 TEST(CliSet, OverridesTheScenario) {
   // tp = 8 alone breaks the layout (2*8*2 = 32 for 16 devices): the override was applied.
   ChildResult r = run_hcsim({"validate", kQuickstart, "--set", "/strategy/tp=8"});

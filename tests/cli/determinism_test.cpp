@@ -34,12 +34,6 @@ std::vector<std::string> shipped_scenarios() {
   return out;
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string n = info.param.substr(0, info.param.size() - 5);
-  std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
-  return n;
-}
-
 class Determinism : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Determinism, TwoRunsGiveTheSameBytes) {
@@ -59,7 +53,7 @@ TEST_P(Determinism, TwoRunsGiveTheSameBytes) {
   RecordProperty("seconds_per_run", std::to_string((a.seconds + b.seconds) / 2));
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, Determinism, ::testing::ValuesIn(shipped_scenarios()), test_name);
+INSTANTIATE_TEST_SUITE_P(Shipped, Determinism, ::testing::ValuesIn(shipped_scenarios()), scenario_test_name);
 
 }  // namespace
 }  // namespace hcsim::test

@@ -56,5 +56,24 @@ TEST(EngineCompute, ATaskThatSkipsItsPredecessorMakesTheDeviceShared) {
   EXPECT_NEAR(r.end[2], 2.5, 1e-9);
 }
 
+// A broken invariant inside the forked engine child (a graph using a memory endpoint that
+// the topology does not have: replay.cpp's HCSIM_ASSERT) comes back to the caller as one InternalError
+// carrying the child's message, not an abort of either process (docs/robustness.md).
+TEST(EngineCompute, AnInternalErrorInTheEngineProcessReachesTheCaller) {
+  TaskGraph g;
+  g.devices = 2;
+  g.memory_endpoints = 1;  // nvswitch-cluster has no memory nodes
+  g.add(compute(0, 1.0), {});
+  try {
+    (void)simulate(two_devices(), g, {});
+    ADD_FAILURE() << "no internal error";
+  } catch (const InternalError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("internal error (a bug, please report): ", 0), 0u) << what;
+    EXPECT_NE(what.find("the task graph uses more memory endpoints than the topology has"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
 }  // namespace
 }  // namespace hcsim

@@ -2,7 +2,7 @@
 // bounds, duplicate keys, JSON syntax) -> parse_scenario (sections, units, ranges, presets,
 // cross-field rules, topology build): the path every scenario file takes through
 // `hcsim validate` and `hcsim run`. The contract under test: bad input ends in an
-// InputError; anything else -- another exception, a crash, an assertion (abort), a
+// InputError; anything else -- another exception, a crash, an assertion (InternalError), a
 // sanitizer report, a hang or runaway memory (libFuzzer's -timeout and -rss_limit_mb) --
 // is a finding.
 //

@@ -148,5 +148,20 @@ TEST(CollectiveCommand, SendRecvNeedsTwoDevices) {
   EXPECT_EQ(ok.exit_code, 0) << describe(ok);
 }
 
+// Every --op on the groups all (16 devices), node (8) and 2 of quickstart either runs (exit 0,
+// no standard error) or, for send_recv on more than two devices, is refused as bad input
+// (exit 2, one line); none is an internal error or an abort.
+TEST(CollectiveCommand, EveryOpOnEveryGroupRunsOrIsRefused) {
+  for (const char* group : {"all", "node", "2"})
+    for (const char* op : {"all_reduce", "reduce_scatter", "all_gather", "broadcast", "reduce", "all_to_all",
+                           "send_recv"}) {
+      const ChildResult r = run_hcsim({"collective", kQuickstart, "--op", op, "--group", group, "--max", "64 KiB"});
+      const bool refused = std::string(op) == "send_recv" && std::string(group) != "2";
+      EXPECT_EQ(r.exit_code, refused ? 2 : 0) << op << " on " << group << "\n" << describe(r);
+      EXPECT_EQ(lines_of(r.err).size(), refused ? 1u : 0u) << op << " on " << group << "\n" << describe(r);
+      EXPECT_EQ(r.err.find("internal error"), std::string::npos) << describe(r);
+    }
+}
+
 }  // namespace
 }  // namespace hcsim::test
