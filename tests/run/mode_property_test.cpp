@@ -10,9 +10,10 @@
 // a step to agree on). Two kinds of layout are outside the closed forms' assumption that a
 // transfer does not share its links, and are not drawn (docs/architecture.md says so):
 // context-parallel rings across a node edge, and ZeRO-3 with context parallelism (the
-// gathers and the ring's sends share the same links all step). Symmetry's mirrors carry
-// their bytes without contending, so where mirrored pipeline sends share a link with built
-// ones (interleaved schedules) the step differs by up to 2.2e-4; the bound is 5e-4.
+// gathers and the ring's sends share the same links all step). Symmetry's mirrors share
+// the built flows' links by a stretch computed per phase (sim/engine/mirror_load.hpp), which
+// assumes a mirror runs when its twin does; on interleaved pipelines with ZeRO-3 the
+// step differs by up to 2.7e-4; the bound is 5e-4.
 // The largest differences found are printed and recorded in docs/performance.md.
 #include <gtest/gtest.h>
 
