@@ -300,12 +300,14 @@ void enforce_max_tasks(const Scenario& sc, double estimate, const std::string& w
 Seconds analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
                                    Bytes bytes, std::string_view algorithm, const std::vector<int>& siblings) {
   if (devices.size() <= 1 || bytes <= Bytes{}) return Seconds{};
-  // The engine's choice, made on the group alone as NCCL's tuner makes it: the named
-  // algorithm where it applies, else the cheapest; then its time with the siblings' load.
-  const std::string use = algorithm == "auto" ? model.estimate(devices, op, bytes, "auto").algorithm
-                                              : resolve_collective_algorithm(model, devices, op, bytes, algorithm);
-  if (siblings.empty() && algorithm == "auto") return model.estimate(devices, op, bytes, "auto").time;
-  return model.estimate(devices, op, bytes, use, siblings).time;
+  // The engine's choice, made on the group alone as NCCL's tuner makes it: the cheapest, or
+  // the named algorithm where it applies; then its time with the siblings' load.
+  if (algorithm == "auto") {
+    const CollectiveEstimate cheapest = model.estimate(devices, op, bytes, "auto");
+    return siblings.empty() ? cheapest.time : model.estimate(devices, op, bytes, cheapest.algorithm, siblings).time;
+  }
+  return model.estimate(devices, op, bytes, resolve_collective_algorithm(model, devices, op, bytes, algorithm), siblings)
+      .time;
 }
 
 std::optional<Issue> analytical_bound_issue(const StrategySpec& st, bool symmetry, std::int64_t max_tasks) {

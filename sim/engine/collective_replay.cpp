@@ -13,7 +13,7 @@ double CollectiveReplay::stretch(int c, std::size_t phase, std::uint32_t src, st
   const Instance& co = colls_[static_cast<std::size_t>(c)];
   const auto set = mirror_set_.find(co.task);
   if (set == mirror_set_.end()) return 1;
-  auto [it, added] = bounds_.try_emplace({co.plan, set->second, phase});
+  auto [it, added] = stretches_.try_emplace({co.plan, set->second, phase});
   if (added) {
     const Task& t = g_[co.task];
     const CollectiveExpansion& p = *co.plan;
@@ -21,14 +21,9 @@ double CollectiveReplay::stretch(int c, std::size_t phase, std::uint32_t src, st
     std::vector<DevicePair> built, mirrored;
     for (const PlannedFlow& f : by_phase ? p.phases[phase].flows : p.pair_bytes) built.emplace_back(f.src, f.dst);
     for (std::uint32_t group : g_.mirror_sets()[set->second].groups) {
-      const CollectiveExpansion* q = nullptr;
-      try {  // the mirrored collective's algorithm, as account_mirror plans it
-        q = &planner_.plan(g_.groups()[group], t.op, t.bytes.value(), p.algorithm);
-      } catch (const InputError&) {
-        q = &planner_.plan(g_.groups()[group], t.op, t.bytes.value());
-      }
-      const bool same = by_phase && q->phases.size() == p.phases.size();
-      for (const PlannedFlow& f : same ? q->phases[phase].flows : q->pair_bytes) mirrored.emplace_back(f.src, f.dst);
+      const CollectiveExpansion& q = mirror_plan(t, group);
+      const bool same = by_phase && q.phases.size() == p.phases.size();
+      for (const PlannedFlow& f : same ? q.phases[phase].flows : q.pair_bytes) mirrored.emplace_back(f.src, f.dst);
     }
     it->second = load_.stretches(built, mirrored);
   }
@@ -41,9 +36,9 @@ double CollectiveReplay::send_stretch(TaskId t) {
   if (set == mirror_set_.end()) return 1;
   const Task& task = g_[t];
   const std::uint64_t k = MirrorLoad::key(task.device, task.peer);
-  auto [it, added] = send_bounds_.try_emplace({set->second, k}, 1.0);
+  auto [it, added] = send_stretches_.try_emplace({set->second, k}, 1.0);
   if (added) {
-    const Bounds b = load_.stretches({{task.device, task.peer}}, g_.mirror_sets()[set->second].pairs);
+    const Stretches b = load_.stretches({{task.device, task.peer}}, g_.mirror_sets()[set->second].pairs);
     if (const auto f = b.find(k); f != b.end()) it->second = f->second;
   }
   return it->second;
@@ -202,17 +197,17 @@ void CollectiveReplay::finish(int c) {
   host_.finish(t);
 }
 
-void CollectiveReplay::account_mirror(TaskId task, std::uint32_t group_id, double copies) {
-  const Task& t = g_[task];
+const CollectiveExpansion& CollectiveReplay::mirror_plan(const Task& t, std::uint32_t group_id) {
   const auto& group = g_.groups()[group_id];
-  const std::string& algorithm = plan_of(t).algorithm;
-  const CollectiveExpansion* p = nullptr;
   try {  // the mirrored collective's algorithm; a symmetric group always supports it
-    p = &planner_.plan(group, t.op, t.bytes.value(), algorithm);
+    return planner_.plan(group, t.op, t.bytes.value(), plan_of(t).algorithm);
   } catch (const InputError&) {
-    p = &planner_.plan(group, t.op, t.bytes.value());
+    return planner_.plan(group, t.op, t.bytes.value());
   }
-  planner_.add_edge_bytes(*p, host_.edge_bytes(), copies);
+}
+
+void CollectiveReplay::account_mirror(TaskId task, std::uint32_t group_id, double copies) {
+  planner_.add_edge_bytes(mirror_plan(g_[task], group_id), host_.edge_bytes(), copies);
 }
 
 }  // namespace hcsim::engine

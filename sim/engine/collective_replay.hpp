@@ -11,10 +11,9 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <unordered_map>
 
 #include "sim/engine/collective_plan.hpp"
 #include "sim/engine/mirror_load.hpp"
@@ -71,7 +70,9 @@ class CollectiveReplay {
   // Stretch of collective c's flow src -> dst in event-mode phase `phase` (flow mode: npos,
   // all the plan's pairs); 1 when its task has no mirrors or they share none of its links.
   double stretch(int c, std::size_t phase, std::uint32_t src, std::uint32_t dst);
-  using Bounds = std::unordered_map<std::uint64_t, double>;
+  // The plan of the collective like task `t` over mirror group `group` (its algorithm).
+  const CollectiveExpansion& mirror_plan(const Task& t, std::uint32_t group);
+  using Stretches = std::unordered_map<std::uint64_t, double>;  // by MirrorLoad::key
 
   const TaskGraph& g_;
   CollectivePlanner& planner_;
@@ -80,8 +81,8 @@ class CollectiveReplay {
   std::map<std::tuple<std::uint32_t, int, double>, const CollectiveExpansion*> plans_;  // (group, op, bytes)
   std::unordered_map<TaskId, std::uint32_t> mirror_set_;  // a task's mirror set, where it has one
   MirrorLoad load_;
-  std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, Bounds> bounds_;  // (plan, set, phase)
-  std::map<std::pair<std::uint32_t, std::uint64_t>, double> send_bounds_;  // (set, pair)
+  std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, Stretches> stretches_;  // (plan, set, phase)
+  std::map<std::pair<std::uint32_t, std::uint64_t>, double> send_stretches_;  // (set, pair)
 };
 
 }  // namespace hcsim::engine
