@@ -22,6 +22,13 @@ set(hcsim_floors
     sim/cli=hcsim_cli)
 # Folders checked for SimGrid includes only (they are no floor).
 set(hcsim_layering_other_dirs tests bench scripts)
+# The Python module, beside the CLI on the top floor, where it is built (not in sanitizer
+# builds, nor without python3-pybind11).
+if(TARGET hcsim_python)
+  list(APPEND hcsim_floors sim/python=hcsim_python)
+else()
+  list(APPEND hcsim_layering_other_dirs sim/python)
+endif()
 
 # What each target may include comes from the targets themselves (their link libraries as
 # configured), written where the check script reads it.
