@@ -25,7 +25,7 @@ std::string status_text(const RunStatus& s, double elapsed) {
   }
   const std::uint64_t done = s.tasks_done.load(), total = s.tasks_total.load();
   const double pct = total > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 0;
-  return fmt::format("simulating, {}/{} tasks ({:.0f} %), {:.6g} s simulated, {}", done, total, pct,
+  return fmt::format("simulating, {}/{} tasks ({:.0f} %), {:.4g} s simulated, {}", done, total, pct,
                      s.sim_time_s.load(), took);
 }
 

@@ -102,6 +102,21 @@ TEST(CliCompletion, OffersCommandsOptionsChoicesAndCategories) {
   EXPECT_EQ(complete("hcsim run scenarios/quick"), "scenarios/quickstart.json\n");
 }
 
+TEST(CliList, CodecsAndAlgorithmsFromTheBinary) {
+  const ChildResult codecs = run_hcsim({"list", "codecs"});
+  EXPECT_EQ(codecs.exit_code, 0) << describe(codecs);
+  EXPECT_TRUE(codecs.out.starts_with("compression codecs\n  ")) << codecs.out;
+  EXPECT_NE(codecs.out.find("    source: "), std::string::npos);
+  const ChildResult algs = run_hcsim({"list", "algorithms"});
+  EXPECT_EQ(algs.exit_code, 0) << describe(algs);
+  EXPECT_TRUE(algs.out.starts_with("collective algorithms")) << algs.out;
+  EXPECT_NE(algs.out.find("  ring — "), std::string::npos) << algs.out;
+  const ChildResult bad = run_hcsim({"list", "codec"});
+  EXPECT_EQ(bad.exit_code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("unknown list \"codec\"; did you mean \"codecs\"? valid ones are: all, "), std::string::npos)
+      << bad.err;
+}
+
 TEST(CliProgress, ProgressLineOnStderrLeavesStdoutAlone) {
   // The JSON report: the table's last line has the run's wall-clock time.
   const ChildResult plain = run_hcsim({"run", kQuickstart, "--format", "json"});

@@ -51,9 +51,9 @@ struct Interrupted {
 };
 
 // Runs `args`, waits until hcsim has forked (at most 3 s) and at least `after`, then sends
-// SIGINT to hcsim alone or to its process group; returns how it ended.
+// `sig` to hcsim alone or to its process group; returns how it ended.
 Interrupted interrupt(const std::vector<std::string>& args, bool group, const TempDir& io,
-                      std::chrono::milliseconds after = std::chrono::milliseconds(500)) {
+                      std::chrono::milliseconds after = std::chrono::milliseconds(500), int sig = SIGINT) {
   Interrupted r;
   const auto t0 = std::chrono::steady_clock::now();
   const pid_t pid = spawn_hcsim(args, io.file("stdout"), io.file("stderr"));
@@ -65,7 +65,7 @@ Interrupted interrupt(const std::vector<std::string>& args, bool group, const Te
   }
   EXPECT_GT(r.engine, 0) << "hcsim forked no process within 3 s";
   EXPECT_EQ(::waitpid(pid, &r.status, WNOHANG), 0) << "the run ended before it could be interrupted";
-  ::kill(group ? -pid : pid, SIGINT);
+  ::kill(group ? -pid : pid, sig);
   EXPECT_EQ(::waitpid(pid, &r.status, 0), pid);
   r.err = read_file(io.file("stderr"));
   return r;
@@ -78,9 +78,9 @@ std::vector<std::string> entries(const std::string& dir) {
   return out;
 }
 
-void expect_clean_run_interrupt(const Interrupted& r, const TempDir& io) {
+void expect_clean_run_interrupt(const Interrupted& r, const TempDir& io, int exit_code = 130) {
   ASSERT_TRUE(WIFEXITED(r.status)) << "ended by signal " << WTERMSIG(r.status) << "\n" << r.err;
-  EXPECT_EQ(WEXITSTATUS(r.status), 130) << r.err;
+  EXPECT_EQ(WEXITSTATUS(r.status), exit_code) << r.err;
   EXPECT_EQ(r.err, kRunLine);
   EXPECT_EQ(read_file(io.file("stdout")), "");
   // Killed and reaped by hcsim: not running, not a zombie waiting for a parent.
@@ -100,6 +100,12 @@ TEST(CliInterrupt, CtrlCToTheProcessGroupEndsQuietly) {
   const Interrupted r = interrupt(slow_run({"--out", io.file("out")}), true, io);
   expect_clean_run_interrupt(r, io);
   EXPECT_EQ(r.err.find("Segmentation"), std::string::npos) << r.err;
+}
+
+TEST(CliInterrupt, SigtermEndsTheRunAlike) {
+  TempDir io;
+  const Interrupted r = interrupt(slow_run({"--out", io.file("out")}), false, io, std::chrono::milliseconds(300), SIGTERM);
+  expect_clean_run_interrupt(r, io, 128 + SIGTERM);
 }
 
 TEST(CliInterrupt, SweepSaysHowToResume) {
