@@ -52,8 +52,9 @@ std::string version_text() {
          "\ncompiler " + compiler();
 }
 
-// The lines that end each subcommand's --help.
-const std::map<std::string, std::string>& examples() {
+}  // namespace
+
+const std::map<std::string, std::string>& command_examples() {
   static const std::map<std::string, std::string> e{
       {"run", "hcsim run scenarios/quickstart.json --format json --out out/\n"
               "  hcsim run scenarios/quickstart.json --set /strategy/tp=8 --set /strategy/dp=1"},
@@ -71,6 +72,8 @@ const std::map<std::string, std::string>& examples() {
   };
   return e;
 }
+
+namespace {
 
 std::vector<std::string> command_names(const CLI::App& app) {
   std::vector<std::string> out;
@@ -122,7 +125,7 @@ int cli_main(int argc, char** argv) {
   add_validate_suite_command(app, cmds);
   add_completion_command(app, cmds);
   for (CLI::App* c : app.get_subcommands({})) {
-    if (auto e = examples().find(c->get_name()); e != examples().end()) c->footer("\nExamples:\n  " + e->second);
+    if (auto e = command_examples().find(c->get_name()); e != command_examples().end()) c->footer("\nExamples:\n  " + e->second);
     for (CLI::Option* o : c->get_options())
       if (o->get_default_str() == "[]") o->default_str("");  // a repeatable option given no value: no default to show
   }
