@@ -38,7 +38,7 @@ std::string command_arm(const CLI::App& cmd, const std::vector<std::string>& wor
     for (const auto& l : opt->get_lnames()) spellings.push_back("--" + l);
     for (const auto& s : opt->get_snames()) spellings.push_back("-" + s);
     names.insert(names.end(), spellings.begin(), spellings.end());
-    if (opt->get_type_size() == 0) continue;  // a flag
+    if (opt->get_expected_max() == 0) continue;  // a flag: no value follows
     std::string pattern;
     for (const auto& s : spellings) pattern += (pattern.empty() ? "" : "|") + s;
     const auto c = choices(*opt);

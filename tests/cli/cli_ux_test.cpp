@@ -105,6 +105,8 @@ TEST(CliCompletion, OffersCommandsOptionsChoicesAndCategories) {
   EXPECT_EQ(complete("hcsim sweep --j"), "--jobs\n");
   EXPECT_EQ(complete("hcsim list co"), "codecs\n");
   EXPECT_EQ(complete("hcsim run scenarios/quick"), "scenarios/quickstart.json\n");
+  // After a flag, the scenario: .json files and directories, not scenarios/precision.cpp.
+  EXPECT_EQ(complete("hcsim run --strict scenarios/pr"), "scenarios/predictions\n");
 }
 
 TEST(CliList, CodecsAndAlgorithmsFromTheBinary) {
