@@ -12,6 +12,7 @@
 #include "scenarios/sections.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/collectives/algorithms.hpp"
+#include "sim/core/nearest.hpp"
 
 namespace hcsim {
 namespace {
@@ -101,8 +102,11 @@ std::string list_registries(const std::string& what) {
   register_builtin_codecs();
   register_builtin_collectives();
   const std::vector<std::string> valid = list_families();
-  if (std::find(valid.begin(), valid.end(), what) == valid.end())
-    throw InputError("", "unknown list \"" + what + "\"; " + valid_list(valid));
+  if (std::find(valid.begin(), valid.end(), what) == valid.end()) {
+    const auto near = nearest_name(what, valid, std::max<std::size_t>(1, what.size() / 3));
+    throw InputError("", "unknown list \"" + what + "\"; " + (near ? "did you mean \"" + *near + "\"? " : "") +
+                             valid_list(valid));
+  }
   std::string out;
   for (const auto& f : families())
     if (what == "all" || what == f.name) out += f.text() + "\n";

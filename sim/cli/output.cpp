@@ -6,10 +6,13 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "sim/core/interrupt.hpp"
+
 namespace hcsim {
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  set_temp_file(tmp);  // removed by an interrupt before the rename
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("cannot write " + tmp);
@@ -19,8 +22,10 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
+    set_temp_file("");
     throw std::runtime_error("cannot rename " + tmp + " to " + path);
   }
+  set_temp_file("");
 }
 
 }  // namespace hcsim

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "output.hpp"
+#include "run_progress.hpp"
 #include "warnings.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/sections.hpp"
@@ -27,6 +28,7 @@ struct RunArgs {
   std::string trace;  // Chrome/Perfetto trace file (default: the scenario's outputs.trace)
   std::string csv;    // per-rank CSV file
   bool strict = false;
+  bool progress = false;  // the progress line also off a terminal, from the start
 };
 
 void ensure_dir(const std::string& dir) {
@@ -35,6 +37,7 @@ void ensure_dir(const std::string& dir) {
 }
 
 int run(const RunArgs& a) {
+  RunProgress progress(a.progress);
   std::vector<std::string> sets = a.sets;
   if (a.max_tasks > 0) sets.push_back("/simulation/max_tasks=" + std::to_string(a.max_tasks));
   Scenario sc = load_reported(a.scenario, sets, a.strict);
@@ -57,6 +60,7 @@ int run(const RunArgs& a) {
   const std::string trace = a.trace.empty() ? sc.outputs.trace : a.trace;
   if (!trace.empty()) write_file_atomic(trace, chrome_trace(sc, out));
   if (!a.csv.empty()) write_file_atomic(a.csv, report_csv(sc, out));
+  progress.stop();  // before the report: on a terminal its line is erased
   if (format == "json") std::cout << rep.dump(2) << "\n";
   else std::cout << report_table(sc, out);
   return 0;
@@ -89,6 +93,9 @@ void add_run_commands(CLI::App& app, Commands& cmds) {
   run_cmd->add_option("--max-tasks", ra->max_tasks, "refuse scenarios whose estimated task count is larger")
       ->check(CLI::PositiveNumber);
   add_strict_flag(*run_cmd, ra->strict);
+  run_cmd->add_flag("--progress", ra->progress,
+                    "a progress line on standard error from the start, also when it is not a terminal "
+                    "(on a terminal it appears by itself after 2 s)");
   cmds.push_back({run_cmd, [ra] { return run(*ra); }});
 
   auto va = std::make_shared<RunArgs>();

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "interrupt.hpp"
 #include "output.hpp"
 #include "warnings.hpp"
 #include "sim/cli/command.hpp"
@@ -30,6 +31,14 @@ int run_sweep_command(const SweepArgs& a) {
   o.file = a.file;
   o.out_dir = a.out.empty() ? default_out(a.file) : a.out;
   o.jobs = a.jobs;
+  // The finished points are in results.jsonl, which a rerun reads back (results_store.hpp).
+  std::string resume = program_name() + " sweep " + shell_word(a.file) + " --out " + shell_word(o.out_dir);
+  if (a.jobs != 1) resume += " -j " + std::to_string(a.jobs);
+  if (!a.shard.empty()) resume += " --shard " + shell_word(a.shard);
+  if (a.quiet) resume += " -q";
+  if (a.strict) resume += " --strict";
+  set_interrupt_message("hcsim: interrupted; the points that finished are kept in " + o.out_dir +
+                        "/results.jsonl — resume with: " + resume);
   if (!a.shard.empty()) std::tie(o.shard_index, o.shard_count) = sweep::parse_shard(a.shard);
   o.progress = !a.quiet;
   o.writer = write_file_atomic;

@@ -49,4 +49,7 @@ struct EngineResult {
 
 EngineResult simulate(const TopologyGraph& topo, const TaskGraph& graph, const EngineOptions& opt);
 
+// "3.32.0": the SimGrid library loaded (and the headers built against, when they differ).
+std::string simgrid_version();
+
 }  // namespace hcsim

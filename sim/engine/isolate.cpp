@@ -15,6 +15,8 @@
 
 #include "engine_internal.hpp"
 #include "sim/core/fd_io.hpp"
+#include "sim/core/interrupt.hpp"
+#include "sim/core/run_status.hpp"
 
 namespace hcsim {
 namespace {
@@ -54,14 +56,11 @@ int child_fd = -1;
 // reports it like any other failure instead of aborting.
 [[noreturn]] void child_terminate() { child_fail(terminate_message("the simulation engine terminated"), false); }
 
-}  // namespace
-
-EngineResult simulate(const TopologyGraph& topo, const TaskGraph& graph, const EngineOptions& opt) {
-  if (!opt.isolate) return engine::simulate_in_process(topo, graph, opt);
+EngineResult simulate_isolated(const TopologyGraph& topo, const TaskGraph& graph, const EngineOptions& opt) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   std::fflush(nullptr);
-  pid_t pid = ::fork();
+  pid_t pid = fork_child();  // tracked: an interrupt of the parent ends it
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::close(fds[0]);
@@ -102,6 +101,7 @@ EngineResult simulate(const TopologyGraph& topo, const TaskGraph& graph, const E
   }
   ::close(fds[0]);
   int status = 0;
+  forget_child(pid);
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (tag == kFailed && ok) {
     if (kind == 'I') {
@@ -114,6 +114,20 @@ EngineResult simulate(const TopologyGraph& topo, const TaskGraph& graph, const E
   if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw InternalError("internal error (a bug, please report): the simulation engine process failed (status " +
                         std::to_string(status) + ")");
+  return r;
+}
+
+}  // namespace
+
+EngineResult simulate(const TopologyGraph& topo, const TaskGraph& graph, const EngineOptions& opt) {
+  if (RunStatus* s = run_status()) {
+    s->tasks_done.store(0);
+    s->tasks_total.store(graph.size());
+    s->sim_time_s.store(0);
+    s->phase.store(static_cast<int>(RunPhase::simulating));
+  }
+  EngineResult r = opt.isolate ? simulate_isolated(topo, graph, opt) : engine::simulate_in_process(topo, graph, opt);
+  set_run_phase(RunPhase::reporting);  // what follows a simulation is its metrics
   return r;
 }
 

@@ -9,6 +9,8 @@
 // device whose compute tasks form a chain (it runs alone, at full speed, for exactly its
 // duration) are kernel timers, which no list holds. In flow mode most live activities were
 // such compute tasks.
+#include <signal.h>
+
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -22,6 +24,7 @@
 
 #include "engine_internal.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/run_status.hpp"
 #include "sim/engine/collective_replay.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/transfer_time.hpp"
@@ -191,6 +194,10 @@ class Replay final : public ActivityHost {
   void launch_timer(Seconds d, TaskId t, int coll, std::uint32_t item) override { timer(d.value(), t, coll, item); }
   void finish(TaskId t) override {
     res_.end[t] = sg4::Engine::get_clock();
+    if (status_) {
+      status_->tasks_done.fetch_add(1, std::memory_order_relaxed);
+      status_->sim_time_s.store(res_.end[t], std::memory_order_relaxed);
+    }
     for (std::uint32_t i = succ_begin_[t]; i < succ_begin_[t + 1]; ++i) {
       TaskId s = succ_[i];
       if (--missing_[s] == 0) start(s);
@@ -314,6 +321,7 @@ class Replay final : public ActivityHost {
   std::vector<std::size_t> free_;
   std::vector<sg4::ActivityPtr> graveyard_;
   std::uint64_t activities_ = 0;
+  RunStatus* status_ = run_status();  // the progress line's figures, when one is shown
 };
 
 }  // namespace
@@ -324,7 +332,15 @@ EngineResult simulate_in_process(const TopologyGraph& topo, const TaskGraph& gra
   char arg0[] = "hcsim";
   char* argv[] = {arg0, nullptr};
   xbt_log_control_set("root.thres:critical");
+  // SimGrid installs its own SIGINT handler (a status dump, then exit() from inside the
+  // simulation, which ends in "Segmentation fault."); the process's own handlers
+  // (sim/cli/interrupt.cpp: end quietly in the engine process) are put back.
+  struct sigaction old_int {}, old_term {};
+  ::sigaction(SIGINT, nullptr, &old_int);
+  ::sigaction(SIGTERM, nullptr, &old_term);
   sg4::Engine e(&argc, argv);
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
   // CM02 without TCP window or cross-traffic: a flow of S bytes on a path of latency L and
   // bottleneck B takes L + S/B (../shared/simgrid.md §9.6).
   e.set_config("network/model:CM02");

@@ -8,12 +8,27 @@
 
 namespace hcsim::sweep {
 
+StatusLine::StatusLine(std::string label, std::FILE* out)
+    : label_(std::move(label)), out_(out), tty_(::isatty(::fileno(out)) != 0) {}
+
+void StatusLine::show(const std::string& text) {
+  if (tty_) fmt::print(out_, "\r{}: {}\x1b[K", label_, text);
+  else fmt::print(out_, "{}: {}\n", label_, text);
+  drawn_ = true;
+  std::fflush(out_);
+}
+
+void StatusLine::end(bool keep) {
+  if (!tty_ || !drawn_) return;
+  std::fputs(keep ? "\n" : "\r\x1b[K", out_);
+  drawn_ = false;
+  std::fflush(out_);
+}
+
 Progress::Progress(std::string label, std::size_t total, bool enabled, std::FILE* out)
-    : label_(std::move(label)),
+    : line_(std::move(label), out),
       total_(total),
       enabled_(enabled && total > 0),
-      tty_(::isatty(::fileno(out)) != 0),
-      out_(out),
       start_(std::chrono::steady_clock::now()),
       last_draw_(start_) {}
 
@@ -36,10 +51,10 @@ void Progress::tick(bool ok) {
   const auto now = std::chrono::steady_clock::now();
   const double since = std::chrono::duration<double>(now - last_draw_).count();
   const std::size_t tenth = done_ * 10 / total_;
-  if (tty_ ? since >= 0.1 || done_ == total_ : tenth > last_tenth_ || since >= 10.0) {
+  if (line_.tty() ? since >= 0.1 || done_ == total_ : tenth > last_tenth_ || since >= 10.0) {
     last_tenth_ = tenth;
     last_draw_ = now;
-    draw(!tty_ && done_ == total_);
+    draw(!line_.tty() && done_ == total_);
   }
 }
 
@@ -49,23 +64,21 @@ void Progress::draw(bool final_line) {
   const double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : NAN;
   const std::string counts = fmt::format("{}/{} points ({} not ok)  {:.1f} points/s  {}", done_, total_, not_ok_, rate,
                                          final_line ? fmt::format("in {}", format_eta(t)) : "ETA " + format_eta(eta));
-  if (!tty_) {
-    fmt::print(out_, "{}: {}\n", label_, counts);
+  if (!line_.tty()) {
+    line_.show(counts);
   } else {
     constexpr int kWidth = 30;
     const int filled = static_cast<int>(kWidth * done_ / std::max<std::size_t>(total_, 1));
-    fmt::print(out_, "\r{}: [{}{}] {}\x1b[K", label_, std::string(static_cast<std::size_t>(filled), '#'),
-               std::string(static_cast<std::size_t>(kWidth - filled), '.'), counts);
+    line_.show(fmt::format("[{}{}] {}", std::string(static_cast<std::size_t>(filled), '#'),
+                           std::string(static_cast<std::size_t>(kWidth - filled), '.'), counts));
   }
-  std::fflush(out_);
 }
 
 void Progress::finish() {
   if (!enabled_) return;
-  if (tty_) {
+  if (line_.tty()) {
     draw(true);
-    fmt::print(out_, "\n");
-    std::fflush(out_);
+    line_.end(true);
   }
 }
 

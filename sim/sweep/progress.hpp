@@ -1,7 +1,9 @@
 #pragma once
-// Progress of a long run on standard error: on a terminal a bar redrawn in place with the
-// rate and the time left; otherwise (a log file, CI) a plain line at every tenth of the way
-// and at most every 10 s, so logs stay short.
+// Progress of a long run on standard error: on a terminal a line redrawn in place;
+// otherwise (a log file, CI) plain lines. `Progress` counts sweep points (a bar with the
+// rate and the time left; off a terminal a line at every tenth of the way and at most every
+// 10 s, so logs stay short); `StatusLine` is the drawing both it and a single run's
+// progress line (sim/cli/run_progress.cpp) use.
 
 #include <chrono>
 #include <cstddef>
@@ -9,6 +11,21 @@
 #include <string>
 
 namespace hcsim::sweep {
+
+class StatusLine {
+ public:
+  explicit StatusLine(std::string label, std::FILE* out = stderr);
+  // "label: text": on a terminal over the previous line, otherwise on a line of its own.
+  void show(const std::string& text);
+  // On a terminal: ends the line drawn with a newline (keep) or erases it (!keep).
+  void end(bool keep);
+  [[nodiscard]] bool tty() const { return tty_; }
+
+ private:
+  std::string label_;
+  std::FILE* out_;
+  bool tty_, drawn_ = false;
+};
 
 class Progress {
  public:
@@ -23,10 +40,9 @@ class Progress {
 
  private:
   void draw(bool final_line);
-  std::string label_;
+  StatusLine line_;
   std::size_t total_, done_ = 0, not_ok_ = 0;
-  bool enabled_, tty_;
-  std::FILE* out_;
+  bool enabled_;
   std::chrono::steady_clock::time_point start_, last_draw_;
   std::size_t last_tenth_ = 0;
 };

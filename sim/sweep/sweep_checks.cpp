@@ -7,35 +7,14 @@
 
 #include "scenarios/scenario.hpp"
 #include "scenarios/sections.hpp"
+#include "sim/core/nearest.hpp"
 
 namespace hcsim::sweep {
 namespace {
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // The closest of `candidates` to `ptr` when it is close (a slip, not another field).
 std::optional<std::string> nearest(const std::string& ptr, const std::vector<std::string>& candidates) {
-  std::optional<std::string> best;
-  std::size_t best_d = 0;
-  for (const auto& c : candidates) {
-    const std::size_t d = edit_distance(ptr, c);
-    if (!best || d < best_d || (d == best_d && c < *best)) best = c, best_d = d;
-  }
-  if (!best || best_d > std::max<std::size_t>(3, ptr.size() / 4)) return std::nullopt;
-  return best;
+  return nearest_name(ptr, candidates, std::max<std::size_t>(3, ptr.size() / 4));
 }
 
 // Where the schema stands on `tokens`: known, open (an object whose keys the schema does

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/fd_io.hpp"
+#include "sim/core/interrupt.hpp"
 
 namespace hcsim::sweep {
 namespace {
@@ -55,7 +56,7 @@ Worker spawn(std::vector<Worker>& all, const JobFn& job) {
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   }
   std::fflush(nullptr);
-  const pid_t pid = ::fork();
+  const pid_t pid = fork_child();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     // Only this worker's own ends stay open, so each worker sees EOF when the parent is done.
@@ -74,6 +75,7 @@ Worker spawn(std::vector<Worker>& all, const JobFn& job) {
 
 std::string exit_reason(pid_t pid) {
   int status = 0;
+  forget_child(pid);
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (WIFSIGNALED(status)) return fmt::format("worker process killed by signal {} ({})", WTERMSIG(status),
                                               strsignal(WTERMSIG(status)));
@@ -105,8 +107,10 @@ class Pool {
       close_fd(w.res);
     }
     for (auto& w : workers_)
-      if (w.pid > 0)
+      if (w.pid > 0) {
+        forget_child(w.pid);
         while (::waitpid(w.pid, nullptr, 0) < 0 && errno == EINTR) {}
+      }
   }
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;

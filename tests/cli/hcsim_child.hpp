@@ -8,6 +8,7 @@
 // address space for its shadow memory), so the child gets ASan's own resident-memory cap
 // (hard_rss_limit_mb) instead, and a longer clock for the instrumented binary.
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -133,6 +135,32 @@ inline std::string scenario_test_name(const ::testing::TestParamInfo<std::string
   std::string n = info.param.substr(0, info.param.size() - 5);
   std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
   return n;
+}
+
+// Starts `hcsim ARGS` in its own process group (so that the group can be signalled, as a
+// terminal's Ctrl-C does, without reaching the test), standard output and error to the
+// files given (or discarded), under the memory limit. Returns the pid (the group's id).
+inline pid_t spawn_hcsim(const std::vector<std::string>& args, const std::string& out = "/dev/null",
+                         const std::string& err = "/dev/null") {
+  const pid_t pid = ::fork();
+  if (pid != 0) {
+    if (pid > 0) ::setpgid(pid, pid);
+    return pid;
+  }
+  ::setpgid(0, 0);
+  if (!under_asan()) {
+    const rlimit as{4ul << 30, 4ul << 30};
+    ::setrlimit(RLIMIT_AS, &as);
+  }
+  std::FILE* o = std::fopen(out.c_str(), "w");
+  std::FILE* e = std::fopen(err.c_str(), "w");
+  if (o) ::dup2(fileno(o), 1);
+  if (e) ::dup2(fileno(e), 2);
+  std::vector<char*> argv{const_cast<char*>(HCSIM_BINARY)};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(HCSIM_BINARY, argv.data());
+  ::_exit(127);
 }
 
 // Everything a test prints when a child did not do what was expected.

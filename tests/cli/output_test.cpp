@@ -64,31 +64,6 @@ TEST(WriteFileAtomic, MissingDirectoryThrows) {
   EXPECT_THROW(write_file_atomic(dir.file("no/such/dir/report.json"), "content"), std::runtime_error);
 }
 
-// Starts `hcsim ARGS` in its own process group (so that the simulation engine's forked
-// child is killed with it), stdout and stderr discarded.
-pid_t spawn_hcsim(const std::vector<std::string>& args) {
-  const pid_t pid = ::fork();
-  if (pid != 0) {
-    if (pid > 0) ::setpgid(pid, pid);
-    return pid;
-  }
-  ::setpgid(0, 0);
-  if (!under_asan()) {
-    const rlimit as{4ul << 30, 4ul << 30};
-    ::setrlimit(RLIMIT_AS, &as);
-  }
-  std::FILE* null = std::fopen("/dev/null", "w");
-  if (null) {
-    ::dup2(fileno(null), 1);
-    ::dup2(fileno(null), 2);
-  }
-  std::vector<char*> argv{const_cast<char*>(HCSIM_BINARY)};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  ::execv(HCSIM_BINARY, argv.data());
-  ::_exit(127);
-}
-
 TEST(AtomicOutput, KilledRunLeavesNoReportAndKeepsTheOldOne) {
   // tests/scenarios/slow_full_ranks.json simulates all 1,024 ranks of GPT-3 175B: a minute
   // or more, so a kill after a second lands in the middle of the run.
