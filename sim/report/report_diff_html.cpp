@@ -33,9 +33,10 @@ std::string report_diff_html(const json& a, const json& b, const std::string& na
   }
   html::BarChart m{"diff-memory", "memory per device (the device with the least headroom)", "GiB", {"A", "B"},
                    {}, {}, {}, {}};
-  for (const char* k : {"peak_bytes", "capacity_bytes"}) {
+  for (const char* k : {"peak", "capacity"}) {
+    const std::string ptr = std::string("/memory/") + k + "_bytes";
     m.rows.emplace_back(k);
-    m.values.push_back({at(a, std::string("/memory/") + k) / 1073741824.0, at(b, std::string("/memory/") + k) / 1073741824.0});
+    m.values.push_back({at(a, ptr) / 1073741824.0, at(b, ptr) / 1073741824.0});
   }
   const std::string legend = fmt::format("<p>A = {}, B = {}.</p>\n", html::escape(name_a), html::escape(name_b));
   const std::vector<std::string> sections{
