@@ -10,7 +10,7 @@ shift $(($# > 0 ? 1 : 0))
 packages=(build-essential cmake pkg-config libsimgrid-dev libboost-graph-dev nlohmann-json3-dev
           libeigen3-dev libfmt-dev libgtest-dev libgmock-dev libcli11-dev libbenchmark-dev
           python3-matplotlib python3-dev python3-pybind11 libopenmpi-dev openmpi-bin clang
-          libclang-rt-14-dev)
+          libclang-rt-14-dev chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -53,7 +53,7 @@ class ItemBuilder {
     const double emb_params = c_.embedding_params() / st_.tp;
     const std::vector<LayerUnit> whole{{0, 0, 0}};  // one unit of the end's own parameters
     if (embedding) forward_ops(embedding_ops(c_, shape_), out.fwd, Phase::forward, units(whole, emb_params));
-    for (int l = 0; l < layers; ++l) forward_ops(layer_ops_, out.fwd, Phase::forward, units_);
+    for (int l = 0; l < layers; ++l) forward_ops(layer_ops_, out.fwd, Phase::forward, units_, l);
     if (head) forward_ops(head_ops(c_, shape_), out.fwd, Phase::forward, units(whole, head_params));
 
     if (head) {
@@ -66,10 +66,10 @@ class ItemBuilder {
       // layer is gathered for both.
       if (st_.recompute == Recompute::full) {
         unit(out.bwd, c_.layer_params() / st_.tp, sum_gathered(units_));
-        forward_ops(layer_ops_, out.bwd, Phase::recompute, {});
-        backward_ops(layer_ops_, out.bwd, {});
+        forward_ops(layer_ops_, out.bwd, Phase::recompute, {}, l);
+        backward_ops(layer_ops_, out.bwd, {}, l);
       } else {
-        backward_ops(layer_ops_, out.bwd, units_);
+        backward_ops(layer_ops_, out.bwd, units_, l);
       }
       accumulate(out.bwd, c_.layer_params() / st_.tp, c_.layer_tensors());
       bucket(out, Bytes(c_.layer_params() / st_.tp * grad_e_));
@@ -172,11 +172,13 @@ class ItemBuilder {
   }
 
   // `units`: the unit markers to place, unit k before op units[k].first_op (none: no marker).
+  // `layer`: the layer within the chunk that `ops` are of (-1: the embedding or the head).
   void forward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out, Phase phase,
-                   const std::vector<LayerUnit>& units) {
+                   const std::vector<LayerUnit>& units, int layer = -1) {
     std::size_t next = 0;
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const LayerOp& op = ops[i];
+      const std::size_t first = out.size();
       if (next < units.size() && units[next].first_op == i) {
         unit(out, units[next].params, units[next].gathered);
         ++next;
@@ -190,17 +192,29 @@ class ItemBuilder {
       if (op.attention_core) attention(out, op.kernel, phase, mf, kv_block_bytes_);
       else if (ub && (op.column_parallel || op.tp_allreduce_after)) compute_chunked(out, op.kernel, phase, mf);
       else compute(out, op.kernel, phase, mf);
+      name_from(out, first, op.name, layer);
       if (op.tp_allreduce_after && !ub)
         comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
     }
   }
 
+  // Names the op's compute items: those pushed from index `first` on.
+  static void name_from(std::vector<Item>& out, std::size_t first, const char* name, int layer) {
+    for (std::size_t i = first; i < out.size(); ++i) {
+      if (out[i].kind != Item::Kind::compute && out[i].kind != Item::Kind::cp_ring) continue;
+      out[i].op_name = name;
+      out[i].layer = static_cast<std::int16_t>(layer);
+    }
+  }
+
   // Backward runs the units in reverse: unit k's marker before the backward of its last op.
-  void backward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out, const std::vector<LayerUnit>& units) {
+  void backward_ops(const std::vector<LayerOp>& ops, std::vector<Item>& out, const std::vector<LayerUnit>& units,
+                    int layer = -1) {
     std::size_t next = units.size();
     for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
       const LayerOp& op = *it;
       const auto i = static_cast<std::size_t>(ops.rend() - it) - 1;
+      const std::size_t first = out.size();
       if (next > 0 && i >= units[next - 1].first_op) {
         --next;
         unit(out, units[next].params, units[next].gathered);
@@ -237,6 +251,7 @@ class ItemBuilder {
         if (op.attention_core) attention(out, b, Phase::backward, model, 2.0 * kv_block_bytes_);
         else compute(out, b, Phase::backward, model);
       }
+      name_from(out, first, op.name, layer);
     }
   }
 

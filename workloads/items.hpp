@@ -32,12 +32,18 @@ struct Item {
   bool overlap_next = false;
   Bytes grad_bytes{};                          // bucket: gradients now ready; unit: its gradients
   std::uint32_t label = 0xFFFFFFFFu;           // task label; default: by phase
+  // compute, cp_ring: the model op it runs (transformer_ops.cpp's name; null for the
+  // gradient accumulation, codec and optimizer kernels) and its transformer layer within
+  // the chunk (-1: the embedding or the head). The lowering names each task by them.
+  const char* op_name = nullptr;
+  std::int16_t layer = -1;
 };
 
 struct ChunkItems {
   std::vector<Item> fwd, bwd;
   Bytes grad_bytes{};          // gradient bytes of the chunk on one device
   std::vector<Bytes> markers;  // the bucket markers' gradient bytes, in backward order
+  int first_layer = 0;         // the model's index of the chunk's first transformer layer
 };
 
 // Items of a chunk of `layers` transformer layers (plus the embedding on the first

@@ -18,6 +18,9 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
 
 #include "sim/core/error.hpp"
 
@@ -159,11 +162,14 @@ class Emitter {
     Item acc;
     Phase acc_phase = Phase::forward;
     bool pending = false;
+    const Item* first_op = nullptr;  // the first and last named items folded into acc
+    const Item* last_op = nullptr;
     // Collectives running beside the next compute item (Item::overlap_next): the task
     // after that item waits for them.
     std::vector<TaskId> beside;
     const std::function<void()> flush = [&] {
       if (!pending) return;
+      if (first_op != nullptr) acc.label = span_label(*first_op, *last_op, acc_phase, ci.first_layer);
       for (int d = 0; d < dp_; ++d)
         for (int t = 0; t < tp_; ++t) {
           const auto r = static_cast<std::size_t>(d * tp_ + t);
@@ -172,6 +178,7 @@ class Emitter {
         }
       acc = Item{};
       pending = false;
+      first_op = last_op = nullptr;
     };
     for (const Item& it : items) {
       if (it.kind == Item::Kind::compute) {
@@ -184,6 +191,10 @@ class Emitter {
         acc.bytes += it.bytes;
         acc.energy += it.energy;
         pending = true;
+        if (it.op_name != nullptr) {
+          if (first_op == nullptr) first_op = &it;
+          last_op = &it;
+        }
         if (!beside.empty()) {
           flush();
           extra = beside;
@@ -217,6 +228,25 @@ class Emitter {
     if (sharded) shard_.end(chain);
     if (last) issue_buckets(s, op.chunk, -1, flush, chain);
     send(s, op, vs, chain);
+  }
+
+  // A compute task's label: the model ops it runs, from `first` to `last` in execution
+  // order, with their layers' indices in the model ("L3 attention fwd",
+  // "L3 norm2..mlp_down fwd", "L0 norm1..L11 dropout_residual2 fwd", "embedding fwd").
+  std::uint32_t span_label(const Item& first, const Item& last, Phase phase, int first_layer) {
+    const int a = first.layer < 0 ? -1 : first_layer + first.layer;
+    const int b = last.layer < 0 ? -1 : first_layer + last.layer;
+    const std::string_view fo(first.op_name), lo(last.op_name);
+    auto k = std::make_tuple(a, fo, b, lo, static_cast<int>(phase));
+    if (auto it = span_labels_.find(k); it != span_labels_.end()) return it->second;
+    auto name = [](int layer, std::string_view op) {
+      return layer < 0 ? std::string(op) : "L" + std::to_string(layer) + " " + std::string(op);
+    };
+    std::string label = name(a, fo);
+    if (a == b && fo != lo) label += ".." + std::string(lo);
+    else if (a != b || fo != lo) label += ".." + name(b, lo);
+    label += phase == Phase::forward ? " fwd" : phase == Phase::backward ? " bwd" : " recompute";
+    return span_labels_[k] = g_.intern_label(label);
   }
 
   // A tensor-parallel collective of each data-parallel rank's tensor group after its ranks'
@@ -254,6 +284,8 @@ class Emitter {
                                    std::vector<TaskId>& extra) {
     Item block = it;
     block.kind = Item::Kind::compute;
+    if (it.op_name != nullptr)
+      block.label = span_label(it, it, it.phase, stage(s).chunks[static_cast<std::size_t>(op.chunk)].first_layer);
     block.t /= cp_;
     block.flops /= cp_;
     block.model_flops /= cp_;
@@ -453,6 +485,8 @@ class Emitter {
   std::uint32_t send_label_ = g_.intern_label("send");
   std::uint32_t codec_label_ = g_.intern_label("codec");
   std::uint32_t offload_label_ = g_.intern_label("offload");
+  // span_label's: (first layer, first op, last layer, last op, phase) -> label
+  std::map<std::tuple<int, std::string_view, int, std::string_view, int>, std::uint32_t> span_labels_;
   ShardEmitter shard_{g_, plan_.layout, dp_, tp_,
                       [this](std::uint32_t group, CollectiveOp op, Bytes bytes, Phase phase, int s, int mb,
                              std::vector<TaskId>& deps) {

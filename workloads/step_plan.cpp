@@ -75,6 +75,8 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
       const bool embedding = vs == 0, head = vs == plan.vstages() - 1;
       if (detail == PlanDetail::items) {
         sp.chunks.push_back(build_chunk_items(in, *sp.device, layers, embedding, head));
+        for (int u = 0; u < vs; ++u)  // the layers of the virtual stages before this one
+          sp.chunks.back().first_layer += chunk_layers(in.layers_per_stage[static_cast<std::size_t>(u % p)], plan.v, u / p);
         sp.grad_bytes += sp.chunks.back().grad_bytes;
       } else {
         sp.totals.push_back(&cache->get(in, *sp.device, layers, embedding, head));

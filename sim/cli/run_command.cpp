@@ -27,6 +27,7 @@ struct RunArgs {
   long long max_tasks = 0;
   std::string trace;  // Chrome/Perfetto trace file (default: the scenario's outputs.trace)
   std::string csv;    // per-rank CSV file
+  std::string html;   // self-contained HTML report
   bool strict = false;
   bool progress = false;  // the progress line also off a terminal, from the start
 };
@@ -51,11 +52,16 @@ int run(const RunArgs& a) {
   // The JSON report only where it is written (per device, it is most of a 16k-GPU run's
   // report time).
   nlohmann::json rep;
-  if (!a.out_dir.empty() || format == "json") rep = report_json(sc, out);
+  if (!a.out_dir.empty() || format == "json" || !a.html.empty()) rep = report_json(sc, out);
   if (!a.out_dir.empty()) {
     ensure_dir(a.out_dir);
     write_file_atomic(a.out_dir + "/resolved_scenario.json", sc.resolved.dump(2) + "\n");
     write_file_atomic(a.out_dir + "/report.json", rep.dump(2) + "\n");
+  }
+  if (!a.out_dir.empty() || !a.html.empty()) {
+    const std::string page = report_html(sc, out, rep);
+    if (!a.out_dir.empty()) write_file_atomic(a.out_dir + "/report.html", page);
+    if (!a.html.empty()) write_file_atomic(a.html, page);
   }
   const std::string trace = a.trace.empty() ? sc.outputs.trace : a.trace;
   if (!trace.empty()) write_file_atomic(trace, chrome_trace(sc, out));
@@ -85,11 +91,12 @@ void add_run_commands(CLI::App& app, Commands& cmds) {
   auto ra = std::make_shared<RunArgs>();
   auto* run_cmd = app.add_subcommand("run", "simulate one scenario and print its report");
   run_cmd->add_option("scenario", ra->scenario, "scenario JSON file")->required();
-  run_cmd->add_option("--out", ra->out_dir, "write report.json and resolved_scenario.json to DIR");
+  run_cmd->add_option("--out", ra->out_dir, "write report.json, report.html and resolved_scenario.json to DIR");
   run_cmd->add_option("--format", ra->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   run_cmd->add_option("--set", ra->sets, "override a field: /json/pointer=value (repeatable)");
   run_cmd->add_option("--trace", ra->trace, "write a Chrome/Perfetto trace (ui.perfetto.dev) to FILE");
   run_cmd->add_option("--csv", ra->csv, "write one CSV row per rank to FILE");
+  run_cmd->add_option("--html", ra->html, "write a self-contained HTML report (tables, SVG plots) to FILE");
   run_cmd->add_option("--max-tasks", ra->max_tasks, "refuse scenarios whose estimated task count is larger")
       ->check(CLI::PositiveNumber);
   add_strict_flag(*run_cmd, ra->strict);

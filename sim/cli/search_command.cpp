@@ -59,13 +59,18 @@ void write_outputs(const sweep::SearchSpec& spec, const sweep::SearchResult& r, 
     csv += sweep::csv_row(rec, cols);
   }
   write_file_atomic(dir + "/candidates.csv", csv);
-  std::string pts = "devices,step_time_s,energy_per_token_j,on_front,label\n";
-  for (std::size_t i : r.ranking) {
+  // The confirmed layouts in ranking order, then those only screened (feasible at the
+  // screening fidelity), in enumeration order.
+  std::string pts = "devices,step_time_s,energy_per_token_j,on_front,confirmed,label\n";
+  auto point = [&](std::size_t i, bool confirmed) {
     const auto& row = r.rows[i];
-    const bool front = std::find(r.pareto.begin(), r.pareto.end(), i) != r.pareto.end();
-    pts += fmt::format("{},{},{},{},{}\n", row.candidate.devices, row.step_time_s, row.energy_per_token_j,
-                       front ? 1 : 0, sweep::csv_field(short_label(row.candidate)));
-  }
+    const bool front = confirmed && std::find(r.pareto.begin(), r.pareto.end(), i) != r.pareto.end();
+    pts += fmt::format("{},{},{},{},{},{}\n", row.candidate.devices, row.step_time_s, row.energy_per_token_j,
+                       front ? 1 : 0, confirmed ? 1 : 0, sweep::csv_field(short_label(row.candidate)));
+  };
+  for (std::size_t i : r.ranking) point(i, true);
+  for (std::size_t i = 0; i < r.rows.size(); ++i)
+    if (!r.rows[i].confirmed && r.rows[i].status == "ok") point(i, false);
   write_file_atomic(dir + "/pareto_points.csv", pts);
   if (!r.ranking.empty()) {
     const auto& best = r.rows[r.ranking.front()].candidate;

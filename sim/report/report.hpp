@@ -4,7 +4,8 @@
 //  - report_json: every figure in SI units with unit-suffixed keys and a format version;
 //    its JSON Schema is docs/report.schema.json, its fields are described in docs/report.md;
 //  - report_csv: one row per rank (device), for spreadsheets;
-//  - chrome_trace: the timeline in the Chrome/Perfetto JSON trace-event format.
+//  - chrome_trace: the timeline in the Chrome/Perfetto JSON trace-event format;
+//  - report_html: one self-contained HTML page (inline style, script and SVG charts).
 // Every writer is deterministic: fixed formatting and a stable order, same run, same bytes.
 
 #include <string>
@@ -16,7 +17,7 @@
 namespace hcsim {
 
 inline constexpr const char* kReportFormat = "hcsim-report/2";
-inline constexpr const char* kTraceFormat = "hcsim-trace/1";
+inline constexpr const char* kTraceFormat = "hcsim-trace/2";
 
 // `per_device`: false leaves out "per_device" (one object per device: most of the report's
 // time at thousands of devices), for callers that read none of it (sweeps, searches).
@@ -33,11 +34,20 @@ nlohmann::json ocs_json(const Scenario& sc, const RunOutput& run);
 std::string ocs_table(const Scenario& sc, const RunOutput& run);
 std::string report_csv(const Scenario& sc, const RunOutput& run);
 
-// One process per simulated device (devices that are replicas of a twin have no timeline
-// of their own), one thread per stream -- "compute" and "comm", plus "comm 2", ... where a
-// stream's tasks overlap -- a complete ("X") slice per task with its FLOPs, bytes, energy
-// and label as args, and counter tracks "power (W)" and "memory (GB)" per device.
-// Timestamps are integer nanoseconds written as microseconds with three decimals.
+// One process per simulated device (pid = device index; devices that are replicas of a
+// twin have no timeline of their own), named with its stage, pool and device model; one
+// thread per stream -- "compute" and "comm", plus "comm 2", ... where a stream's tasks
+// overlap -- a complete ("X") slice per task, a compute task named by the model ops it runs
+// and their layers ("L3 attention fwd"), with its FLOPs, bytes, energy and micro-batch as
+// args; a flow ("s" -> "f") from each send to its receive; counter tracks "power (W)" and
+// "memory (GiB)" per device. Timestamps are integer nanoseconds written as microseconds
+// with three decimals.
 std::string chrome_trace(const Scenario& sc, const RunOutput& run);
+
+// The HTML report: sections "summary", "breakdown", "memory", "energy" and "plots" (the
+// timeline -- per device up to 16 simulated devices, per stage beyond, a note in
+// analytical mode --, the breakdown and memory bars, the power curve), from `report`
+// (report_json of the same run) and the run's timeline. No external resource.
+std::string report_html(const Scenario& sc, const RunOutput& run, const nlohmann::json& report);
 
 }  // namespace hcsim

@@ -59,7 +59,9 @@ DiffRow row(const Spec& s, const json& a, const json& b) {
   return {s.label, s.pointer, s.dim, s.percent, number_at(a, s.pointer), number_at(b, s.pointer)};
 }
 
-std::string value(const DiffRow& r, const std::optional<double>& v) {
+}  // namespace
+
+std::string diff_value(const DiffRow& r, const std::optional<double>& v) {
   if (!v) return "—";
   if (r.percent) return fmt::format("{:.1f} %", 100.0 * *v);
   if (r.dim == Dim::ratio) return fmt::format("{:.4g}", *v);
@@ -67,13 +69,11 @@ std::string value(const DiffRow& r, const std::optional<double>& v) {
   return format_quantity(*v, r.dim);
 }
 
-std::string change(const DiffRow& r) {
+std::string diff_change(const DiffRow& r) {
   const auto c = r.change();
   if (!c) return r.a && r.b && *r.a == *r.b ? "0.0 %" : "—";
   return fmt::format("{:+.1f} %", 100.0 * *c);
 }
-
-}  // namespace
 
 std::optional<double> DiffRow::change() const {
   if (!a || !b || *a == 0) return std::nullopt;
@@ -112,7 +112,7 @@ std::string report_diff_table(const json& a, const json& b, const std::string& n
   auto cut = [](const std::string& s) { return s.size() <= 28 ? s : "…" + s.substr(s.size() - 27); };
   std::string out = fmt::format("{:<22} {:>28} {:>28} {:>10}\n", "", cut(name_a), cut(name_b), "change");
   for (const DiffRow& r : report_diff_rows(a, b))
-    out += fmt::format("{:<22} {:>28} {:>28} {:>10}\n", r.label, value(r, r.a), value(r, r.b), change(r));
+    out += fmt::format("{:<22} {:>28} {:>28} {:>10}\n", r.label, diff_value(r, r.a), diff_value(r, r.b), diff_change(r));
   return out;
 }
 

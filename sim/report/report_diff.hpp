@@ -30,6 +30,13 @@ std::vector<DiffRow> report_diff_rows(const nlohmann::json& a, const nlohmann::j
 
 std::string report_diff_table(const nlohmann::json& a, const nlohmann::json& b, const std::string& name_a,
                               const std::string& name_b);
+// One self-contained HTML page: the rows as a table, breakdown and memory as bars side by side.
+std::string report_diff_html(const nlohmann::json& a, const nlohmann::json& b, const std::string& name_a,
+                             const std::string& name_b);
+// A row's value as the table prints it ("—" when missing), and its relative change.
+std::string diff_value(const DiffRow& r, const std::optional<double>& v);
+std::string diff_change(const DiffRow& r);
+
 nlohmann::json report_diff_json(const nlohmann::json& a, const nlohmann::json& b, const std::string& name_a,
                                 const std::string& name_b);
 

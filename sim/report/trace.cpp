@@ -1,9 +1,10 @@
 // Chrome/Perfetto trace in the JSON trace-event format ("Trace Event Format", Google,
 // docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU): "M" metadata
 // names processes (devices) and threads (streams), "X" complete events are the slices,
-// "C" counter events the power and memory tracks. ui.perfetto.dev and chrome://tracing
-// load it as it is. Slices of one thread must not overlap, so a stream whose tasks do
-// overlap (pipeline sends in flight together) is spread over lanes "comm", "comm 2", ...
+// "s"/"f" flow events join each send to its receive, "C" counter events the power and
+// memory tracks. ui.perfetto.dev and chrome://tracing load it as it is. Slices of one
+// thread must not overlap, so a stream whose tasks do overlap (pipeline sends in flight
+// together) is spread over lanes "comm", "comm 2", ...
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -68,12 +69,15 @@ void assign_lanes(std::vector<Slice>& s) {
   }
 }
 
-int tid(int stream, int lane) { return stream * 1000 + lane; }
+// Thread ids from 1 (Perfetto reads tid 0 as the process's own track): compute lanes
+// 1, 2, ..., communication lanes 1001, 1002, ...
+int tid(int stream, int lane) { return 1 + stream * 1000 + lane; }
+int tid(const Slice& s) { return tid(s.stream, s.lane); }
 
 std::string slice_event(const TaskGraph& g, const Slice& s) {
   const Task& t = g[s.task];
   std::string out = fmt::format(R"({{"ph":"X","pid":{},"tid":{},"ts":{},"dur":{},)", s.device,
-                                tid(s.stream, s.lane), us(s.a), us(s.b - s.a));
+                                tid(s), us(s.a), us(s.b - s.a));
   const std::string common = fmt::format(R"("task":{},"stage":{},"microbatch":{})", s.task, t.stage, t.microbatch);
   if (t.kind == TaskKind::compute) {
     out += fmt::format(R"("name":{},"cat":"compute","args":{{{},"phase":"{}","flops":{},"model_flops":{},)"
@@ -98,6 +102,23 @@ std::string slice_event(const TaskGraph& g, const Slice& s) {
   return out;
 }
 
+// A flow from each send's slice to its receive's (both devices shown), bound to the
+// enclosing slices ("bp": "e") at their common midpoint, so an arrow joins the two.
+void flows(std::vector<std::string>& out, const TaskGraph& g, const std::vector<Slice>& slices) {
+  std::map<TaskId, std::pair<const Slice*, const Slice*>> ends;  // task -> send, recv
+  for (const Slice& s : slices)
+    if (g[s.task].kind == TaskKind::send) (s.receiver ? ends[s.task].second : ends[s.task].first) = &s;
+  for (const auto& [task, e] : ends) {
+    if (e.first == nullptr || e.second == nullptr) continue;
+    const std::string name = fmt::format("{} send", comm_class_name(g[task].comm));
+    const std::string mid = us(e.first->a + (e.first->b - e.first->a) / 2);
+    for (const auto& [ph, s] : {std::pair{"s", e.first}, std::pair{"f", e.second}})
+      out.push_back(fmt::format(R"({{"ph":"{}",{}"id":{},"pid":{},"tid":{},"ts":{},"cat":"{}","name":"{}"}})", ph,
+                                *ph == 'f' ? R"("bp":"e",)" : "", task, s->device, tid(*s), mid,
+                                comm_class_name(g[task].comm), name));
+  }
+}
+
 void counter(std::vector<std::string>& out, std::uint32_t d, const char* name, const char* key, const Series& s,
              double scale) {
   for (std::size_t i = 0; i < s.t.size(); ++i)
@@ -108,17 +129,20 @@ void counter(std::vector<std::string>& out, std::uint32_t d, const char* name, c
 std::vector<std::string> metadata(const Scenario& sc, const Metrics& m, const std::vector<Slice>& slices) {
   std::vector<std::string> out;
   std::map<std::uint32_t, std::map<int, int>> threads;  // device -> tid -> stream
-  for (const Slice& s : slices) threads[s.device][tid(s.stream, s.lane)] = s.stream;
+  for (const Slice& s : slices) threads[s.device][tid(s)] = s.stream;
   for (const auto& dm : m.devices) {
     if (!dm.simulated) continue;
-    const std::string name = fmt::format("device {} · stage {} · {}", dm.device, dm.stage,
-                                         sc.pools[static_cast<std::size_t>(dm.pool)].name);
+    const DevicePool& pool = sc.pools[static_cast<std::size_t>(dm.pool)];
+    const std::string& model = pool.preset.empty() ? pool.type : pool.preset;
+    const std::string name = fmt::format("device {} · stage {} · {} ({})", dm.device, dm.stage, pool.name, model);
     out.push_back(fmt::format(R"({{"ph":"M","pid":{},"name":"process_name","args":{{"name":{}}}}})", dm.device,
                               str(name)));
+    out.push_back(fmt::format(R"({{"ph":"M","pid":{},"name":"process_labels","args":{{"labels":{}}}}})", dm.device,
+                              str(fmt::format("pool {}, {}, stage {}", pool.name, model, dm.stage))));
     out.push_back(fmt::format(R"({{"ph":"M","pid":{},"name":"process_sort_index","args":{{"sort_index":{}}}}})",
                               dm.device, dm.device));
     for (const auto& [t, stream] : threads[dm.device]) {
-      const int lane = t % 1000;
+      const int lane = (t - 1) % 1000;
       const std::string tname = (stream == 0 ? std::string("compute") : std::string("comm")) +
                                 (lane > 0 ? fmt::format(" {}", lane + 1) : std::string());
       out.push_back(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":"{}"}}}})",
@@ -138,12 +162,13 @@ std::string chrome_trace(const Scenario& sc, const RunOutput& run) {
   assign_lanes(slices);
   std::vector<std::string> ev = metadata(sc, m, slices);
   for (const Slice& s : slices) ev.push_back(slice_event(run.graph, s));
+  flows(ev, run.graph, slices);
   const auto power = report_detail::device_power_series(run.graph, run.engine, m);
   const auto memory = report_detail::device_memory_series(run.graph, run.engine, m, run.shapes);
   for (const auto& dm : m.devices) {
     if (!dm.simulated) continue;
     counter(ev, dm.device, "power (W)", "W", power[dm.device], 1.0);
-    counter(ev, dm.device, "memory (GB)", "GB", memory[dm.device], 1e-9);
+    counter(ev, dm.device, "memory (GiB)", "GiB", memory[dm.device], 1.0 / 1073741824.0);
   }
   std::string out = fmt::format(
       R"({{"displayTimeUnit":"ns","otherData":{{"format":"{}","hcsim_version":"{}","scenario":{},)"

@@ -173,11 +173,11 @@ TEST(CliRun, OutDirHoldsReportAndResolvedScenario) {
   const std::string out = dir.file("run1");
   const ChildResult r = run_hcsim({"run", kQuickstart, "--format", "json", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << describe(r);
-  // Exactly the two result files: no temporary left behind by the atomic writes.
+  // Exactly the three result files: no temporary left behind by the atomic writes.
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(out)) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"report.json", "resolved_scenario.json"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"report.html", "report.json", "resolved_scenario.json"}));
 
   // report.json is the report printed on stdout.
   EXPECT_EQ(nlohmann::json::parse(read_file(out + "/report.json")), nlohmann::json::parse(r.out));

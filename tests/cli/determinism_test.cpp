@@ -1,6 +1,6 @@
 // Same scenario, same bytes out (style principle 8). Every shipped scenario at the top of
 // scenarios/ (sweep files, which have "axes", excepted) is run twice by the binary with
-// --format json --out DIR; the two stdout reports, report.json files and
+// --format json --out DIR; the two stdout reports, report.json, report.html and
 // resolved_scenario.json files must be byte-identical. Any unordered iteration, unseeded
 // random stream, pointer-keyed order or wall-clock value reaching the output fails here.
 #include <algorithm>
@@ -48,6 +48,7 @@ TEST_P(Determinism, TwoRunsGiveTheSameBytes) {
   EXPECT_EQ(a.out, b.out) << "stdout reports differ";
   EXPECT_EQ(read_file(dir.file("a/report.json")), read_file(dir.file("b/report.json")));
   EXPECT_EQ(read_file(dir.file("a/resolved_scenario.json")), read_file(dir.file("b/resolved_scenario.json")));
+  EXPECT_EQ(read_file(dir.file("a/report.html")), read_file(dir.file("b/report.html")));
   EXPECT_FALSE(read_file(dir.file("a/report.json")).empty());
   // Recorded for docs/robustness.md: scenarios much slower than this are listed there.
   RecordProperty("seconds_per_run", std::to_string((a.seconds + b.seconds) / 2));

@@ -65,11 +65,15 @@ TEST(SearchCommand, FindsTheFastestLayoutAndItsParetoFront) {
   // The front holds the fastest layout and the one on the fewest devices.
   const auto pts = read_csv(slurp(dir / "out/pareto_points.csv"));
   ASSERT_GE(pts.size(), 3u);
-  EXPECT_EQ(pts[0], (std::vector<std::string>{"devices", "step_time_s", "energy_per_token_j", "on_front", "label"}));
+  EXPECT_EQ(pts[0], (std::vector<std::string>{"devices", "step_time_s", "energy_per_token_j", "on_front", "confirmed", "label"}));
   EXPECT_EQ(pts[1][3], "1");  // ranked first by tokens/s, and nothing is faster
   bool one_device_on_front = false;
   for (std::size_t i = 1; i < pts.size(); ++i) one_device_on_front |= pts[i][0] == "1" && pts[i][3] == "1";
   EXPECT_TRUE(one_device_on_front);
+  for (std::size_t i = 1; i < pts.size(); ++i) {  // screened layouts are listed, never on the front
+    EXPECT_TRUE(pts[i][4] == "0" || pts[i][4] == "1") << i;
+    if (pts[i][4] == "0") EXPECT_EQ(pts[i][3], "0") << i;
+  }
 }
 
 TEST(SearchCommand, APowerCapNoLayoutMeetsIsExitCodeOne) {
