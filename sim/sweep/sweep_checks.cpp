@@ -7,36 +7,10 @@
 
 #include "scenarios/scenario.hpp"
 #include "scenarios/sections.hpp"
+#include "sim/core/nearest.hpp"
 
 namespace hcsim::sweep {
 namespace {
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// The closest of `candidates` to `ptr` when it is close (a slip, not another field).
-std::optional<std::string> nearest(const std::string& ptr, const std::vector<std::string>& candidates) {
-  std::optional<std::string> best;
-  std::size_t best_d = 0;
-  for (const auto& c : candidates) {
-    const std::size_t d = edit_distance(ptr, c);
-    if (!best || d < best_d || (d == best_d && c < *best)) best = c, best_d = d;
-  }
-  if (!best || best_d > std::max<std::size_t>(3, ptr.size() / 4)) return std::nullopt;
-  return best;
-}
 
 // Where the schema stands on `tokens`: known, open (an object whose keys the schema does
 // not list), or unknown at `depth` (the names valid there in `valid`).
@@ -86,6 +60,12 @@ bool parser_rejects(const nlohmann::json& base, const std::string& ptr, const nl
       if (!i.message.starts_with("unknown key") || !(ptr == i.path || ptr.starts_with(i.path + "/"))) continue;
       parent = i.path.substr(0, i.path.find_last_of('/'));
       rest = ptr.substr(i.path.size());
+      // The parser names the one key meant, or lists the valid ones.
+      if (const auto mean = i.message.find("did you mean \""); mean != std::string::npos) {
+        const auto from = mean + 14;
+        valid.push_back(i.message.substr(from, i.message.find('"', from) - from));
+        return true;
+      }
       const auto list = i.message.find("valid ones are: ");
       for (std::size_t at = list == std::string::npos ? std::string::npos : list + 16; at != std::string::npos;) {
         const auto comma = i.message.find(", ", at);
@@ -128,7 +108,7 @@ std::string unknown_pointer(const nlohmann::json& base, const std::string& ptr, 
   const nlohmann::json leaves = base.flatten();
   for (const auto& [k, v] : leaves.items()) candidates.push_back(k);
   std::string msg = fmt::format("pointer \"{}\" is neither in the base scenario nor in the scenario schema", ptr);
-  if (auto n = nearest(ptr, candidates)) msg += fmt::format("; did you mean \"{}\"?", *n);
+  if (auto n = nearest(ptr, candidates, std::max<std::size_t>(3, ptr.size() / 4))) msg += fmt::format("; did you mean \"{}\"?", *n);
   return msg;
 }
 

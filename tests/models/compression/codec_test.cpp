@@ -122,7 +122,7 @@ TEST(ResolveCompression, ReportsEveryProblemWithItsPath) {
   EXPECT_EQ(d.issues()[0].path, "/strategy/compression/on_incompatible");
   EXPECT_EQ(d.issues()[0].message, "unknown value \"drop\"; valid ones are: error, allgather");
   EXPECT_EQ(d.issues()[1].path, "/strategy/compression/k");
-  EXPECT_EQ(d.issues()[1].message, "unknown key; valid ones are: error_feedback, ratio, select_passes");
+  EXPECT_EQ(d.issues()[1].message, "unknown key \"k\"; valid ones are: error_feedback, ratio, select_passes");
   EXPECT_EQ(d.issues()[2].path, "/strategy/compression/ratio");
   EXPECT_EQ(d.issues()[2].message, "must be between 0 and 1, got 0");
   Diagnostics d2;
