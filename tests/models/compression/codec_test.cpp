@@ -28,12 +28,21 @@ TEST(CodecRegistry, HoldsEveryCodecWithHelpAndSource) {
 TEST(CodecRegistry, UnknownTypeNamesTheValidOnes) {
   register_builtin_codecs();
   Diagnostics d;
-  EXPECT_EQ(codecs().build("top-k", nlohmann::json::object(), "/strategy/compression", d), nullptr);
+  EXPECT_EQ(codecs().build("lz4", nlohmann::json::object(), "/strategy/compression", d), nullptr);
   ASSERT_EQ(d.issues().size(), 1u);
   EXPECT_EQ(d.issues()[0].path, "/strategy/compression/type");
   EXPECT_EQ(d.issues()[0].message,
-            "unknown compression codec type \"top-k\"; valid ones are: bf16, fp16, int8, none, onebit-adam, "
+            "unknown compression codec type \"lz4\"; valid ones are: bf16, fp16, int8, none, onebit-adam, "
             "onebit-lamb, powersgd, randomk, topk, zeroone-adam");
+}
+
+// A slip of a codec's name names it (sim/core/nearest.hpp).
+TEST(CodecRegistry, SlipOfATypeNamesTheOneMeant) {
+  register_builtin_codecs();
+  Diagnostics d;
+  EXPECT_EQ(codecs().build("top-k", nlohmann::json::object(), "/strategy/compression", d), nullptr);
+  ASSERT_EQ(d.issues().size(), 1u);
+  EXPECT_EQ(d.issues()[0].message, "unknown compression codec type \"top-k\"; did you mean \"topk\"?");
 }
 
 TEST(CollectivePlan, BytesSentFollowTheBusBandwidthFactors) {
