@@ -21,8 +21,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-std::optional<std::string> nearest(const std::string& word, const std::vector<std::string>& candidates,
-                                   std::size_t max_distance) {
+std::optional<std::string> nearest_name(const std::string& word, const std::vector<std::string>& candidates,
+                                        std::size_t max_distance) {
   std::optional<std::string> best;
   std::size_t best_d = 0;
   for (const auto& c : candidates) {

@@ -1,7 +1,6 @@
 #pragma once
-// The nearest valid name to a misspelt one, for "did you mean" hints: unknown keys, choices,
-// presets, registry types (sim/core/params.cpp, registry.hpp) and sweep or check pointers
-// (sim/sweep/sweep_checks.cpp). One edit distance for all of them.
+// The closest of a list of names to a misspelt one, for "did you mean ...?" hints: the
+// Levenshtein distance (insertions, deletions and substitutions, each costing 1).
 
 #include <cstddef>
 #include <optional>
@@ -10,13 +9,12 @@
 
 namespace hcsim {
 
-// Levenshtein distance: insertions, deletions and substitutions, each costing one.
 std::size_t edit_distance(const std::string& a, const std::string& b);
 
-// The candidate closest to `word` when it is at most `max_distance` edits away; ties go to
-// the first in name order.
-std::optional<std::string> nearest(const std::string& word, const std::vector<std::string>& candidates,
-                                   std::size_t max_distance);
+// The candidate nearest to `word` (ties: the first in name order), or nullopt when even the
+// nearest is more than `max_distance` edits away (another word, not a slip).
+std::optional<std::string> nearest_name(const std::string& word, const std::vector<std::string>& candidates,
+                                        std::size_t max_distance);
 
 // The distance a slip of a name may have: 2 edits, or a third of the name's length if longer
 // (1 for a word of two or three letters, 0 for one letter).
@@ -24,7 +22,8 @@ std::size_t slip_distance(const std::string& word);
 
 // `did you mean "X"?` when `word` begins exactly one name (and no other), or when exactly
 // one name is nearest to it and a slip away; else "valid ones are: a, b, c" (names in the
-// order given).
+// order given). For unknown keys, choices, presets and types (sim/core/params.cpp,
+// registry.hpp).
 std::string suggest(const std::string& word, const std::vector<std::string>& names);
 
 }  // namespace hcsim

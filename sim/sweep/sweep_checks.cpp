@@ -108,7 +108,7 @@ std::string unknown_pointer(const nlohmann::json& base, const std::string& ptr, 
   const nlohmann::json leaves = base.flatten();
   for (const auto& [k, v] : leaves.items()) candidates.push_back(k);
   std::string msg = fmt::format("pointer \"{}\" is neither in the base scenario nor in the scenario schema", ptr);
-  if (auto n = nearest(ptr, candidates, std::max<std::size_t>(3, ptr.size() / 4))) msg += fmt::format("; did you mean \"{}\"?", *n);
+  if (auto n = nearest_name(ptr, candidates, std::max<std::size_t>(3, ptr.size() / 4))) msg += fmt::format("; did you mean \"{}\"?", *n);
   return msg;
 }
 

@@ -1,4 +1,4 @@
-// The one edit distance behind every "did you mean" (sim/core/nearest.hpp).
+// "did you mean" for unknown keys, choices, presets and types (sim/core/nearest.hpp: suggest).
 #include "sim/core/nearest.hpp"
 
 #include <gtest/gtest.h>
@@ -6,14 +6,14 @@
 namespace hcsim {
 namespace {
 
-TEST(Nearest, EditDistanceCountsInsertionsDeletionsAndSubstitutions) {
+TEST(Suggest, EditDistanceCountsInsertionsDeletionsAndSubstitutions) {
   EXPECT_EQ(edit_distance("", ""), 0u);
   EXPECT_EQ(edit_distance("micro_bach", "micro_batch"), 1u);  // one insertion
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);          // the textbook case
   EXPECT_EQ(edit_distance("abc", ""), 3u);
 }
 
-TEST(Nearest, SuggestsASlipElseListsTheValidNames) {
+TEST(Suggest, ASlipElseTheValidNames) {
   const std::vector<std::string> keys = {"global_batch", "micro_batch", "model", "precision"};
   EXPECT_EQ(suggest("micro_bach", keys), "did you mean \"micro_batch\"?");
   EXPECT_EQ(suggest("precison", keys), "did you mean \"precision\"?");
