@@ -89,7 +89,8 @@ void register_builtins();
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides = {});
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file = "");
 
-// Parses a JSON document, reporting syntax errors with line and column.
+// Parses a JSON document (comments allowed), or a YAML one for a .yaml/.yml file
+// (scenarios/yaml_io.hpp), reporting syntax errors with line and column.
 nlohmann::json read_json_file(const std::string& file);
 // "/a/b=value": value parsed as JSON when it is valid JSON, else taken as a string.
 void apply_override(nlohmann::json& doc, const std::string& assignment);

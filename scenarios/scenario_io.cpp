@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "scenario.hpp"
+#include "yaml_io.hpp"
 
 namespace hcsim {
 namespace {
@@ -68,16 +69,25 @@ nlohmann::json read_json_file(const std::string& file) {
     text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
     if (text.size() > kMaxBytes) throw InputError("", "file larger than 64 MiB", file);
   }
+  if (is_yaml_file(file)) return parse_yaml(text, file);
   try {
     // Depth is bounded by the parser's own recursion on pathological nesting; reject it
     // early with a clear message instead.
     int depth = 0, max_depth = 0;
     bool in_string = false, escape = false;
-    for (char ch : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char ch = text[i];
       if (in_string) {
         if (escape) escape = false;
         else if (ch == '\\') escape = true;
         else if (ch == '"') in_string = false;
+        continue;
+      }
+      if (ch == '/' && i + 1 < text.size() && (text[i + 1] == '/' || text[i + 1] == '*')) {
+        // A comment: its brackets and quotes are not the document's (the parser checks it is closed).
+        const auto end = text[i + 1] == '/' ? text.find('\n', i) : text.find("*/", i + 2);
+        if (end == std::string::npos) break;
+        i = text[i + 1] == '/' ? end : end + 1;
         continue;
       }
       if (ch == '"') in_string = true;
@@ -86,8 +96,10 @@ nlohmann::json read_json_file(const std::string& file) {
     }
     if (max_depth > 64) throw InputError("", fmt::format("JSON nested {} levels deep; at most 64 allowed", max_depth), file);
     DuplicateKeys dups;
+    // Comments (// and /* */) are allowed, as editors of JSON-with-comments files write them.
     nlohmann::json doc = nlohmann::json::parse(
-        text, [&dups](int, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) { return dups.on_event(ev, parsed); });
+        text, [&dups](int, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) { return dups.on_event(ev, parsed); },
+        /*allow_exceptions=*/true, /*ignore_comments=*/true);
     if (!dups.diag().ok()) throw InputError(dups.diag().issues(), file);
     return doc;
   } catch (const nlohmann::json::parse_error& e) {

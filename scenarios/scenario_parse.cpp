@@ -107,7 +107,7 @@ std::unique_ptr<Product> build_ref(const Params& ref, const std::string& path, c
   const auto* entry = reg.find(type);
   if (!entry) {
     diag.error(json_child(path, "type"),
-               "unknown " + reg.family() + " type \"" + type + "\"; " + valid_list(reg.names()));
+               "unknown " + reg.family() + " type \"" + type + "\"; " + suggest(type, reg.names()));
     return nullptr;
   }
   Diagnostics local;
@@ -276,7 +276,7 @@ struct Parser {
     for (const auto& [k, v] : c.items()) {
       const std::string path = json_child("/strategy/compression", k);
       if (k != "dp" && k != "pp") {
-        diag.error(path, "unknown key; valid ones are: dp, pp");
+        diag.error(path, "unknown key \"" + k + "\"; " + suggest(k, {"dp", "pp"}));
         continue;
       }
       auto cfg = resolve_compression(v, path, diag, &res.compression[k]);
@@ -401,7 +401,8 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   if (sc.name.empty()) {
     auto slash = file.find_last_of('/');
     sc.name = file.substr(slash == std::string::npos ? 0 : slash + 1);
-    if (sc.name.size() > 5 && sc.name.ends_with(".json")) sc.name.resize(sc.name.size() - 5);
+    for (const std::string ext : {".json", ".yaml", ".yml"})
+      if (sc.name.size() > ext.size() && sc.name.ends_with(ext)) sc.name.resize(sc.name.size() - ext.size());
   }
   sc.description = top.has("description") ? top.string("description") : "";
   const nlohmann::json empty = nlohmann::json::object();

@@ -7,6 +7,8 @@ namespace hcsim::sections {
 
 const ParamTable& top() {
   static const ParamTable t{
+      {.name = "$schema", .kind = ParamKind::string, .def = nullptr,
+       .help = "informational, not checked: the JSON Schema an editor validates the file with (hcsim schema)"},
       {.name = "name", .kind = ParamKind::string, .def = "", .help = "scenario name (default: file name)"},
       {.name = "description", .kind = ParamKind::string, .def = "", .help = "free text"},
       {.name = "hcsim_version", .kind = ParamKind::string, .def = nullptr,
@@ -205,23 +207,6 @@ const ParamTable& outputs() {
       {.name = "trace", .kind = ParamKind::string, .def = "", .help = "Chrome/Perfetto trace file to write"},
   };
   return t;
-}
-
-nlohmann::json scenario_schema() {
-  nlohmann::json s = params_schema(top());
-  s["$schema"] = "https://json-schema.org/draft/2020-12/schema";
-  s["title"] = "hcsim scenario";
-  auto& p = s["properties"];
-  p["cluster"] = params_schema(cluster());
-  p["cluster"]["properties"]["pools"] = {{"type", "array"}, {"minItems", 1}, {"items", params_schema(pool())}};
-  p["cluster"]["properties"]["topology"] = {{"type", "object"}, {"required", {"type"}}};
-  p["workload"] = params_schema(workload());
-  p["workload"]["properties"]["model"] = params_schema(model_ref());
-  p["strategy"] = params_schema(strategy());
-  p["strategy"]["properties"]["fsdp"] = params_schema(fsdp());
-  p["simulation"] = params_schema(simulation());
-  p["outputs"] = params_schema(outputs());
-  return s;
 }
 
 void read_framework_keys(const Params& s, StrategySpec& st) {

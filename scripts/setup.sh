@@ -8,7 +8,7 @@ build=${1:-$root/build}
 shift $(($# > 0 ? 1 : 0))
 
 packages=(build-essential cmake pkg-config libsimgrid-dev libboost-graph-dev nlohmann-json3-dev
-          libeigen3-dev libfmt-dev libgtest-dev libgmock-dev libcli11-dev libbenchmark-dev
+          libeigen3-dev libfmt-dev libgtest-dev libgmock-dev libcli11-dev libbenchmark-dev libyaml-cpp-dev
           python3-matplotlib python3-dev python3-pybind11 libopenmpi-dev openmpi-bin clang
           libclang-rt-14-dev chromium)
 missing=()

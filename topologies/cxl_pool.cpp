@@ -7,7 +7,7 @@ namespace hcsim {
 const ParamTable& cxl_pool_params() {
   static const ParamTable table = {
       {.name = "link", .kind = ParamKind::object, .def = nlohmann::json{{"preset", "cxl2"}},
-       .help = "link description of each host's and each memory device's CXL port"},
+       .help = "link description of each host's and each memory device's CXL port", .schema_ref = "link"},
       {.name = "memory_devices", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 1024,
        .help = "CXL memory devices (expanders) behind the switch"},
       {.name = "capacity", .kind = ParamKind::quantity, .dim = Dim::data, .def = "1 TiB", .min = 0,

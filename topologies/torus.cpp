@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/nearest.hpp"
+
 namespace hcsim {
 
 const ParamTable& torus_params() {
   static const ParamTable table = {
       {.name = "dims", .kind = ParamKind::array, .help = "size of each dimension, e.g. [4, 4, 8]; product = devices"},
-      {.name = "link", .kind = ParamKind::object, .help = "link description of one neighbour link"},
+      {.name = "link", .kind = ParamKind::object, .help = "link description of one neighbour link",
+       .schema_ref = "link"},
       {.name = "links_per_neighbour", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 64,
        .help = "parallel links to each neighbour"},
       {.name = "wrap", .kind = ParamKind::boolean, .def = true, .help = "wrap-around links (false: a mesh)"},
@@ -121,7 +124,7 @@ std::vector<TopologyGraph::OcsPhase> ocs_phases(const Params& p, int devices, co
     if (!a[i].is_object()) { diag.error(at, "expected {\"from_step\": S, \"dims\": [x, y, z]}"); continue; }
     for (const auto& [key, v] : a[i].items())
       if (key != "from_step" && key != "dims")
-        diag.error(json_child(at, key), "unknown key; valid ones are: dims, from_step");
+        diag.error(json_child(at, key), "unknown key \"" + key + "\"; " + suggest(key, {"dims", "from_step"}));
     const nlohmann::json step = a[i].value("from_step", nlohmann::json());
     if (!step.is_number_integer() || step.get<long long>() < 0) {
       diag.error(json_child(at, "from_step"), "expected a step number >= 0, got " + step.dump());

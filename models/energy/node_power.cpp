@@ -8,6 +8,19 @@
 namespace hcsim {
 namespace {
 
+struct Preset {
+  double idle_w, max_w;
+  int devices;
+};
+
+const std::map<std::string, Preset>& presets() {
+  static const std::map<std::string, Preset> p = {
+      {"dgx-a100", {1000, 3300, 8}}, {"dgx-h100", {1300, 4600, 8}}, {"dgx-b200", {1600, 6300, 8}}};
+  return p;
+}
+
+}  // namespace
+
 const ParamTable& node_power_params() {
   static const ParamTable t{
       {.name = "preset", .kind = ParamKind::choice, .def = nullptr, .choices = {"dgx-a100", "dgx-h100", "dgx-b200"},
@@ -21,19 +34,6 @@ const ParamTable& node_power_params() {
   };
   return t;
 }
-
-struct Preset {
-  double idle_w, max_w;
-  int devices;
-};
-
-const std::map<std::string, Preset>& presets() {
-  static const std::map<std::string, Preset> p = {
-      {"dgx-a100", {1000, 3300, 8}}, {"dgx-h100", {1300, 4600, 8}}, {"dgx-b200", {1600, 6300, 8}}};
-  return p;
-}
-
-}  // namespace
 
 Joules host_energy(const NodePower& n, std::int64_t devices, Joules dynamic, Watts headroom, Seconds step) {
   if (step <= Seconds{} || devices <= 0) return Joules{};

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/params.hpp"
 #include "sim/core/units.hpp"
 
 namespace hcsim {
@@ -42,6 +43,9 @@ struct NodePower {
 // energy over the step is `dynamic` and whose summed dynamic range (TDP - idle) is
 // `headroom`: nodes * P_host(u) * step, u = dynamic / (headroom * step) clipped to [0, 1].
 Joules host_energy(const NodePower& n, std::int64_t devices, Joules dynamic, Watts headroom, Seconds step);
+
+// The keys of cluster.node_power (parse_node_power, the JSON Schema).
+const ParamTable& node_power_params();
 
 // cluster.node_power: {"preset": NAME} or {"idle", "max", "devices_per_node"} (a preset's
 // values may be overridden one by one); problems go to `diag` at `path`.

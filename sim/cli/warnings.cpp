@@ -19,7 +19,21 @@ void report_warnings(const std::vector<Issue>& warnings, const std::string& file
 }
 
 Scenario load_reported(const std::string& file, const std::vector<std::string>& sets, bool strict) {
-  Scenario sc = load_scenario(file, sets);
+  Scenario sc;
+  try {
+    sc = load_scenario(file, sets);
+  } catch (const InputError& e) {
+    // A scenario with errors has its warnings printed too: before the errors, or with
+    // --strict as errors after them.
+    if (e.warnings().empty()) throw;
+    if (!strict) {
+      report_warnings(e.warnings(), file, false);
+      throw InputError(e.issues(), e.file());
+    }
+    std::vector<Issue> all = e.issues();
+    all.insert(all.end(), e.warnings().begin(), e.warnings().end());
+    throw InputError(all, e.file());
+  }
   report_warnings(sc.warnings, file, strict);
   return sc;
 }

@@ -24,7 +24,15 @@ InputError::InputError(std::string path, std::string message, std::string file)
 
 std::string InputError::render() const { return render_issues(issues_, file_); }
 
-InputError InputError::with_file(std::string file) const { return InputError(issues_, std::move(file)); }
+InputError InputError::with_file(std::string file) const {
+  return InputError(issues_, std::move(file)).with_warnings(warnings_);
+}
+
+InputError InputError::with_warnings(std::vector<Issue> warnings) const {
+  InputError e(issues_, file_);
+  e.warnings_ = std::move(warnings);
+  return e;
+}
 
 void Diagnostics::error(std::string path, std::string message) {
   issues_.push_back({std::move(path), std::move(message)});
@@ -49,10 +57,11 @@ void Diagnostics::merge(const Diagnostics& other) {
 
 void Diagnostics::merge(const InputError& e) {
   issues_.insert(issues_.end(), e.issues().begin(), e.issues().end());
+  for (const auto& w : e.warnings()) warn(w.path, w.message);
 }
 
 void Diagnostics::throw_if_any() const {
-  if (!issues_.empty()) throw InputError(issues_);
+  if (!issues_.empty()) throw InputError(issues_).with_warnings(warnings_);
 }
 
 std::string json_child(const std::string& parent, const std::string& key) {

@@ -26,9 +26,13 @@ class InputError : public std::runtime_error {
   // "FILE:/path: message" per line.
   [[nodiscard]] std::string render() const;
   InputError with_file(std::string file) const;
+  // The warnings found beside the errors (printed with them, docs/robustness.md).
+  [[nodiscard]] const std::vector<Issue>& warnings() const { return warnings_; }
+  InputError with_warnings(std::vector<Issue> warnings) const;
 
  private:
   std::vector<Issue> issues_;
+  std::vector<Issue> warnings_;
   std::string file_;
 };
 
@@ -47,7 +51,7 @@ class Diagnostics {
   void merge(const InputError& e);
   // Errors and warnings of `other`, in their order.
   void merge(const Diagnostics& other);
-  // Throws InputError with everything collected, if anything was.
+  // Throws InputError with every error collected, if any was, and the warnings beside them.
   void throw_if_any() const;
 
  private:

@@ -16,4 +16,14 @@ std::size_t edit_distance(const std::string& a, const std::string& b);
 std::optional<std::string> nearest_name(const std::string& word, const std::vector<std::string>& candidates,
                                         std::size_t max_distance);
 
+// The distance a slip of a name may have: 2 edits, or a third of the name's length if longer
+// (1 for a word of two or three letters, 0 for one letter).
+std::size_t slip_distance(const std::string& word);
+
+// `did you mean "X"?` when `word` begins exactly one name (and no other), or when exactly
+// one name is nearest to it and a slip away; else "valid ones are: a, b, c" (names in the
+// order given). For unknown keys, choices, presets and types (sim/core/params.cpp,
+// registry.hpp).
+std::string suggest(const std::string& word, const std::vector<std::string>& names);
+
 }  // namespace hcsim

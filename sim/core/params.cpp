@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "nearest.hpp"
+
 namespace hcsim {
 
 namespace {
@@ -135,7 +137,8 @@ std::optional<nlohmann::json> resolve_value(const ParamSpec& spec, const nlohman
     case ParamKind::choice: {
       if (!v.is_string() || std::find(spec.choices.begin(), spec.choices.end(), v.get<std::string>()) ==
                                 spec.choices.end()) {
-        diag.error(path, "unknown value " + shown(v) + "; " + valid_list(spec.choices));
+        diag.error(path, "unknown value " + shown(v) + "; " +
+                             (v.is_string() ? suggest(v.get<std::string>(), spec.choices) : valid_list(spec.choices)));
         return std::nullopt;
       }
       return v;
@@ -165,7 +168,7 @@ Params resolve_params(const ParamTable& table, const nlohmann::json& given, cons
       std::vector<std::string> names;
       for (const auto& s : table) names.push_back(s.name);
       std::sort(names.begin(), names.end());
-      diag.error(json_child(path, key), "unknown key; " + valid_list(names));
+      diag.error(json_child(path, key), "unknown key \"" + key + "\"; " + suggest(key, names));
     }
   }
   for (const auto& spec : table) {
@@ -208,32 +211,48 @@ std::string describe_params(const ParamTable& table, const std::string& indent) 
   return out;
 }
 
+nlohmann::json param_schema(const ParamSpec& s) {
+  nlohmann::json p;
+  switch (s.kind) {
+    case ParamKind::quantity:
+      // A number (SI units) or a string with a unit of the parameter's dimension.
+      p["type"] = nlohmann::json::array({"number", "string"});
+      p["pattern"] = quantity_pattern(s.dim);
+      p["x-unit"] = std::string(dim_unit(s.dim));
+      break;
+    case ParamKind::number: p["type"] = "number"; break;
+    case ParamKind::integer: p["type"] = "integer"; break;
+    case ParamKind::boolean: p["type"] = "boolean"; break;
+    case ParamKind::string: p["type"] = "string"; p["maxLength"] = 4096; break;
+    case ParamKind::choice: p["enum"] = s.choices; break;
+    case ParamKind::object:
+      if (!s.schema_ref.empty()) p["$ref"] = "#/$defs/" + s.schema_ref;
+      else p["type"] = "object";
+      break;
+    case ParamKind::array: p["type"] = "array"; break;
+  }
+  // Bounds of a number; for a quantity they apply to a plain number (SI), not to a string.
+  if (s.kind == ParamKind::number || s.kind == ParamKind::integer || s.kind == ParamKind::quantity) {
+    if (std::isfinite(s.min)) p[s.min_exclusive ? "exclusiveMinimum" : "minimum"] = s.min;
+    if (std::isfinite(s.max)) p["maximum"] = s.max;
+  }
+  if (s.def && s.def->is_null()) {  // optional: an explicit null is read as absent (resolve_params)
+    if (p.contains("$ref")) p = {{"anyOf", {p, {{"type", "null"}}}}};
+    else if (p.contains("enum")) p["enum"].push_back(nullptr);
+    else if (p["type"].is_array()) p["type"].push_back("null");
+    else p["type"] = nlohmann::json::array({p["type"], "null"});
+  }
+  p["description"] = s.help;
+  if (s.def && !s.def->is_null()) p["default"] = *s.def;
+  return p;
+}
+
 nlohmann::json params_schema(const ParamTable& table) {
   nlohmann::json props = nlohmann::json::object();
   nlohmann::json required = nlohmann::json::array();
   for (const auto& s : table) {
-    nlohmann::json p;
-    switch (s.kind) {
-      case ParamKind::quantity:
-        p["type"] = nlohmann::json::array({"number", "string"});
-        p["x-unit"] = std::string(dim_unit(s.dim));
-        break;
-      case ParamKind::number: p["type"] = "number"; break;
-      case ParamKind::integer: p["type"] = "integer"; break;
-      case ParamKind::boolean: p["type"] = "boolean"; break;
-      case ParamKind::string: p["type"] = "string"; break;
-      case ParamKind::choice: p["enum"] = s.choices; break;
-      case ParamKind::object: p["type"] = "object"; break;
-      case ParamKind::array: p["type"] = "array"; break;
-    }
-    if (s.kind == ParamKind::number || s.kind == ParamKind::integer) {
-      if (std::isfinite(s.min)) p[s.min_exclusive ? "exclusiveMinimum" : "minimum"] = s.min;
-      if (std::isfinite(s.max)) p["maximum"] = s.max;
-    }
-    p["description"] = s.help;
-    if (s.def && !s.def->is_null()) p["default"] = *s.def;
+    props[s.name] = param_schema(s);
     if (!s.def) required.push_back(s.name);
-    props[s.name] = p;
   }
   return {{"type", "object"}, {"additionalProperties", false}, {"properties", props}, {"required", required}};
 }

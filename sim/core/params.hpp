@@ -33,6 +33,9 @@ struct ParamSpec {
   bool min_exclusive = false;
   std::vector<std::string> choices{};   // for ParamKind::choice
   std::string help{};
+  // For ParamKind::object: the kind of description the object is, a JSON Schema $defs name
+  // ("link": a link description, scenarios/scenario_schema.cpp); "" for a free object.
+  std::string schema_ref{};
 };
 
 using ParamTable = std::vector<ParamSpec>;
@@ -70,8 +73,11 @@ std::optional<nlohmann::json> resolve_value(const ParamSpec& spec, const nlohman
 // Help text for one table, one line a parameter: "name  unit  default  help".
 std::string describe_params(const ParamTable& table, const std::string& indent = "  ");
 
-// A JSON Schema fragment ("properties" + "required") for the table.
+// A JSON Schema fragment ("properties" + "required") for the table; objects with a
+// schema_ref refer to "#/$defs/NAME".
 nlohmann::json params_schema(const ParamTable& table);
+// The JSON Schema of one parameter's value.
+nlohmann::json param_schema(const ParamSpec& spec);
 
 // "did you mean" list: "valid ones are: a, b, c".
 std::string valid_list(const std::vector<std::string>& names);

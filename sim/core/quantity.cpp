@@ -155,6 +155,25 @@ QuantityParse parse_quantity(std::string_view text, Dim d) {
   return {si, {}};
 }
 
+std::string quantity_pattern(Dim d) {
+  auto escaped = [](std::string_view s) {
+    std::string out;
+    for (char c : s) {
+      if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) out += '\\';
+      out += c;
+    }
+    return out;
+  };
+  std::string prefixes;
+  for (const auto& p : kPrefixes)
+    if (!p.sym.empty()) prefixes += (prefixes.empty() ? "" : "|") + escaped(p.sym);
+  std::string units;
+  for (const auto& b : base_units(d))
+    units += (units.empty() ? "" : "|") + (b.prefixable ? "(?:" + prefixes + ")?" : std::string()) + escaped(b.sym);
+  // from_chars' general format: digits with an optional fraction and exponent (no sign "+").
+  return "^[ \\t]*-?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][-+]?[0-9]+)?[ \\t]*(?:" + units + ")?[ \\t]*$";
+}
+
 std::string unit_lookalike(std::string_view text, Dim d) {
   if (d != Dim::data && d != Dim::bandwidth) return {};
   const std::string_view s = trim(text);

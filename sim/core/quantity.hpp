@@ -48,6 +48,11 @@ QuantityParse parse_quantity(const nlohmann::json& v, Dim d);
 // 80 GB). Data rates in Gb/s are the norm for network links and are not flagged.
 std::string unit_lookalike(std::string_view text, Dim d);
 
+// An ECMAScript regular expression (for a JSON Schema "pattern") matching the strings
+// parse_quantity accepts for `d`: a decimal number, then optionally one of d's units with any
+// prefix it takes ("^[ \t]*-?(...)[ \t]*(B|KiB|...)?[ \t]*$").
+std::string quantity_pattern(Dim d);
+
 // "312 TFLOPS", "80 GiB", "1.2 us": a compact human rendering with 4 significant digits.
 std::string format_quantity(double si, Dim d);
 

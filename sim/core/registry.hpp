@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error.hpp"
+#include "nearest.hpp"
 #include "params.hpp"
 
 namespace hcsim {
@@ -109,7 +110,7 @@ class Registry : public EntryTable<RegistryEntry<Product>> {
 
  private:
   [[nodiscard]] std::string unknown(std::string_view type) const {
-    return "unknown " + this->family() + " type \"" + std::string(type) + "\"; " + valid_list(this->names());
+    return "unknown " + this->family() + " type \"" + std::string(type) + "\"; " + suggest(std::string(type), this->names());
   }
 };
 
@@ -140,7 +141,7 @@ class PresetLibrary {
   }
   [[nodiscard]] const std::map<std::string, Preset, std::less<>>& all() const { return presets_; }
   [[nodiscard]] std::string unknown_message(std::string_view name) const {
-    return "unknown " + family_ + " preset \"" + std::string(name) + "\"; " + valid_list(names());
+    return "unknown " + family_ + " preset \"" + std::string(name) + "\"; " + suggest(std::string(name), names());
   }
 
  private:

@@ -1,13 +1,16 @@
 // Parsing an expectations file (strict: unknown keys rejected, every problem with its path).
 #include "check_spec.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "scenarios/scenario.hpp"
+#include "sim/core/nearest.hpp"
 #include "sim/core/quantity.hpp"
 #include "sim/sweep/scenario_source.hpp"
+#include "sim/sweep/sweep_checks.hpp"
 
 namespace hcsim::sweep {
 namespace {
@@ -39,7 +42,7 @@ class CheckParser {
 void CheckParser::keys(const nlohmann::json& obj, const std::vector<std::string>& allowed, const std::string& path) {
   for (const auto& [k, v] : obj.items())
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
-      d_.error(json_child(path, k), "unknown key \"" + k + "\"; " + valid_list(allowed));
+      d_.error(json_child(path, k), "unknown key \"" + k + "\"; " + suggest(k, allowed));
 }
 
 std::optional<CheckScenario> CheckParser::resolve(const nlohmann::json& ref, const std::string& path, int depth) {
@@ -62,6 +65,15 @@ std::optional<CheckScenario> CheckParser::resolve(const nlohmann::json& ref, con
     if (!s || !set.is_object()) return std::nullopt;
     std::string with;
     for (const auto& [k, v] : set.items()) {
+      // A misspelt pointer would make a variant that fails to parse, or (in an open object)
+      // one that runs as its base: refused before anything runs, as a sweep axis is.
+      if (const std::string why = unknown_pointer(s->doc, k, v); !why.empty()) {
+        const std::string at = json_child(json_child(path, "set"), k);
+        const auto& seen = d_.issues();  // a named variant is resolved once per expectation using it
+        if (std::none_of(seen.begin(), seen.end(), [&](const Issue& i) { return i.path == at && i.message == why; }))
+          d_.error(at, why);
+        continue;
+      }
       try {
         s->doc[nlohmann::json::json_pointer(k)] = v;
         with += (with.empty() ? "" : ", ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());

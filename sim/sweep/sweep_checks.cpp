@@ -12,11 +12,6 @@
 namespace hcsim::sweep {
 namespace {
 
-// The closest of `candidates` to `ptr` when it is close (a slip, not another field).
-std::optional<std::string> nearest(const std::string& ptr, const std::vector<std::string>& candidates) {
-  return nearest_name(ptr, candidates, std::max<std::size_t>(3, ptr.size() / 4));
-}
-
 // Where the schema stands on `tokens`: known, open (an object whose keys the schema does
 // not list), or unknown at `depth` (the names valid there in `valid`).
 enum class Walk { known, open, unknown };
@@ -65,6 +60,12 @@ bool parser_rejects(const nlohmann::json& base, const std::string& ptr, const nl
       if (!i.message.starts_with("unknown key") || !(ptr == i.path || ptr.starts_with(i.path + "/"))) continue;
       parent = i.path.substr(0, i.path.find_last_of('/'));
       rest = ptr.substr(i.path.size());
+      // The parser names the one key meant, or lists the valid ones.
+      if (const auto mean = i.message.find("did you mean \""); mean != std::string::npos) {
+        const auto from = mean + 14;
+        valid.push_back(i.message.substr(from, i.message.find('"', from) - from));
+        return true;
+      }
       const auto list = i.message.find("valid ones are: ");
       for (std::size_t at = list == std::string::npos ? std::string::npos : list + 16; at != std::string::npos;) {
         const auto comma = i.message.find(", ", at);
@@ -107,7 +108,7 @@ std::string unknown_pointer(const nlohmann::json& base, const std::string& ptr, 
   const nlohmann::json leaves = base.flatten();
   for (const auto& [k, v] : leaves.items()) candidates.push_back(k);
   std::string msg = fmt::format("pointer \"{}\" is neither in the base scenario nor in the scenario schema", ptr);
-  if (auto n = nearest(ptr, candidates)) msg += fmt::format("; did you mean \"{}\"?", *n);
+  if (auto n = nearest_name(ptr, candidates, std::max<std::size_t>(3, ptr.size() / 4))) msg += fmt::format("; did you mean \"{}\"?", *n);
   return msg;
 }
 

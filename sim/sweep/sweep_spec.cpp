@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "scenarios/scenario.hpp"
+#include "sim/core/nearest.hpp"
 
 namespace hcsim::sweep {
 namespace {
@@ -17,7 +18,7 @@ void check_keys(const nlohmann::json& obj, const std::vector<std::string>& allow
                 Diagnostics& d) {
   for (const auto& [k, v] : obj.items())
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
-      d.error(json_child(path, k), "unknown key \"" + k + "\"; " + valid_list(allowed));
+      d.error(json_child(path, k), "unknown key \"" + k + "\"; " + suggest(k, allowed));
 }
 
 bool valid_pointer(const nlohmann::json& p) {

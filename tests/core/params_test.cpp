@@ -30,13 +30,25 @@ TEST(Params, EveryProblemReportedWithItsPath) {
   resolve_params(table(), {{"bandwidth", "600 GB"}, {"mode", "star"}, {"colour", 1}}, "/links/2", d);
   ASSERT_EQ(d.issues().size(), 4u);
   EXPECT_EQ(d.issues()[0].path, "/links/2/colour");
-  EXPECT_EQ(d.issues()[0].message, "unknown key; valid ones are: bandwidth, count, mode");
+  EXPECT_EQ(d.issues()[0].message, "unknown key \"colour\"; valid ones are: bandwidth, count, mode");
   EXPECT_EQ(d.issues()[1].path, "/links/2/bandwidth");
   EXPECT_EQ(d.issues()[1].message, "expected a bandwidth such as \"600 GB/s\", got \"600 GB\"");
   EXPECT_EQ(d.issues()[2].path, "/links/2/count");
   EXPECT_EQ(d.issues()[2].message, "required key is missing");
   EXPECT_EQ(d.issues()[3].path, "/links/2/mode");
   EXPECT_EQ(d.issues()[3].message, "unknown value \"star\"; valid ones are: ring, tree");
+}
+
+// A slip of a key or a choice names the one meant (sim/core/nearest.hpp); anything further
+// lists the valid ones (above).
+TEST(Params, UnknownKeyOrValueNearAValidOneIsSuggested) {
+  Diagnostics d;
+  resolve_params(table(), {{"bandwith", "600 GB/s"}, {"count", 1}, {"mode", "rnig"}}, "/links/2", d);
+  ASSERT_EQ(d.issues().size(), 2u);
+  EXPECT_EQ(d.issues()[0].path, "/links/2/bandwith");
+  EXPECT_EQ(d.issues()[0].message, "unknown key \"bandwith\"; did you mean \"bandwidth\"?");
+  EXPECT_EQ(d.issues()[1].path, "/links/2/mode");
+  EXPECT_EQ(d.issues()[1].message, "unknown value \"rnig\"; did you mean \"ring\"?");
 }
 
 TEST(Params, Ranges) {

@@ -1,12 +1,16 @@
 #pragma once
-// A validator for the subset of JSON Schema (draft 2020-12) that docs/report.schema.json
-// uses: type (one name or a list), properties, required, additionalProperties (boolean or
-// schema), items, minimum, maximum, const, enum, and local $ref to #/$defs/NAME.
-// Annotation keywords ($schema, $id, $defs, title, description) are skipped. Any other
-// keyword is reported as an error, so the schema cannot silently use what this does not check.
+// A validator for the subset of JSON Schema (draft 2020-12) that docs/report.schema.json and
+// the scenario schema (`hcsim schema`) use: type (one name or a list), properties, required,
+// additionalProperties (boolean or schema), items, minItems, minimum, exclusiveMinimum,
+// maximum, maxLength (in bytes: the scenario's strings are checked so), pattern (ECMAScript,
+// std::regex), const, enum, anyOf, and local $ref to #/$defs/NAME. Annotation keywords
+// ($schema, $id, $defs, title, description, default, x-unit) are skipped. Any other keyword
+// is reported as an error, so the schema cannot silently use what this does not check.
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -79,7 +83,9 @@ class SchemaSubset {
              std::vector<std::string>& errors) const {
     static const std::set<std::string> known = {"$schema", "$id", "$defs", "title", "description", "type",
                                                 "properties", "required", "additionalProperties", "items",
-                                                "minimum", "maximum", "const", "enum", "$ref"};
+                                                "minimum", "maximum", "const", "enum", "$ref", "default",
+                                                "x-unit", "minItems", "maxLength", "pattern", "anyOf",
+                                                "exclusiveMinimum"};
     for (const auto& [k, x] : s.items())
       if (!known.count(k)) errors.push_back(at + ": schema keyword \"" + k + "\" is outside the checked subset");
     if (s.contains("$ref")) check(resolve(s["$ref"].get<std::string>(), at, errors), v, at, errors);
@@ -91,12 +97,39 @@ class SchemaSubset {
       errors.push_back(at + ": " + v.dump() + " below minimum " + s["minimum"].dump());
     if (v.is_number() && s.contains("maximum") && v.get<double>() > s["maximum"].get<double>())
       errors.push_back(at + ": " + v.dump() + " above maximum " + s["maximum"].dump());
+    if (v.is_number() && s.contains("exclusiveMinimum") &&
+        !(v.get<double>() > s["exclusiveMinimum"].get<double>()))
+      errors.push_back(at + ": " + v.dump() + " not above " + s["exclusiveMinimum"].dump());
+    if (v.is_string() && s.contains("maxLength") &&
+        v.get_ref<const std::string&>().size() > s["maxLength"].get<std::size_t>())
+      errors.push_back(at + ": string longer than " + s["maxLength"].dump());
+    if (v.is_string() && s.contains("pattern") && !std::regex_search(v.get<std::string>(), regex(s["pattern"])))
+      errors.push_back(at + ": " + v.dump() + " does not match " + s["pattern"].dump());
+    if (v.is_array() && s.contains("minItems") && v.size() < s["minItems"].get<std::size_t>())
+      errors.push_back(at + ": fewer than " + s["minItems"].dump() + " items");
+    if (s.contains("anyOf")) {
+      bool any = false;
+      for (const auto& alt : s["anyOf"]) {
+        std::vector<std::string> e;
+        check(alt, v, at, e);
+        if (e.empty()) { any = true; break; }
+      }
+      if (!any) errors.push_back(at + ": matches none of the anyOf alternatives");
+    }
     check_object(s, v, at, errors);
     if (v.is_array() && s.contains("items"))
       for (std::size_t i = 0; i < v.size(); ++i) check(s["items"], v[i], at + "/" + std::to_string(i), errors);
   }
 
+  const std::regex& regex(const nlohmann::json& pattern) const {
+    const std::string p = pattern.get<std::string>();
+    auto it = regexes_.find(p);
+    if (it == regexes_.end()) it = regexes_.emplace(p, std::regex(p, std::regex::ECMAScript)).first;
+    return it->second;
+  }
+
   nlohmann::json root_;
+  mutable std::map<std::string, std::regex> regexes_;
 };
 
 }  // namespace hcsim::testing

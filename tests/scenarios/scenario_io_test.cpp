@@ -81,6 +81,33 @@ TEST(ReadJsonFile, SyntaxErrorGivesLineAndColumnOnce) {
   EXPECT_EQ(i.message.find("parse error at line"), std::string::npos) << i.message;
 }
 
+// Comments, as JSON-with-comments editors write them, are skipped; brackets and quotes
+// inside them count for nothing, and a syntax error after them is still placed exactly.
+TEST(ReadJsonFile, CommentsAreAllowed) {
+  TempFile f("// a scenario\n{\n  /* the \"strategy\" { [ */ \"strategy\": {\"tp\": 4}, // tp \"}\n  \"a\": [1, /* ] */ 2]\n}\n");
+  const json doc = read_json_file(f.path());
+  EXPECT_EQ(doc, json::parse(R"({"strategy": {"tp": 4}, "a": [1, 2]})"));
+}
+
+TEST(ReadJsonFile, SyntaxErrorAfterCommentsGivesItsLineAndColumn) {
+  TempFile f("{\n  // one\n  /* two\n     three */\n  \"a\": 1,\n}\n");  // the '}' on line 6
+  const Issue i = only_issue([&] { (void)read_json_file(f.path()); });
+  EXPECT_TRUE(i.message.starts_with("invalid JSON at line 6, column 1: syntax error")) << i.message;
+}
+
+TEST(ReadJsonFile, UnclosedCommentIsInvalidJson) {
+  TempFile f("{\n  /* never closed\n  \"a\": 1\n}\n");
+  const Issue i = only_issue([&] { (void)read_json_file(f.path()); });
+  EXPECT_TRUE(i.message.starts_with("invalid JSON at line ")) << i.message;
+  EXPECT_NE(i.message.find("comment"), std::string::npos) << i.message;
+}
+
+TEST(ReadJsonFile, DuplicateKeyAfterACommentIsStillRefused) {
+  TempFile f("{\"a\": 1, /* \"a\" again: */ \"a\": 2}");
+  const Issue i = only_issue([&] { (void)read_json_file(f.path()); });
+  EXPECT_EQ(i.path, "/a");
+}
+
 TEST(ReadJsonFile, DirectoryIsNamedAsSuch) {
   const Issue i = only_issue([] { (void)read_json_file("/tmp"); });
   EXPECT_EQ(i.message, "is a directory, not a scenario file");

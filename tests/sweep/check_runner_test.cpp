@@ -112,5 +112,22 @@ TEST(CheckSpec, BadExpectationsAreReportedWithPaths) {
   }
 }
 
+// A variant's "set" pointer that names no scenario field is refused before anything runs,
+// with the nearest valid pointer, as a sweep axis is (sim/sweep/sweep_checks.hpp); reported
+// once however many expectations use the variant.
+TEST(CheckSpec, MisspeltSetPointerIsAnErrorWithTheNearestPointer) {
+  const nlohmann::json doc = {
+      {"scenarios", {{"a", kScenario}, {"b", {{"base", "a"}, {"set", {{"/strategy/schedul", "gpipe"}}}}}}},
+      {"expectations", {{{"name", "x"}, {"faster", "b"}, {"than", "a"}}, {{"name", "y"}, {"cheaper", "b"}, {"than", "a"}}}}};
+  try {
+    (void)parse_check(doc, "e.json");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    ASSERT_EQ(e.issues().size(), 1u) << e.render();
+    EXPECT_EQ(e.issues()[0].path, "/scenarios/b/set/~1strategy~1schedul");
+    EXPECT_THAT(e.issues()[0].message, HasSubstr("did you mean \"/strategy/schedule\"?"));
+  }
+}
+
 }  // namespace
 }  // namespace hcsim::sweep

@@ -28,12 +28,21 @@ TEST(CodecRegistry, HoldsEveryCodecWithHelpAndSource) {
 TEST(CodecRegistry, UnknownTypeNamesTheValidOnes) {
   register_builtin_codecs();
   Diagnostics d;
-  EXPECT_EQ(codecs().build("top-k", nlohmann::json::object(), "/strategy/compression", d), nullptr);
+  EXPECT_EQ(codecs().build("lz4", nlohmann::json::object(), "/strategy/compression", d), nullptr);
   ASSERT_EQ(d.issues().size(), 1u);
   EXPECT_EQ(d.issues()[0].path, "/strategy/compression/type");
   EXPECT_EQ(d.issues()[0].message,
-            "unknown compression codec type \"top-k\"; valid ones are: bf16, fp16, int8, none, onebit-adam, "
+            "unknown compression codec type \"lz4\"; valid ones are: bf16, fp16, int8, none, onebit-adam, "
             "onebit-lamb, powersgd, randomk, topk, zeroone-adam");
+}
+
+// A slip of a codec's name names it (sim/core/nearest.hpp).
+TEST(CodecRegistry, SlipOfATypeNamesTheOneMeant) {
+  register_builtin_codecs();
+  Diagnostics d;
+  EXPECT_EQ(codecs().build("top-k", nlohmann::json::object(), "/strategy/compression", d), nullptr);
+  ASSERT_EQ(d.issues().size(), 1u);
+  EXPECT_EQ(d.issues()[0].message, "unknown compression codec type \"top-k\"; did you mean \"topk\"?");
 }
 
 TEST(CollectivePlan, BytesSentFollowTheBusBandwidthFactors) {
@@ -122,7 +131,7 @@ TEST(ResolveCompression, ReportsEveryProblemWithItsPath) {
   EXPECT_EQ(d.issues()[0].path, "/strategy/compression/on_incompatible");
   EXPECT_EQ(d.issues()[0].message, "unknown value \"drop\"; valid ones are: error, allgather");
   EXPECT_EQ(d.issues()[1].path, "/strategy/compression/k");
-  EXPECT_EQ(d.issues()[1].message, "unknown key; valid ones are: error_feedback, ratio, select_passes");
+  EXPECT_EQ(d.issues()[1].message, "unknown key \"k\"; valid ones are: error_feedback, ratio, select_passes");
   EXPECT_EQ(d.issues()[2].path, "/strategy/compression/ratio");
   EXPECT_EQ(d.issues()[2].message, "must be between 0 and 1, got 0");
   Diagnostics d2;
