@@ -72,7 +72,9 @@ TEST(SearchCommand, FindsTheFastestLayoutAndItsParetoFront) {
   EXPECT_TRUE(one_device_on_front);
   for (std::size_t i = 1; i < pts.size(); ++i) {  // screened layouts are listed, never on the front
     EXPECT_TRUE(pts[i][4] == "0" || pts[i][4] == "1") << i;
-    if (pts[i][4] == "0") EXPECT_EQ(pts[i][3], "0") << i;
+    if (pts[i][4] == "0") {
+      EXPECT_EQ(pts[i][3], "0") << i;
+    }
   }
 }
 
