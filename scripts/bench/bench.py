@@ -14,6 +14,9 @@ Cases (run.sh --list):
              after a quarter of it (batch 384) for the growth with the batch
   search     every valid layout of the 530B GPT within 5,128 A100, fast analytical path
              (target >= 50,000 layouts/s on one core)
+  frontier   the Llama-3 405B benchmark from 8,192 to 131,072 H100 (DP 64 to 1,024, 16
+             micro-batches per replica), event mode with symmetry (targets: 65,536 <= 5 s,
+             131,072 <= 10 s and 2 GiB); exponent of time vs devices
 """
 import argparse
 import json
@@ -36,6 +39,12 @@ SCALING = [  # devices, pp, dp, global batch
 ]
 SCALING_BASE = "scenarios/bench/llama3-70b-h100-scaling.json"
 FLOW_BATCHES = [384, 1536]  # global batches run in flow mode (the full step has 1,536)
+# The Llama-3 405B benchmark (TP 8, PP 16) with DP from 64 to 1,024 and 16 micro-batches per
+# replica (global batch 16 DP, 2,048 at the benchmark's DP 128; below DP 64 ZeRO-3 shards too
+# few ranks to fit in memory): the task graph is the same
+# at every point, so what grows is the work per device.
+FRONTIER_DP = [64, 128, 256, 512, 1024]
+FRONTIER_BASE = "scenarios/bench/llama3-405b-h100-16384.json"
 
 
 def timed(cmd, timeout):
@@ -132,6 +141,27 @@ def case_scaling(build, res):
           flush=True)
 
 
+def case_frontier(build, res):
+    pts = []
+    for dp in FRONTIER_DP:
+        devices = dp * 128
+        m = run_hcsim(build, FRONTIER_BASE, [f"/cluster/pools/0/count={devices}", f"/strategy/dp={dp}",
+                                             f"/workload/global_batch={16 * dp}"])
+        m.update(devices=devices, dp=dp)
+        pts.append(m)
+        target = ""
+        if devices == 65536:
+            target = f"<= 5 s: {verdict(m['wall_s'] <= 5)}"
+        if devices == 131072:
+            target = f"<= 10 s, 2 GiB: {verdict(m['wall_s'] <= 10 and m['rss_bytes'] <= 2 * GIB)}"
+        print(row(f"frontier {devices} (dp {dp})", m, target) + f"  activities {m['activities']:,}", flush=True)
+    fit = fit_exponent([p["devices"] for p in pts], [p["wall_s"] for p in pts])
+    tail = fit_exponent([p["devices"] for p in pts[-3:]], [p["wall_s"] for p in pts[-3:]])
+    res["frontier"] = {"points": pts, "wall_vs_devices": fit, "wall_vs_devices_last_three": tail}
+    print(f"  wall vs devices (least squares on log-log): {fit:.2f} over the series, {tail:.2f} over the last "
+          f"three points (goal <= 0.3 once the task graph stops growing: {verdict(tail <= 0.3)})", flush=True)
+
+
 def case_flow(build, res):
     pts = []
     for gb in FLOW_BATCHES:
@@ -163,7 +193,7 @@ def case_search(build, res):
 
 
 CASES = {"gpt3": case_gpt3, "llama405": case_llama405, "scaling": case_scaling, "flow": case_flow,
-         "search": case_search}
+         "search": case_search, "frontier": case_frontier}
 
 
 def machine():

@@ -1,14 +1,148 @@
 #include "sim/engine/collective_replay.hpp"
 
+#include <algorithm>
+#include <limits>
+
 #include "sim/core/error.hpp"
 
 namespace hcsim::engine {
-
 CollectiveReplay::CollectiveReplay(const TaskGraph& g, CollectivePlanner& planner, ActivityHost& host)
     : g_(g), planner_(planner), host_(host), load_(planner.router().graph(), planner.router()) {
   for (const auto& m : g.mirrors()) mirror_set_.emplace(m.task, m.set);
+  for (const Task& t : g.tasks()) {
+    if (t.kind != TaskKind::compute) continue;
+    if (t.device >= built_.size()) built_.resize(t.device + 1, 0);
+    built_[t.device] = 1;
+  }
 }
 
+bool CollectiveReplay::built(std::uint32_t device) const {
+  return built_.empty() || (device < built_.size() && built_[device] != 0);
+}
+
+CollectiveReplay::Split& CollectiveReplay::split_of(const CollectiveExpansion& p) {
+  auto [it, added] = split_of_.try_emplace(&p, nullptr);
+  if (!added) return *it->second;
+  Split& s = splits_.emplace_back();
+  it->second = &s;
+  s.plan = &p;
+  for (const CoarsePhase& ph : p.phases) {
+    std::vector<char> run(ph.flows.size(), 0);
+    bool rest = false;
+    for (std::size_t i = 0; i < ph.flows.size(); ++i) {
+      run[i] = built(ph.flows[i].src) || built(ph.flows[i].dst) ? 1 : 0;
+      rest = rest || !run[i];
+    }
+    if (rest) {
+      // Stand-ins only for a uniform phase: every flow the same bytes at the same share of its
+      // links (a ring on a symmetric fabric; routes may differ in latency), so that the flows
+      // a built device sends and receives are the translates of all the others. Otherwise
+      // (flows of several sizes, links shared unevenly) every flow runs.
+      std::vector<DevicePair> pairs;
+      std::vector<double> bytes;
+      for (const PlannedFlow& f : ph.flows) {
+        pairs.emplace_back(f.src, f.dst);
+        bytes.push_back(f.bytes);
+      }
+      const std::vector<MirrorLoad::SharedTime> t = load_.shared_times(pairs, bytes);
+      double b0 = bytes[0], b1 = b0, x0 = t[0].transfer, x1 = x0;
+      for (std::size_t i = 0; i < t.size(); ++i) {
+        b0 = std::min(b0, bytes[i]);
+        b1 = std::max(b1, bytes[i]);
+        x0 = std::min(x0, t[i].transfer);
+        x1 = std::max(x1, t[i].transfer);
+      }
+      if (b1 > b0 * (1 + 1e-9) || x1 > x0 * (1 + 1e-9)) {
+        run.assign(run.size(), 1);
+      } else {  // the slowest (the longest route) runs too: the phase ends with it
+        double launched = -std::numeric_limits<double>::infinity(), slowest = launched;
+        std::size_t at = 0;
+        for (std::size_t i = 0; i < t.size(); ++i) {
+          if (run[i]) launched = std::max(launched, t[i].total());
+          else if (t[i].total() > slowest) {
+            slowest = t[i].total();
+            at = i;
+          }
+        }
+        if (slowest > launched) run[at] = 1;
+      }
+    }
+    auto& l = s.launched.emplace_back();
+    auto& r = s.rest.emplace_back();
+    auto& slots = s.rest_slots.emplace_back();
+    for (std::size_t i = 0; i < ph.flows.size(); ++i) {
+      (run[i] ? l : r).push_back(ph.flows[i]);
+      if (!run[i]) load_.slots({ph.flows[i].src, ph.flows[i].dst}, slots);
+    }
+    if (!r.empty() && !has_rest_) {
+      has_rest_ = true;
+      live_.assign(load_.slot_count(), 0);
+      rest_live_.assign(load_.slot_count(), 0);
+    }
+  }
+  return s;
+}
+
+void CollectiveReplay::count_flow(std::uint32_t src, std::uint32_t dst, int d) {
+  // Offload streams to memory nodes cross no link a collective does (their routes are the
+  // platform's, not the devices'); they keep their own stretch.
+  if (!has_rest_ || src == dst || g_.is_memory(src) || g_.is_memory(dst)) return;
+  scratch_.clear();
+  load_.slots({src, dst}, scratch_);
+  for (std::uint32_t s : scratch_) live_[s] += d;
+}
+
+void CollectiveReplay::count_rest(const Instance& co, int d) {
+  if (!co.split) return;
+  for (std::uint32_t s : co.split->rest_slots[co.phase]) rest_live_[s] += d;
+}
+
+double CollectiveReplay::dynamic_stretch(std::uint32_t src, std::uint32_t dst, const SlotCounts* mirrors) {
+  if (src == dst) return 1;
+  scratch_.clear();
+  load_.slots({src, dst}, scratch_);
+  double alone = std::numeric_limits<double>::infinity(), shared = alone;
+  for (std::uint32_t s : scratch_) {
+    const double b = load_.slot_bandwidth(s), k = std::max(1, live_[s]);
+    double others = rest_live_[s];
+    if (mirrors)
+      if (const auto m = mirrors->find(s); m != mirrors->end()) others += m->second;
+    alone = std::min(alone, b / k);
+    shared = std::min(shared, b / (k + others));
+  }
+  return shared < alone ? alone / shared : 1;
+}
+
+const CollectiveReplay::SlotCounts* CollectiveReplay::mirror_slots(int c, std::size_t phase) {
+  const Instance& co = colls_[static_cast<std::size_t>(c)];
+  const auto set = mirror_set_.find(co.task);
+  if (set == mirror_set_.end()) return nullptr;
+  auto [it, added] = mirror_slots_.try_emplace({co.plan, set->second, phase});
+  if (added) {
+    const Task& t = g_[co.task];
+    std::vector<std::uint32_t> slots;
+    for (std::uint32_t group : g_.mirror_sets()[set->second].groups) {
+      const CollectiveExpansion& q = mirror_plan(t, group);
+      const bool same = q.phases.size() == co.plan->phases.size();
+      for (const PlannedFlow& f : same ? q.phases[phase].flows : q.pair_bytes) load_.slots({f.src, f.dst}, slots);
+    }
+    for (std::uint32_t s : slots) ++it->second[s];
+  }
+  return &it->second;
+}
+
+void CollectiveReplay::account_rest() {
+  std::vector<double>& edge = host_.edge_bytes();
+  for (const Split& s : splits_) {
+    if (s.runs == 0) continue;
+    for (const auto& phase : s.rest)
+      for (const PlannedFlow& f : phase)
+        for (int e : planner_.router().device_route(static_cast<int>(f.src), static_cast<int>(f.dst)).edges)
+          edge[static_cast<std::size_t>(e)] += f.bytes * s.runs;
+  }
+}
+
+// Per-phase stretch of the built flows for their mirrors (runs without rest flows).
 double CollectiveReplay::stretch(int c, std::size_t phase, std::uint32_t src, std::uint32_t dst) {
   const Instance& co = colls_[static_cast<std::size_t>(c)];
   const auto set = mirror_set_.find(co.task);
@@ -33,8 +167,21 @@ double CollectiveReplay::stretch(int c, std::size_t phase, std::uint32_t src, st
 
 double CollectiveReplay::send_stretch(TaskId t) {
   const auto set = mirror_set_.find(t);
-  if (set == mirror_set_.end()) return 1;
   const Task& task = g_[t];
+  if (has_rest_ && !g_.is_memory(task.device) && !g_.is_memory(task.peer)) {
+    const SlotCounts* mirrors = nullptr;
+    if (set != mirror_set_.end()) {
+      auto [it, added] = send_mirror_slots_.try_emplace(set->second);
+      if (added) {
+        std::vector<std::uint32_t> slots;
+        for (const DevicePair& p : g_.mirror_sets()[set->second].pairs) load_.slots(p, slots);
+        for (std::uint32_t s : slots) ++it->second[s];
+      }
+      mirrors = &it->second;
+    }
+    return dynamic_stretch(task.device, task.peer, mirrors);
+  }
+  if (set == mirror_set_.end()) return 1;
   const std::uint64_t k = MirrorLoad::key(task.device, task.peer);
   auto [it, added] = send_stretches_.try_emplace({set->second, k}, 1.0);
   if (added) {
@@ -58,7 +205,12 @@ void CollectiveReplay::plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>
     if (t.kind != TaskKind::collective) continue;
     const CollectiveExpansion& p = plan_of(t);
     if (!seen.insert(&p).second) continue;
-    for (const PlannedFlow& f : p.pair_bytes) pairs.insert({f.src, f.dst});
+    if (p.flow) {
+      for (const PlannedFlow& f : p.pair_bytes) pairs.insert({f.src, f.dst});
+      continue;
+    }
+    for (const auto& phase : split_of(p).launched)  // event mode: the flows that run
+      for (const PlannedFlow& f : phase) pairs.insert({f.src, f.dst});
   }
 }
 
@@ -75,6 +227,8 @@ void CollectiveReplay::start(TaskId t) {
   co.plan = &p;
   planner_.add_timer_bytes(p, host_.edge_bytes());  // bytes no flow carries
   if (!p.flow) {
+    co.split = &split_of(p);
+    co.split->runs += 1;
     run_phase(c);
     return;
   }
@@ -120,16 +274,24 @@ void CollectiveReplay::run_phase(int c) {
 
 void CollectiveReplay::launch_flows(int c) {
   Instance& co = colls_[static_cast<std::size_t>(c)];
-  const CoarsePhase& ph = co.plan->phases[co.phase];
+  const std::vector<PlannedFlow>& flows = co.split->launched[co.phase];
   co.in_timer = false;
-  if (ph.flows.empty()) {
+  if (flows.empty()) {
     ++co.phase;
     run_phase(c);
     return;
   }
-  co.pending = static_cast<std::uint32_t>(ph.flows.size());
-  for (const PlannedFlow& f : ph.flows)
-    host_.launch_comm(f.src, f.dst, f.bytes, co.task, c, 0, stretch(c, co.phase, f.src, f.dst));
+  co.pending = static_cast<std::uint32_t>(flows.size());
+  if (!has_rest_) {
+    for (const PlannedFlow& f : flows)
+      host_.launch_comm(f.src, f.dst, f.bytes, co.task, c, 0, stretch(c, co.phase, f.src, f.dst));
+    return;
+  }
+  count_rest(co, +1);
+  for (const PlannedFlow& f : flows) flow_started(f.src, f.dst);
+  const SlotCounts* mirrors = mirror_slots(c, co.phase);
+  for (const PlannedFlow& f : flows)
+    host_.launch_comm(f.src, f.dst, f.bytes, co.task, c, 0, dynamic_stretch(f.src, f.dst, mirrors));
 }
 
 // Flow mode: launches every send of `rank` whose step has no open earlier step of that rank.
@@ -149,6 +311,7 @@ void CollectiveReplay::advance(int c, std::uint32_t rank) {
       host_.launch_timer(Seconds(x.timer), co.task, c, i);
     else {
       const std::uint32_t a = co.plan->rank_devices[x.src], b = co.plan->rank_devices[x.dst];
+      flow_started(a, b);
       host_.launch_comm(a, b, x.bytes, co.task, c, i, stretch(c, static_cast<std::size_t>(-1), a, b));
     }
   }
@@ -184,6 +347,7 @@ void CollectiveReplay::on_activity(int c, std::uint32_t item) {
     launch_flows(c);
     return;
   }
+  count_rest(co, -1);
   ++co.phase;
   run_phase(c);
 }

@@ -5,6 +5,28 @@
 //   event mode: per phase, a timer then the phase's merged flows, phases in order;
 //   flow mode:  every transfer of the schedule as a flow, rank r's step-k sends starting
 //               once all transfers of earlier steps that r sends or receives are done.
+//
+// Representative flows (event mode, symmetric runs). Under symmetry a collective spans
+// devices that run nothing: the replicas the lowering did not build. Their flows of a phase
+// are the translates of the built ranks' flows where the phase is uniform (every flow the
+// same bytes at the same share of its links, MirrorLoad::shared_times: a ring whose every
+// hop crosses the same kind of path; routes may differ in latency). Then only these run in
+// SimGrid: the phase's flows that a built device (one that runs a compute task) sends or
+// receives, plus its slowest flow when that one is elsewhere (the longest route: the phase
+// ends with it). A phase that is not uniform (hops of several speeds, flows of several
+// sizes, a torus shared unevenly) runs every flow, as before. The
+// other flows of the phase ("rest") are charged like mirrors: they load the links the
+// launched flows cross (their stretch, mirror_load.hpp) and their bytes are counted on
+// their routes, once per plan and number of runs (account_rest). Rest flows are not in
+// SimGrid, so every flow that starts while their phase runs (other stages' collectives and
+// sends crossing the same spines) is stretched for them: a flow starting with k_e SimGrid
+// flows (itself included), r_e rest flows and m_e flows of its own mirrors on link e
+// carries R_0 / R times its bytes, R_0 = min_e B_e / k_e, R = min_e B_e / (k_e + r_e + m_e)
+// (dynamic_stretch; it replaces the per-phase stretch of mirror_load.hpp in such runs).
+// On an idle network a phase still takes exactly the cost model's time; its SimGrid
+// activities no longer grow with the data-parallel degree. Without symmetry every device
+// of a group is built and every flow runs, as before; a graph with no compute task
+// (hcsim collective) runs every flow.
 
 #include <cstdint>
 #include <deque>
@@ -47,11 +69,27 @@ class CollectiveReplay {
   void account_mirror(TaskId t, std::uint32_t group, double copies);
   // Stretch of send task `t` for its mirrors' share of its route (mirror_load.hpp).
   double send_stretch(TaskId t);
+  // The bytes of the flows that representative flows stood for, on their routes (call once,
+  // after the run).
+  void account_rest();
+  // A SimGrid flow src -> dst starts (before its stretch is asked for) or ends: the link
+  // counts of dynamic_stretch. No-ops when no phase has rest flows.
+  void flow_started(std::uint32_t src, std::uint32_t dst) { count_flow(src, dst, +1); }
+  void flow_ended(std::uint32_t src, std::uint32_t dst) { count_flow(src, dst, -1); }
 
  private:
+  // Event mode: the flows of each phase of a plan that run (launched) and those that
+  // representative flows stand for (rest); see the header comment.
+  struct Split {
+    const CollectiveExpansion* plan = nullptr;
+    std::vector<std::vector<PlannedFlow>> launched, rest;  // per phase
+    std::vector<std::vector<std::uint32_t>> rest_slots;    // per phase: the rest flows' directed links
+    double runs = 0;                                       // collectives that ran this plan
+  };
   struct Instance {
     TaskId task = 0;
     const CollectiveExpansion* plan = nullptr;
+    Split* split = nullptr;     // event mode
     std::uint32_t pending = 0;  // activities in flight (event mode)
     std::size_t phase = 0;      // event mode: current phase
     bool in_timer = false;      // event mode: the phase's timer is running
@@ -61,6 +99,16 @@ class CollectiveReplay {
   };
 
   const CollectiveExpansion& plan_of(const Task& t);
+  Split& split_of(const CollectiveExpansion& p);
+  void count_flow(std::uint32_t src, std::uint32_t dst, int d);
+  void count_rest(const Instance& co, int d);  // the current phase's rest flows on their links
+  using SlotCounts = std::unordered_map<std::uint32_t, std::int32_t>;  // directed link -> flows
+  // R_0 / R of the header comment for a flow src -> dst starting now, with `mirrors` its
+  // own mirrors' flows per link.
+  double dynamic_stretch(std::uint32_t src, std::uint32_t dst, const SlotCounts* mirrors);
+  // The flows of collective c's mirrors in event-mode phase `phase`, per link (null: none).
+  const SlotCounts* mirror_slots(int c, std::size_t phase);
+  [[nodiscard]] bool built(std::uint32_t device) const;
   void run_phase(int c);
   void launch_flows(int c);
   void start_flows(int c);  // flow mode: the first sends of every rank
@@ -83,6 +131,14 @@ class CollectiveReplay {
   MirrorLoad load_;
   std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, Stretches> stretches_;  // (plan, set, phase)
   std::map<std::pair<std::uint32_t, std::uint64_t>, double> send_stretches_;  // (set, pair)
+  std::vector<char> built_;                 // per device: runs a compute task (none: all built)
+  std::deque<Split> splits_;                // in the order plans first ran (deterministic sums)
+  std::unordered_map<const CollectiveExpansion*, Split*> split_of_;
+  bool has_rest_ = false;                   // some phase has rest flows: link counts kept
+  std::vector<std::int32_t> live_, rest_live_;  // per directed link: SimGrid flows, rest flows
+  std::vector<std::uint32_t> scratch_;
+  std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, SlotCounts> mirror_slots_;
+  std::map<std::uint32_t, SlotCounts> send_mirror_slots_;  // by mirror set
 };
 
 }  // namespace hcsim::engine

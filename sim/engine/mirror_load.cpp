@@ -41,4 +41,37 @@ std::unordered_map<std::uint64_t, double> MirrorLoad::stretches(const std::vecto
   return out;
 }
 
+void MirrorLoad::slots(const DevicePair& p, std::vector<std::uint32_t>& out) const {
+  for_slots(p, [&](std::size_t s) { out.push_back(static_cast<std::uint32_t>(s)); });
+}
+
+double MirrorLoad::slot_bandwidth(std::size_t slot) const {
+  const TopoEdge& e = g_.edges()[slot / 2];
+  return e.bandwidth().value() * e.link.efficiency;
+}
+
+std::vector<MirrorLoad::SharedTime> MirrorLoad::shared_times(const std::vector<DevicePair>& pairs,
+                                                             const std::vector<double>& bytes) {
+  std::vector<std::size_t> touched;
+  for (const DevicePair& p : pairs)
+    for_slots(p, [&](std::size_t s) {
+      if (k_[s]++ == 0) touched.push_back(s);
+    });
+  std::vector<SharedTime> out;
+  out.reserve(pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    double per_byte = 0;  // seconds per byte on the slowest shared link
+    for_slots(pairs[i], [&](std::size_t s) {
+      const TopoEdge& e = g_.edges()[s / 2];
+      per_byte = std::max(per_byte, static_cast<double>(k_[s]) / (e.bandwidth().value() * e.link.efficiency));
+    });
+    const auto& [src, dst] = pairs[i];
+    const double latency =
+        src == dst ? 0.0 : router_.device_route(static_cast<int>(src), static_cast<int>(dst)).latency.value();
+    out.push_back({latency, bytes[i] * per_byte});
+  }
+  for (std::size_t s : touched) k_[s] = 0;
+  return out;
+}
+
 }  // namespace hcsim::engine

@@ -34,6 +34,22 @@ class MirrorLoad {
   std::unordered_map<std::uint64_t, double> stretches(const std::vector<DevicePair>& built,
                                                    const std::vector<DevicePair>& mirrored);
 
+  // Time of each flow of `pairs` (carrying `bytes`) when they all run at once on an idle
+  // network and share each directed link equally: route latency + transfer, transfer =
+  // bytes x max_e k_e / B_e, k_e the flows on link e (what max-min sharing gives identical
+  // concurrent flows).
+  struct SharedTime {
+    double latency = 0, transfer = 0;
+    [[nodiscard]] double total() const { return latency + transfer; }
+  };
+  std::vector<SharedTime> shared_times(const std::vector<DevicePair>& pairs, const std::vector<double>& bytes);
+
+  // The directed links (2 x edge + direction) of the route src -> dst, appended to `out`.
+  void slots(const DevicePair& p, std::vector<std::uint32_t>& out) const;
+  // Effective bandwidth of a directed link (bandwidth x efficiency).
+  [[nodiscard]] double slot_bandwidth(std::size_t slot) const;
+  [[nodiscard]] std::size_t slot_count() const { return k_.size(); }
+
   static std::uint64_t key(std::uint32_t src, std::uint32_t dst) { return std::uint64_t{src} << 32 | dst; }
 
  private:

@@ -180,6 +180,7 @@ class Replay final : public ActivityHost {
     sg4::Engine::get_instance()->run();
     for (TaskId t = 0; t < g_.size(); ++t)
       HCSIM_ASSERT(res_.end[t] >= 0, "task " + std::to_string(t) + " never finished (dependency cycle?)");
+    colls_.account_rest();
     account_mirrors();
     res_.makespan = sg4::Engine::get_clock();
     res_.activities = activities_;
@@ -189,7 +190,7 @@ class Replay final : public ActivityHost {
   // ActivityHost
   void launch_comm(std::uint32_t src, std::uint32_t dst, double bytes, TaskId t, int coll, std::uint32_t item,
                    double stretch) override {
-    launch(comm(src, dst, bytes, stretch), t, coll, item);
+    launch(comm(src, dst, bytes, stretch), t, coll, item, src, dst);
   }
   void launch_timer(Seconds d, TaskId t, int coll, std::uint32_t item) override { timer(d.value(), t, coll, item); }
   void finish(TaskId t) override {
@@ -211,6 +212,7 @@ class Replay final : public ActivityHost {
     int coll = -1;  // collective instance, or -1 for a plain task
     std::uint32_t item = 0;
     sg4::ActivityPtr act;
+    std::uint32_t src = 0, dst = 0;  // a flow's ends (src == dst: not a flow)
   };
 
   void start(TaskId t) {
@@ -223,7 +225,11 @@ class Replay final : public ActivityHost {
         break;
       case TaskKind::send:
         if (task.device == task.peer || task.bytes <= Bytes{}) timer(0, t, -1, 0);
-        else launch(comm(task.device, task.peer, task.bytes.value(), colls_.send_stretch(t)), t, -1, 0);
+        else {
+          colls_.flow_started(task.device, task.peer);
+          const double stretch = colls_.send_stretch(t);
+          launch(comm(task.device, task.peer, task.bytes.value(), stretch), t, -1, 0, task.device, task.peer);
+        }
         break;
       case TaskKind::collective: colls_.start(t); break;
     }
@@ -259,7 +265,7 @@ class Replay final : public ActivityHost {
     else colls_.on_activity(coll, item);
   }
 
-  void launch(sg4::ActivityPtr a, TaskId t, int coll, std::uint32_t item) {
+  void launch(sg4::ActivityPtr a, TaskId t, int coll, std::uint32_t item, std::uint32_t src = 0, std::uint32_t dst = 0) {
     std::size_t id;
     if (!free_.empty()) {
       id = free_.back();
@@ -268,7 +274,7 @@ class Replay final : public ActivityHost {
       id = slots_.size();
       slots_.emplace_back();
     }
-    slots_[id] = {t, coll, item, a};
+    slots_[id] = {t, coll, item, a, src, dst};
     a->set_data(reinterpret_cast<void*>(static_cast<std::uintptr_t>(id + 1)));
     ++activities_;
   }
@@ -308,6 +314,7 @@ class Replay final : public ActivityHost {
     const Slot s = slots_[id - 1];
     graveyard_.push_back(std::move(slots_[id - 1].act));
     free_.push_back(id - 1);
+    colls_.flow_ended(s.src, s.dst);
     ended(s.task, s.coll, s.item);
   }
 
