@@ -58,7 +58,6 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
     while (!stack.empty()) {
       const int u = stack.back();
       stack.pop_back();
-      local_[static_cast<std::size_t>(u)] = component_size_[static_cast<std::size_t>(c)]++;
       for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)])
         if (transit(v) && component_[static_cast<std::size_t>(v)] < 0) {
           component_[static_cast<std::size_t>(v)] = c;
@@ -66,6 +65,31 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
         }
     }
   }
+  // Pendant transit nodes: exactly one distinct transit neighbour, itself with two or more
+  // (so of two transit nodes joined only to each other neither is pendant).
+  auto sole_transit_neighbour = [&](std::size_t u) {
+    int q = -1;
+    for (const auto& [v, e] : adj_[u]) {
+      if (!transit(v) || v == static_cast<int>(u)) continue;
+      if (q >= 0 && v != q) return -2;
+      q = v;
+    }
+    return q;
+  };
+  parent_.assign(n, -1);
+  parent_weight_.assign(n, 0);
+  for (std::size_t u = 0; u < n; ++u) {
+    if (!transit_[u]) continue;
+    const int q = sole_transit_neighbour(u);
+    if (q < 0 || sole_transit_neighbour(static_cast<std::size_t>(q)) != -2) continue;
+    parent_[u] = q;
+    std::int64_t w = -1;
+    for (const auto& [v, e] : adj_[u])
+      if (v == q && (w < 0 || weight_[static_cast<std::size_t>(e)] < w)) w = weight_[static_cast<std::size_t>(e)];
+    parent_weight_[u] = w;
+  }
+  for (std::size_t u = 0; u < n; ++u)
+    if (transit_[u] && parent_[u] < 0) local_[u] = component_size_[static_cast<std::size_t>(component_[u])]++;
   max_table_entries_ = kCacheBytes / sizeof(std::int64_t);
 }
 
@@ -130,7 +154,7 @@ const std::vector<std::int64_t>& Router::transit_table(int b) const {
     if (du) continue;
     du = 1;
     for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)]) {
-      if (!transit(v)) continue;
+      if (!transit(v) || parent_[static_cast<std::size_t>(v)] >= 0) continue;  // core nodes only
       const auto lv = static_cast<std::size_t>(local_[static_cast<std::size_t>(v)]);
       const std::int64_t nd = d + weight_[static_cast<std::size_t>(e)];
       if (!done[lv] && (dist[lv] == kUnreached || nd < dist[lv])) {
@@ -148,12 +172,17 @@ const std::vector<std::int64_t>& Router::transit_table(int b) const {
 Router::Target Router::target_of(int dst) const {
   Target t{dst, {}};
   auto add = [&](int b, std::int64_t w) {
+    const int q = parent_[static_cast<std::size_t>(b)];
+    const int via = q >= 0 ? b : -1;
+    const std::int64_t weight = q >= 0 ? parent_weight_[static_cast<std::size_t>(b)] + w : w;
+    const std::int64_t* table = transit_table(q >= 0 ? q : b).data();
     for (auto& en : t.entries)
-      if (en.table == transit_table(b).data()) {
-        en.weight = std::min(en.weight, w);
+      if (en.table == table && en.via == via) {
+        en.weight = std::min(en.weight, weight);
+        en.via_weight = std::min(en.via_weight, w);
         return;
       }
-    t.entries.push_back({component_[static_cast<std::size_t>(b)], transit_table(b).data(), w});
+    t.entries.push_back({component_[static_cast<std::size_t>(b)], table, weight, via, w});
   };
   if (transit(dst)) add(dst, 0);
   else
@@ -178,11 +207,18 @@ std::int64_t Router::to_dst(int node, const Target& t) const {
     return best;
   }
   const int c = component_[static_cast<std::size_t>(node)];
-  const auto l = static_cast<std::size_t>(local_[static_cast<std::size_t>(node)]);
+  // A pendant node reads its parent's row, one edge further.
+  const int q = parent_[static_cast<std::size_t>(node)];
+  const std::int64_t up = q >= 0 ? parent_weight_[static_cast<std::size_t>(node)] : 0;
+  const auto l = static_cast<std::size_t>(local_[static_cast<std::size_t>(q >= 0 ? q : node)]);
   for (const Entry& en : t.entries) {
     if (en.component != c) continue;
+    if (en.via == node) {
+      better(en.via_weight);
+      continue;
+    }
     const std::int64_t d = en.table[l];
-    if (d != kUnreached) better(d + en.weight);
+    if (d != kUnreached) better(d + up + en.weight);
   }
   return best;
 }

@@ -29,8 +29,13 @@
 // so the distance from a node to a destination is the least, over the destination's
 // transit neighbours b, of dist_transit(node, b) + w(b, dst), with dist_transit from one
 // Dijkstra per b over the transit nodes alone (a cluster's fabric: hundreds of nodes, not
-// the tens of thousands of devices) shared by every destination behind b. When devices
-// forward, a resumable Dijkstra from each destination over the whole graph.
+// the tens of thousands of devices) shared by every destination behind b. A transit node
+// whose only transit neighbour is q (a NIC hanging off its leaf, one per GPU on a
+// rail-optimised fabric) is "pendant": no shortest path passes through it, so the tables
+// cover the other ("core") transit nodes only, and a pendant p's distances are read
+// through q: dist(p, x) = w(p, q) + dist(q, x), dist(x, p) = dist(x, q) + w(q, p). The
+// tables then number the leaves, not the NICs, and each Dijkstra spans the switches alone.
+// When devices forward, a resumable Dijkstra from each destination over the whole graph.
 
 #include <cstdint>
 #include <deque>
@@ -76,17 +81,22 @@ class Router {
   };
   const Search& settle(int dst, int src) const;
 
-  // Distance from every transit node of b's component to transit node b (kUnreached
-  // outside it), indexed by local_[node]. Tables are kept up to ~128 MB, oldest dropped
-  // first, by trim_tables() only, so the tables of one route stay valid while it is built.
+  // Distance from every core transit node of b's component to core transit node b
+  // (kUnreached outside it), indexed by local_[node]. Tables are kept up to ~128 MB, oldest
+  // dropped first, by trim_tables() only, so the tables of one route stay valid while it
+  // is built.
   const std::vector<std::int64_t>& transit_table(int b) const;
   void trim_tables() const;
   // The destination as seen from the transit nodes: its transit neighbours with the
-  // weight of their edge into dst (dst itself with 0 when it is a transit node).
+  // weight of their edge into dst (dst itself with 0 when it is a transit node). A pendant
+  // neighbour p is read through its parent's table: weight = w(parent, p) + w(p, dst), and
+  // p itself (via) is at via_weight = w(p, dst).
   struct Entry {
     int component;
     const std::int64_t* table;
     std::int64_t weight;
+    int via = -1;
+    std::int64_t via_weight = 0;
   };
   struct Target {
     int dst;
@@ -113,8 +123,10 @@ class Router {
   std::vector<std::vector<std::pair<int, int>>> adj_;  // node -> (neighbour, edge), sorted
   std::vector<std::int64_t> weight_;                   // per edge
   std::vector<char> transit_;                          // per node: may carry others' traffic
-  std::vector<int> component_, local_;                 // transit nodes: component and index in it
-  std::vector<int> component_size_;
+  std::vector<int> component_, local_;                 // transit nodes: component; core ones: index in it
+  std::vector<int> component_size_;                    // core transit nodes per component
+  std::vector<int> parent_;                            // pendant transit node -> its sole transit neighbour
+  std::vector<std::int64_t> parent_weight_;            // pendant -> least weight of its edges to the parent
   std::vector<std::vector<int>> domain_nodes_;  // scale-up domain -> its nodes, ascending
   std::vector<int> domain_local_;               // node -> index in its domain's list (-1: none)
   std::size_t max_searches_ = 64;
