@@ -97,6 +97,14 @@ void CollectiveReplay::count_rest(const Instance& co, int d) {
   for (std::uint32_t s : co.split->rest_slots[co.phase]) rest_live_[s] += d;
 }
 
+CollectiveReplay::SlotCounts CollectiveReplay::slot_counts(const std::vector<DevicePair>& pairs) const {
+  std::vector<std::uint32_t> slots;
+  for (const DevicePair& p : pairs) load_.slots(p, slots);
+  SlotCounts out;
+  for (std::uint32_t s : slots) ++out[s];
+  return out;
+}
+
 double CollectiveReplay::dynamic_stretch(std::uint32_t src, std::uint32_t dst, const SlotCounts* mirrors) {
   if (src == dst) return 1;
   scratch_.clear();
@@ -120,13 +128,13 @@ const CollectiveReplay::SlotCounts* CollectiveReplay::mirror_slots(int c, std::s
   auto [it, added] = mirror_slots_.try_emplace({co.plan, set->second, phase});
   if (added) {
     const Task& t = g_[co.task];
-    std::vector<std::uint32_t> slots;
+    std::vector<DevicePair> pairs;
     for (std::uint32_t group : g_.mirror_sets()[set->second].groups) {
       const CollectiveExpansion& q = mirror_plan(t, group);
       const bool same = q.phases.size() == co.plan->phases.size();
-      for (const PlannedFlow& f : same ? q.phases[phase].flows : q.pair_bytes) load_.slots({f.src, f.dst}, slots);
+      for (const PlannedFlow& f : same ? q.phases[phase].flows : q.pair_bytes) pairs.emplace_back(f.src, f.dst);
     }
-    for (std::uint32_t s : slots) ++it->second[s];
+    it->second = slot_counts(pairs);
   }
   return &it->second;
 }
@@ -172,11 +180,7 @@ double CollectiveReplay::send_stretch(TaskId t) {
     const SlotCounts* mirrors = nullptr;
     if (set != mirror_set_.end()) {
       auto [it, added] = send_mirror_slots_.try_emplace(set->second);
-      if (added) {
-        std::vector<std::uint32_t> slots;
-        for (const DevicePair& p : g_.mirror_sets()[set->second].pairs) load_.slots(p, slots);
-        for (std::uint32_t s : slots) ++it->second[s];
-      }
+      if (added) it->second = slot_counts(g_.mirror_sets()[set->second].pairs);
       mirrors = &it->second;
     }
     return dynamic_stretch(task.device, task.peer, mirrors);

@@ -106,6 +106,7 @@ class CollectiveReplay {
   // R_0 / R of the header comment for a flow src -> dst starting now, with `mirrors` its
   // own mirrors' flows per link.
   double dynamic_stretch(std::uint32_t src, std::uint32_t dst, const SlotCounts* mirrors);
+  SlotCounts slot_counts(const std::vector<DevicePair>& pairs) const;  // flows per directed link
   // The flows of collective c's mirrors in event-mode phase `phase`, per link (null: none).
   const SlotCounts* mirror_slots(int c, std::size_t phase);
   [[nodiscard]] bool built(std::uint32_t device) const;
