@@ -11,6 +11,7 @@
 #include "lowering.hpp"
 #include "lowering_sharding.hpp"
 #include "lowering_tasks.hpp"
+#include "span_labels.hpp"
 #include "step_plan.hpp"
 
 #include <algorithm>
@@ -169,7 +170,7 @@ class Emitter {
     std::vector<TaskId> beside;
     const std::function<void()> flush = [&] {
       if (!pending) return;
-      if (first_op != nullptr) acc.label = span_label(*first_op, *last_op, acc_phase, ci.first_layer);
+      if (first_op != nullptr) acc.label = span_labels_.label(*first_op, *last_op, acc_phase, ci.first_layer);
       for (int d = 0; d < dp_; ++d)
         for (int t = 0; t < tp_; ++t) {
           const auto r = static_cast<std::size_t>(d * tp_ + t);
@@ -230,25 +231,6 @@ class Emitter {
     send(s, op, vs, chain);
   }
 
-  // A compute task's label: the model ops it runs, from `first` to `last` in execution
-  // order, with their layers' indices in the model ("L3 attention fwd",
-  // "L3 norm2..mlp_down fwd", "L0 norm1..L11 dropout_residual2 fwd", "embedding fwd").
-  std::uint32_t span_label(const Item& first, const Item& last, Phase phase, int first_layer) {
-    const int a = first.layer < 0 ? -1 : first_layer + first.layer;
-    const int b = last.layer < 0 ? -1 : first_layer + last.layer;
-    const std::string_view fo(first.op_name), lo(last.op_name);
-    auto k = std::make_tuple(a, fo, b, lo, static_cast<int>(phase));
-    if (auto it = span_labels_.find(k); it != span_labels_.end()) return it->second;
-    auto name = [](int layer, std::string_view op) {
-      return layer < 0 ? std::string(op) : "L" + std::to_string(layer) + " " + std::string(op);
-    };
-    std::string label = name(a, fo);
-    if (a == b && fo != lo) label += ".." + std::string(lo);
-    else if (a != b || fo != lo) label += ".." + name(b, lo);
-    label += phase == Phase::forward ? " fwd" : phase == Phase::backward ? " bwd" : " recompute";
-    return span_labels_[k] = g_.intern_label(label);
-  }
-
   // A tensor-parallel collective of each data-parallel rank's tensor group after its ranks'
   // `chain` and `extra` tasks; `out` (chain, or the collectives beside the next compute item)
   // gets its id.
@@ -285,7 +267,7 @@ class Emitter {
     Item block = it;
     block.kind = Item::Kind::compute;
     if (it.op_name != nullptr)
-      block.label = span_label(it, it, it.phase, stage(s).chunks[static_cast<std::size_t>(op.chunk)].first_layer);
+      block.label = span_labels_.label(it, it, it.phase, stage(s).chunks[static_cast<std::size_t>(op.chunk)].first_layer);
     block.t /= cp_;
     block.flops /= cp_;
     block.model_flops /= cp_;
@@ -485,8 +467,7 @@ class Emitter {
   std::uint32_t send_label_ = g_.intern_label("send");
   std::uint32_t codec_label_ = g_.intern_label("codec");
   std::uint32_t offload_label_ = g_.intern_label("offload");
-  // span_label's: (first layer, first op, last layer, last op, phase) -> label
-  std::map<std::tuple<int, std::string_view, int, std::string_view, int>, std::uint32_t> span_labels_;
+  SpanLabels span_labels_{g_};  // compute tasks' labels
   ShardEmitter shard_{g_, plan_.layout, dp_, tp_,
                       [this](std::uint32_t group, CollectiveOp op, Bytes bytes, Phase phase, int s, int mb,
                              std::vector<TaskId>& deps) {
