@@ -25,7 +25,6 @@ CollectiveReplay::Split& CollectiveReplay::split_of(const CollectiveExpansion& p
   if (!added) return *it->second;
   Split& s = splits_.emplace_back();
   it->second = &s;
-  s.plan = &p;
   for (const CoarsePhase& ph : p.phases) {
     std::vector<char> run(ph.flows.size(), 0);
     bool rest = false;

@@ -81,7 +81,6 @@ class CollectiveReplay {
   // Event mode: the flows of each phase of a plan that run (launched) and those that
   // representative flows stand for (rest); see the header comment.
   struct Split {
-    const CollectiveExpansion* plan = nullptr;
     std::vector<std::vector<PlannedFlow>> launched, rest;  // per phase
     std::vector<std::vector<std::uint32_t>> rest_slots;    // per phase: the rest flows' directed links
     double runs = 0;                                       // collectives that ran this plan

@@ -30,8 +30,7 @@ std::unordered_map<std::uint64_t, double> MirrorLoad::stretches(const std::vecto
   for (const DevicePair& p : built) {
     double alone = std::numeric_limits<double>::infinity(), shared = alone;
     for_slots(p, [&](std::size_t s) {
-      const TopoEdge& e = g_.edges()[s / 2];
-      const double b = e.bandwidth().value() * e.link.efficiency;
+      const double b = slot_bandwidth(s);
       alone = std::min(alone, b / static_cast<double>(k_[s]));
       shared = std::min(shared, b / static_cast<double>(k_[s] + j_[s]));
     });
@@ -62,8 +61,7 @@ std::vector<MirrorLoad::SharedTime> MirrorLoad::shared_times(const std::vector<D
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     double per_byte = 0;  // seconds per byte on the slowest shared link
     for_slots(pairs[i], [&](std::size_t s) {
-      const TopoEdge& e = g_.edges()[s / 2];
-      per_byte = std::max(per_byte, static_cast<double>(k_[s]) / (e.bandwidth().value() * e.link.efficiency));
+      per_byte = std::max(per_byte, static_cast<double>(k_[s]) / slot_bandwidth(s));
     });
     const auto& [src, dst] = pairs[i];
     const double latency =
