@@ -87,10 +87,15 @@ int run_search_command(const SearchArgs& a) {
   std::size_t confirmed = 0;
   for (const auto& row : r.rows) confirmed += row.confirmed ? 1 : 0;
   std::cout << fmt::format("search: {} candidate layouts{}, {} feasible after screening ({} mode), {} confirmed "
-                           "(event mode), {:.2f} s\n",
+                           "(event mode{}), {:.2f} s\n",
                            r.rows.size(),
                            r.fast_screened > 0 ? fmt::format(" ({} screened by the fast path)", r.fast_screened) : "",
-                           r.screened_ok, spec.prune_mode, confirmed, r.seconds);
+                           r.screened_ok, spec.prune_mode, confirmed,
+                           r.confirm_rounds > 0 ? fmt::format("; the best in {} rounds, until the screen's bound left "
+                                                              "none that could enter the top {}",
+                                                              r.confirm_rounds, spec.top_k)
+                                                : "",
+                           r.seconds);
   const std::string out = a.out.empty() ? "search-out" : a.out;
   write_outputs(spec, r, out);
   if (r.ranking.empty()) {

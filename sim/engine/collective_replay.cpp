@@ -1,6 +1,7 @@
 #include "sim/engine/collective_replay.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "sim/core/error.hpp"
@@ -33,10 +34,7 @@ CollectiveReplay::Split& CollectiveReplay::split_of(const CollectiveExpansion& p
       rest = rest || !run[i];
     }
     if (rest) {
-      // Stand-ins only for a uniform phase: every flow the same bytes at the same share of its
-      // links (a ring on a symmetric fabric; routes may differ in latency), so that the flows
-      // a built device sends and receives are the translates of all the others. Otherwise
-      // (flows of several sizes, links shared unevenly) every flow runs.
+      // Stand-ins only for flows that are translates of those that run (represent()).
       std::vector<DevicePair> pairs;
       std::vector<double> bytes;
       for (const PlannedFlow& f : ph.flows) {
@@ -44,27 +42,7 @@ CollectiveReplay::Split& CollectiveReplay::split_of(const CollectiveExpansion& p
         bytes.push_back(f.bytes);
       }
       const std::vector<MirrorLoad::SharedTime> t = load_.shared_times(pairs, bytes);
-      double b0 = bytes[0], b1 = b0, x0 = t[0].transfer, x1 = x0;
-      for (std::size_t i = 0; i < t.size(); ++i) {
-        b0 = std::min(b0, bytes[i]);
-        b1 = std::max(b1, bytes[i]);
-        x0 = std::min(x0, t[i].transfer);
-        x1 = std::max(x1, t[i].transfer);
-      }
-      if (b1 > b0 * (1 + 1e-9) || x1 > x0 * (1 + 1e-9)) {
-        run.assign(run.size(), 1);
-      } else {  // the slowest (the longest route) runs too: the phase ends with it
-        double launched = -std::numeric_limits<double>::infinity(), slowest = launched;
-        std::size_t at = 0;
-        for (std::size_t i = 0; i < t.size(); ++i) {
-          if (run[i]) launched = std::max(launched, t[i].total());
-          else if (t[i].total() > slowest) {
-            slowest = t[i].total();
-            at = i;
-          }
-        }
-        if (slowest > launched) run[at] = 1;
-      }
+      represent(t, bytes, run);
     }
     auto& l = s.launched.emplace_back();
     auto& r = s.rest.emplace_back();
@@ -80,6 +58,44 @@ CollectiveReplay::Split& CollectiveReplay::split_of(const CollectiveExpansion& p
     }
   }
   return s;
+}
+
+// Flows of a phase fall into classes of equal bytes and equal share of their links (a
+// multi-ring across two nodes: its NVLink hops and its network hops). Where the flows the
+// built devices send or receive meet every class, the others of a class are its translates
+// and stand for nothing new; the slowest of a class (the longest route) runs too when no
+// launched flow of the class is as slow. Where a class has no launched flow (a torus shared
+// unevenly) every flow runs. A phase of one class is uniform: its slowest flow runs even
+// where no built device takes part (the inter-node ring of node leaders).
+void CollectiveReplay::represent(const std::vector<MirrorLoad::SharedTime>& t, const std::vector<double>& bytes,
+                                 std::vector<char>& run) {
+  auto same = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
+  std::vector<std::size_t> cls(t.size());
+  std::vector<std::size_t> heads;  // first flow of each class
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    std::size_t k = 0;
+    while (k < heads.size() && !(same(bytes[heads[k]], bytes[i]) && same(t[heads[k]].transfer, t[i].transfer))) ++k;
+    if (k == heads.size()) heads.push_back(i);
+    cls[i] = k;
+  }
+  const double none = -std::numeric_limits<double>::infinity();
+  std::vector<double> launched(heads.size(), none), slowest(heads.size(), none);
+  std::vector<std::size_t> at(heads.size(), 0);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const std::size_t k = cls[i];
+    if (run[i]) launched[k] = std::max(launched[k], t[i].total());
+    else if (t[i].total() > slowest[k]) {
+      slowest[k] = t[i].total();
+      at[k] = i;
+    }
+  }
+  for (std::size_t k = 0; heads.size() > 1 && k < heads.size(); ++k)
+    if (launched[k] == none) {
+      run.assign(run.size(), 1);
+      return;
+    }
+  for (std::size_t k = 0; k < heads.size(); ++k)
+    if (slowest[k] > launched[k]) run[at[k]] = 1;
 }
 
 void CollectiveReplay::count_flow(std::uint32_t src, std::uint32_t dst, int d) {

@@ -7,14 +7,15 @@
 //               once all transfers of earlier steps that r sends or receives are done.
 //
 // Representative flows (event mode, symmetric runs). Under symmetry a collective spans
-// devices that run nothing: the replicas the lowering did not build. Their flows of a phase
-// are the translates of the built ranks' flows where the phase is uniform (every flow the
-// same bytes at the same share of its links, MirrorLoad::shared_times: a ring whose every
-// hop crosses the same kind of path; routes may differ in latency). Then only these run in
-// SimGrid: the phase's flows that a built device (one that runs a compute task) sends or
-// receives, plus its slowest flow when that one is elsewhere (the longest route: the phase
-// ends with it). A phase that is not uniform (hops of several speeds, flows of several
-// sizes, a torus shared unevenly) runs every flow, as before. The
+// devices that run nothing: the replicas the lowering did not build. The flows of a phase
+// fall into classes of equal bytes at an equal share of their links (MirrorLoad::shared_times;
+// routes may differ in latency): a ring whose every hop crosses the same kind of path is one
+// class, a multi-ring over two nodes two (its NVLink hops and its network hops). Where the
+// flows that a built device (one that runs a compute task) sends or receives meet every
+// class, or the phase is one class, the others are translates of them, and only these run
+// in SimGrid, plus the slowest flow of a class when it is elsewhere (the longest route: the
+// phase ends with it). Where a class of several has no built device's flow (a torus shared
+// unevenly), every flow runs, as before. The
 // other flows of the phase ("rest") are charged like mirrors: they load the links the
 // launched flows cross (their stretch, mirror_load.hpp) and their bytes are counted on
 // their routes, once per plan and number of runs (account_rest). Rest flows are not in
@@ -99,6 +100,9 @@ class CollectiveReplay {
 
   const CollectiveExpansion& plan_of(const Task& t);
   Split& split_of(const CollectiveExpansion& p);
+  // Which flows of a phase run (`run`: 1 for a built device's flows on entry); see split_of.
+  static void represent(const std::vector<MirrorLoad::SharedTime>& t, const std::vector<double>& bytes,
+                        std::vector<char>& run);
   void count_flow(std::uint32_t src, std::uint32_t dst, int d);
   void count_rest(const Instance& co, int d);  // the current phase's rest flows on their links
   using SlotCounts = std::unordered_map<std::uint32_t, std::int32_t>;  // directed link -> flows

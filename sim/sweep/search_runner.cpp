@@ -1,6 +1,7 @@
 #include "search_runner.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -87,6 +88,68 @@ void sort_by_objective(const SearchSpec& spec, const std::vector<SearchRow>& row
   });
 }
 
+// The key a row could reach at the confirmation fidelity: its screened key improved by
+// `margin` of its size.
+double optimistic(double key, double margin) { return key - std::abs(key) * margin; }
+
+bool dominates(const SearchRow& a, const SearchRow& b, double margin) {
+  return a.step_time_s <= b.step_time_s * (1 - margin) && a.energy_per_token_j <= b.energy_per_token_j * (1 - margin) &&
+         a.candidate.devices <= b.candidate.devices;
+}
+
+// Confirms the best rows by the objective, then the screened front (search_runner.hpp).
+void confirm(const SearchSpec& spec, SearchResult& res, std::vector<std::size_t> ok, int jobs, bool progress,
+             const std::string& mode) {
+  auto& rows = res.rows;
+  sort_by_objective(spec, rows, ok);
+  std::vector<std::size_t> front = front_of(rows, ok);  // of the screened figures
+  sort_by_objective(spec, rows, front);
+  std::vector<SearchRow> screened(rows.size());
+  for (std::size_t i : ok) screened[i] = rows[i];
+  double margin = kScreenMargin;
+  std::vector<double> best;  // keys of the confirmed feasible rows
+  auto kth_best = [&] {
+    std::vector<double> v = best;
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(spec.top_k - 1), v.end());
+    return v[spec.top_k - 1];
+  };
+  auto run = [&](const std::vector<std::size_t>& which, const char* label) {
+    run_pass(spec, rows, which, mode, jobs, progress, label);
+    for (std::size_t i : which) {
+      rows[i].confirmed = true;
+      if (rows[i].status != "ok") continue;
+      const double now = objective_key(spec, rows[i]), then = objective_key(spec, screened[i]);
+      best.push_back(now);
+      if (then != 0) margin = std::max(margin, std::abs(now / then - 1));
+    }
+  };
+  // The best by the objective, `jobs` at a time, until none left can enter the top_k.
+  const std::size_t batch = static_cast<std::size_t>(std::max(jobs, 1));
+  std::size_t next = 0;
+  while (next < ok.size() && spec.top_k > 0) {
+    if (best.size() >= spec.top_k && optimistic(objective_key(spec, screened[ok[next]]), margin) >= kth_best()) break;
+    std::vector<std::size_t> round(ok.begin() + static_cast<long>(next),
+                                   ok.begin() + static_cast<long>(std::min(ok.size(), next + batch)));
+    next += round.size();
+    ++res.confirm_rounds;
+    run(round, "search (confirm best)");
+  }
+  res.bound_skipped = ok.size() - next;
+  // The screened front (at most 4 top_k of it), but for the layouts that a confirmed one
+  // dominates by more than the margin.
+  std::vector<std::size_t> pick;
+  for (std::size_t k = 0; k < front.size() && k < 4 * spec.top_k; ++k) {
+    const std::size_t i = front[k];
+    if (rows[i].confirmed) continue;
+    bool beaten = false;
+    for (std::size_t j = 0; j < rows.size() && !beaten; ++j)
+      beaten = rows[j].confirmed && rows[j].status == "ok" && dominates(rows[j], screened[i], margin);
+    if (!beaten) pick.push_back(i);
+  }
+  std::sort(pick.begin(), pick.end());
+  if (!pick.empty()) run(pick, "search (confirm front)");
+}
+
 }  // namespace
 
 double objective_key(const SearchSpec& spec, const SearchRow& r) {
@@ -139,16 +202,7 @@ SearchResult run_search(const SearchSpec& spec, int jobs, bool progress, const s
   if (spec.prune_mode == confirm_mode) {
     for (std::size_t i : ok) res.rows[i].confirmed = true;
   } else {
-    // The best top_k by the objective and the screened front (at most 4 top_k of it).
-    sort_by_objective(spec, res.rows, ok);
-    std::vector<std::size_t> pick(ok.begin(), ok.begin() + static_cast<long>(std::min(spec.top_k, ok.size())));
-    std::vector<std::size_t> front = front_of(res.rows, ok);
-    sort_by_objective(spec, res.rows, front);
-    for (std::size_t k = 0; k < front.size() && k < 4 * spec.top_k; ++k)
-      if (std::find(pick.begin(), pick.end(), front[k]) == pick.end()) pick.push_back(front[k]);
-    std::sort(pick.begin(), pick.end());
-    run_pass(spec, res.rows, pick, confirm_mode, jobs, progress, "search (confirm)");
-    for (std::size_t i : pick) res.rows[i].confirmed = true;
+    confirm(spec, res, ok, jobs, progress, confirm_mode);
   }
   for (std::size_t i : feasible(res.rows))
     if (res.rows[i].confirmed) res.ranking.push_back(i);

@@ -1,9 +1,19 @@
 #pragma once
 // `hcsim search`: enumerates the candidate layouts of a search file, screens them all at the
 // prune fidelity (`prune_mode`, by default the analytical mode), keeps those that
-// fit in memory, the device budget and the power cap, confirms the best `top_k` by the
-// objective plus the screened Pareto front with the event simulation, and ranks the
-// confirmed ones. The Pareto front is over step time, energy per token and device count.
+// fit in memory, the device budget and the power cap, confirms the best by the objective
+// and the screened Pareto front with the event simulation, and ranks the confirmed ones.
+// The Pareto front is over step time, energy per token and device count.
+//
+// Bounded confirmation. The screened rows are confirmed best first, `-j` at a time, until
+// no row left can enter the best `top_k` confirmed: a row's screened key improved by the
+// margin m (objective_key - |key| m) is no better than the top_k-th confirmed key. m is the
+// larger of kScreenMargin (the analytical mode's agreement with the event mode that the
+// property tests hold it to, docs/architecture.md) and the largest |confirmed / screened - 1|
+// of the objective seen so far in this search, so a screen that errs more than its tests
+// say widens its own bound. Then the screened front (at most 4 top_k of it, best first) is
+// confirmed, but for layouts that a confirmed feasible one dominates by more than m in step
+// time and energy per token with no more devices.
 
 #include <string>
 #include <vector>
@@ -29,8 +39,13 @@ struct SearchResult {
   std::vector<std::size_t> pareto;    // confirmed feasible rows on the front, by step time
   std::size_t screened_ok = 0;        // feasible after the first pass
   std::size_t fast_screened = 0;      // rows the first pass decided by the fast path (fast_screen.hpp)
+  std::size_t confirm_rounds = 0;     // rounds of the bounded confirmation of the best
+  std::size_t bound_skipped = 0;      // feasible rows the bound left unconfirmed (not counting the front)
   double seconds = 0;
 };
+
+// The analytical screen's relative error on the objective that the bound allows at least.
+inline constexpr double kScreenMargin = 0.02;
 
 // Runs both passes on `jobs` worker processes. `confirm_mode` is "event" (the reference).
 SearchResult run_search(const SearchSpec& spec, int jobs, bool progress, const std::string& confirm_mode = "event");

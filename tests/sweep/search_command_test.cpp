@@ -78,6 +78,42 @@ TEST(SearchCommand, FindsTheFastestLayoutAndItsParetoFront) {
   }
 }
 
+// The confirmation is bounded (sim/sweep/search_runner.hpp): the best layouts are confirmed
+// until no screened one could enter the top_k. The top_k must be those that confirming every
+// feasible layout (the screen at the event fidelity) finds, and fewer are confirmed than
+// are feasible.
+std::string best_lines(const std::string& out) {
+  const auto at = out.find("best 2 by tokens_per_s:");
+  const auto end = out.find("Pareto front", at);
+  return at == std::string::npos ? "" : out.substr(at, end - at);
+}
+
+std::size_t count_before(const std::string& out, const std::string& what) {
+  const auto at = out.find(what);
+  if (at == std::string::npos) return 0;
+  const auto from = out.rfind(", ", at);
+  return static_cast<std::size_t>(std::stoul(out.substr(from + 2, at - from - 2)));
+}
+
+TEST(SearchCommand, BoundedConfirmationFindsTheTopLayoutsOfConfirmingThemAll) {
+  ScratchDir dir("hcsim-search-bound");
+  spit(dir / "search.json", R"({"base": ")" + kTiny + R"(", "max_devices": 8, "top_k": 2,
+    "space": {"tp": [1, 2, 4], "pp": [1, 2], "micro_batch": [1, 2], "schedule": ["1f1b"], "recompute": ["none", "full"],
+              "zero": [0, 1], "sequence_parallel": [false]}})");
+  const RunResult bounded = hcsim({"search", dir / "search.json", "--out", dir / "a", "-q"}, dir);
+  const RunResult all =
+      hcsim({"search", dir / "search.json", "--out", dir / "b", "-q", "--prune-mode", "event"}, dir);
+  ASSERT_EQ(bounded.rc, 0) << bounded.out << bounded.err;
+  ASSERT_EQ(all.rc, 0) << all.out << all.err;
+  EXPECT_THAT(bounded.out, HasSubstr("until the screen's bound left none that could enter the top 2"));
+  ASSERT_FALSE(best_lines(all.out).empty()) << all.out;
+  EXPECT_EQ(best_lines(bounded.out), best_lines(all.out));
+  const std::size_t feasible = count_before(bounded.out, " feasible after screening");
+  const std::size_t confirmed = count_before(bounded.out, " confirmed (event mode");
+  EXPECT_GT(confirmed, 0u) << bounded.out;
+  EXPECT_LT(confirmed, feasible) << bounded.out;
+}
+
 TEST(SearchCommand, APowerCapNoLayoutMeetsIsExitCodeOne) {
   ScratchDir dir("hcsim-search-cap");
   spit(dir / "search.json", R"({"base": ")" + kTiny + R"(", "max_power_w": "10 W",
