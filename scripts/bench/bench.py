@@ -14,6 +14,10 @@ Cases (run.sh --list):
              after a quarter of it (batch 384) for the growth with the batch
   search     every valid layout of the 530B GPT within 5,128 A100, fast analytical path
              (target >= 50,000 layouts/s on one core)
+  search-cli the user command `hcsim search scenarios/bench/megatron-530b-search.json -j 1`
+             (screen and bounded event-mode confirmation; issue 19's targets: no slower than
+             Calculon's llm-optimal-execution of the same question on the same machine,
+             which this script does not run, and peak RSS <= 300 MB)
   frontier   the Llama-3 405B benchmark from 8,192 to 131,072 H100 (DP 64 to 1,024, 16
              micro-batches per replica), event mode with symmetry (targets: 65,536 <= 5 s,
              131,072 <= 10 s and 2 GiB); exponent of time vs devices
@@ -192,8 +196,23 @@ def case_search(build, res):
           f">= 50,000 layouts/s: {verdict(per_wall >= 50000)} by wall, {verdict(per_cpu >= 50000)} by CPU", flush=True)
 
 
+def case_search_cli(build, res):
+    import tempfile
+    with tempfile.TemporaryDirectory() as out_dir:
+        out, m = timed([os.path.join(build, "hcsim"), "search", "scenarios/bench/megatron-530b-search.json", "-j", "1",
+                        "--out", out_dir, "-q"], 3600)
+    s = re.search(r"search: (\d+) candidate layouts.*?, (\d+) feasible after screening.*?, (\d+) confirmed", out)
+    if not s:
+        raise RuntimeError("no 'search:' line in hcsim's output:\n" + out[-2000:])
+    m.update(candidates=int(s.group(1)), feasible=int(s.group(2)), confirmed=int(s.group(3)))
+    res["search-cli"] = m
+    print(f"{'hcsim search 530B, -j 1':<28} {m['candidates']:>10,} {m['wall_s']:>9.2f} {m['cpu_s']:>9.2f} "
+          f"{m['rss_bytes'] / GIB:>8.3f} {'':>11} {'':>11}  {m['confirmed']} confirmed of {m['feasible']} feasible; "
+          f"<= 300 MB: {verdict(m['rss_bytes'] <= 300e6)}", flush=True)
+
+
 CASES = {"gpt3": case_gpt3, "llama405": case_llama405, "scaling": case_scaling, "flow": case_flow,
-         "search": case_search, "frontier": case_frontier}
+         "search": case_search, "search-cli": case_search_cli, "frontier": case_frontier}
 
 
 def machine():

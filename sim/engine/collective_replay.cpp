@@ -239,11 +239,22 @@ void CollectiveReplay::start(TaskId t) {
     host_.launch_timer(Seconds{}, t, -1, 0);
     return;
   }
-  colls_.push_back({});
-  const int c = static_cast<int>(colls_.size()) - 1;
-  Instance& co = colls_.back();
+  int c;
+  if (!free_.empty()) {  // a finished instance, its vectors' storage kept
+    c = free_.back();
+    free_.pop_back();
+  } else {
+    colls_.emplace_back();
+    c = static_cast<int>(colls_.size()) - 1;
+  }
+  Instance& co = colls_[static_cast<std::size_t>(c)];
   co.task = t;
   co.plan = &p;
+  co.split = nullptr;
+  co.pending = 0;
+  co.phase = 0;
+  co.in_timer = false;
+  co.remaining = 0;
   planner_.add_timer_bytes(p, host_.edge_bytes());  // bytes no flow carries
   if (!p.flow) {
     co.split = &split_of(p);
@@ -374,10 +385,8 @@ void CollectiveReplay::on_activity(int c, std::uint32_t item) {
 void CollectiveReplay::finish(int c) {
   Instance& co = colls_[static_cast<std::size_t>(c)];
   const TaskId t = co.task;
-  co.done = {};
-  co.first_open = {};
-  co.next_send = {};
-  host_.finish(t);
+  host_.finish(t);  // may start collectives; instance c is free only after
+  free_.push_back(c);
 }
 
 const CollectiveExpansion& CollectiveReplay::mirror_plan(const Task& t, std::uint32_t group_id) {

@@ -130,6 +130,7 @@ class CollectiveReplay {
   CollectivePlanner& planner_;
   ActivityHost& host_;
   std::deque<Instance> colls_;  // stable references while tasks finish and start others
+  std::vector<int> free_;       // instances of finished collectives, reused
   std::map<std::tuple<std::uint32_t, int, double>, const CollectiveExpansion*> plans_;  // (group, op, bytes)
   std::unordered_map<TaskId, std::uint32_t> mirror_set_;  // a task's mirror set, where it has one
   MirrorLoad load_;

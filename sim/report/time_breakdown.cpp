@@ -55,6 +55,14 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
   std::vector<std::vector<Event>> ev(n);
   std::vector<double> pass_end(n, 0.0);
   for (auto& dm : m.devices) dm.simulated = false;
+  // Only devices that run compute tasks get a sweep (the others take their twin's figures),
+  // so only their events are kept: a collective of a symmetric run spans mostly others.
+  std::vector<char> swept(n, 0);
+  for (const Task& t : g.tasks())
+    if (t.kind == TaskKind::compute) swept[t.device] = 1;
+  auto add = [&](std::uint32_t d, double a, double b, int cls) {
+    if (d < n && swept[d]) add_interval(ev[d], a, b, cls);
+  };
   for (TaskId id = 0; id < g.size(); ++id) {
     const Task& t = g[id];
     const double a = r.start[id], b = r.end[id];
@@ -73,12 +81,12 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
       case TaskKind::send:
         m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes;
         // An offload transfer's memory endpoint (>= devices) has no time breakdown.
-        if (!g.is_memory(t.device)) add_interval(ev[t.device], a, b, cls);
-        if (t.peer != t.device && !g.is_memory(t.peer)) add_interval(ev[t.peer], a, b, cls);
+        if (!g.is_memory(t.device)) add(t.device, a, b, cls);
+        if (t.peer != t.device && !g.is_memory(t.peer)) add(t.peer, a, b, cls);
         break;
       case TaskKind::collective:
         m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * static_cast<double>(g.groups()[t.group].size());
-        for (std::uint32_t d : g.groups()[t.group]) add_interval(ev[d], a, b, cls);
+        for (std::uint32_t d : g.groups()[t.group]) add(d, a, b, cls);
         break;
     }
   }
