@@ -89,11 +89,10 @@ void CollectiveReplay::represent(const std::vector<MirrorLoad::SharedTime>& t, c
       at[k] = i;
     }
   }
-  for (std::size_t k = 0; heads.size() > 1 && k < heads.size(); ++k)
-    if (launched[k] == none) {
-      run.assign(run.size(), 1);
-      return;
-    }
+  if (heads.size() > 1 && std::find(launched.begin(), launched.end(), none) != launched.end()) {
+    run.assign(run.size(), 1);
+    return;
+  }
   for (std::size_t k = 0; k < heads.size(); ++k)
     if (slowest[k] > launched[k]) run[at[k]] = 1;
 }

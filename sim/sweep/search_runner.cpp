@@ -92,8 +92,13 @@ void sort_by_objective(const SearchSpec& spec, const std::vector<SearchRow>& row
 // `margin` of its size.
 double optimistic(double key, double margin) { return key - std::abs(key) * margin; }
 
-bool dominates(const SearchRow& a, const SearchRow& b, double margin) {
-  return a.step_time_s <= b.step_time_s * (1 - margin) && a.energy_per_token_j <= b.energy_per_token_j * (1 - margin) &&
+// A row's figures at the screening fidelity, kept while confirmation overwrites them.
+struct Screened {
+  double key = 0, step_time_s = 0, energy_per_token_j = 0;
+};
+
+bool dominates(const SearchRow& a, const SearchRow& b, const Screened& at, double margin) {
+  return a.step_time_s <= at.step_time_s * (1 - margin) && a.energy_per_token_j <= at.energy_per_token_j * (1 - margin) &&
          a.candidate.devices <= b.candidate.devices;
 }
 
@@ -104,10 +109,11 @@ void confirm(const SearchSpec& spec, SearchResult& res, std::vector<std::size_t>
   sort_by_objective(spec, rows, ok);
   std::vector<std::size_t> front = front_of(rows, ok);  // of the screened figures
   sort_by_objective(spec, rows, front);
-  std::vector<SearchRow> screened(rows.size());
-  for (std::size_t i : ok) screened[i] = rows[i];
+  std::vector<Screened> screened(rows.size());
+  for (std::size_t i : ok) screened[i] = {objective_key(spec, rows[i]), rows[i].step_time_s, rows[i].energy_per_token_j};
   double margin = kScreenMargin;
-  std::vector<double> best;  // keys of the confirmed feasible rows
+  std::vector<double> best;        // keys of the confirmed feasible rows
+  std::vector<std::size_t> good;   // those rows
   auto kth_best = [&] {
     std::vector<double> v = best;
     std::nth_element(v.begin(), v.begin() + static_cast<long>(spec.top_k - 1), v.end());
@@ -118,8 +124,9 @@ void confirm(const SearchSpec& spec, SearchResult& res, std::vector<std::size_t>
     for (std::size_t i : which) {
       rows[i].confirmed = true;
       if (rows[i].status != "ok") continue;
-      const double now = objective_key(spec, rows[i]), then = objective_key(spec, screened[i]);
+      const double now = objective_key(spec, rows[i]), then = screened[i].key;
       best.push_back(now);
+      good.push_back(i);
       if (then != 0) margin = std::max(margin, std::abs(now / then - 1));
     }
   };
@@ -127,23 +134,21 @@ void confirm(const SearchSpec& spec, SearchResult& res, std::vector<std::size_t>
   const std::size_t batch = static_cast<std::size_t>(std::max(jobs, 1));
   std::size_t next = 0;
   while (next < ok.size() && spec.top_k > 0) {
-    if (best.size() >= spec.top_k && optimistic(objective_key(spec, screened[ok[next]]), margin) >= kth_best()) break;
+    if (best.size() >= spec.top_k && optimistic(screened[ok[next]].key, margin) >= kth_best()) break;
     std::vector<std::size_t> round(ok.begin() + static_cast<long>(next),
                                    ok.begin() + static_cast<long>(std::min(ok.size(), next + batch)));
     next += round.size();
     ++res.confirm_rounds;
     run(round, "search (confirm best)");
   }
-  res.bound_skipped = ok.size() - next;
   // The screened front (at most 4 top_k of it), but for the layouts that a confirmed one
   // dominates by more than the margin.
   std::vector<std::size_t> pick;
   for (std::size_t k = 0; k < front.size() && k < 4 * spec.top_k; ++k) {
     const std::size_t i = front[k];
     if (rows[i].confirmed) continue;
-    bool beaten = false;
-    for (std::size_t j = 0; j < rows.size() && !beaten; ++j)
-      beaten = rows[j].confirmed && rows[j].status == "ok" && dominates(rows[j], screened[i], margin);
+    const bool beaten = std::any_of(good.begin(), good.end(),
+                                    [&](std::size_t j) { return dominates(rows[j], rows[i], screened[i], margin); });
     if (!beaten) pick.push_back(i);
   }
   std::sort(pick.begin(), pick.end());

@@ -40,7 +40,6 @@ struct SearchResult {
   std::size_t screened_ok = 0;        // feasible after the first pass
   std::size_t fast_screened = 0;      // rows the first pass decided by the fast path (fast_screen.hpp)
   std::size_t confirm_rounds = 0;     // rounds of the bounded confirmation of the best
-  std::size_t bound_skipped = 0;      // feasible rows the bound left unconfirmed (not counting the front)
   double seconds = 0;
 };
 
