@@ -54,14 +54,14 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
   const std::size_t n = m.devices.size();
   std::vector<std::vector<Event>> ev(n);
   std::vector<double> pass_end(n, 0.0);
+  // A device is simulated when it runs compute tasks; only those get a sweep (the others take
+  // their twin's figures), so only their events are kept: a collective of a symmetric run
+  // spans mostly others.
   for (auto& dm : m.devices) dm.simulated = false;
-  // Only devices that run compute tasks get a sweep (the others take their twin's figures),
-  // so only their events are kept: a collective of a symmetric run spans mostly others.
-  std::vector<char> swept(n, 0);
   for (const Task& t : g.tasks())
-    if (t.kind == TaskKind::compute) swept[t.device] = 1;
+    if (t.kind == TaskKind::compute) m.devices[t.device].simulated = true;
   auto add = [&](std::uint32_t d, double a, double b, int cls) {
-    if (d < n && swept[d]) add_interval(ev[d], a, b, cls);
+    if (d < n && m.devices[d].simulated) add_interval(ev[d], a, b, cls);
   };
   for (TaskId id = 0; id < g.size(); ++id) {
     const Task& t = g[id];
@@ -70,7 +70,6 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
     switch (t.kind) {
       case TaskKind::compute: {
         auto& dm = m.devices[t.device];
-        dm.simulated = true;
         add_interval(ev[t.device], a, b, -1);
         dm.flops += t.flops;
         dm.model_flops += t.model_flops;

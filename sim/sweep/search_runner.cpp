@@ -95,11 +95,12 @@ double optimistic(double key, double margin) { return key - std::abs(key) * marg
 // A row's figures at the screening fidelity, kept while confirmation overwrites them.
 struct Screened {
   double key = 0, step_time_s = 0, energy_per_token_j = 0;
+  int devices = 0;
 };
 
-bool dominates(const SearchRow& a, const SearchRow& b, const Screened& at, double margin) {
-  return a.step_time_s <= at.step_time_s * (1 - margin) && a.energy_per_token_j <= at.energy_per_token_j * (1 - margin) &&
-         a.candidate.devices <= b.candidate.devices;
+bool dominates(const SearchRow& a, const Screened& b, double margin) {
+  return a.step_time_s <= b.step_time_s * (1 - margin) && a.energy_per_token_j <= b.energy_per_token_j * (1 - margin) &&
+         a.candidate.devices <= b.devices;
 }
 
 // Confirms the best rows by the objective, then the screened front (search_runner.hpp).
@@ -110,7 +111,8 @@ void confirm(const SearchSpec& spec, SearchResult& res, std::vector<std::size_t>
   std::vector<std::size_t> front = front_of(rows, ok);  // of the screened figures
   sort_by_objective(spec, rows, front);
   std::vector<Screened> screened(rows.size());
-  for (std::size_t i : ok) screened[i] = {objective_key(spec, rows[i]), rows[i].step_time_s, rows[i].energy_per_token_j};
+  for (std::size_t i : ok) screened[i] = {objective_key(spec, rows[i]), rows[i].step_time_s, rows[i].energy_per_token_j,
+                                          rows[i].candidate.devices};
   double margin = kScreenMargin;
   std::vector<double> best;        // keys of the confirmed feasible rows
   std::vector<std::size_t> good;   // those rows
@@ -148,7 +150,7 @@ void confirm(const SearchSpec& spec, SearchResult& res, std::vector<std::size_t>
     const std::size_t i = front[k];
     if (rows[i].confirmed) continue;
     const bool beaten = std::any_of(good.begin(), good.end(),
-                                    [&](std::size_t j) { return dominates(rows[j], rows[i], screened[i], margin); });
+                                    [&](std::size_t j) { return dominates(rows[j], screened[i], margin); });
     if (!beaten) pick.push_back(i);
   }
   std::sort(pick.begin(), pick.end());
