@@ -44,7 +44,7 @@ class TpCosts {
   std::array<Seconds, 7> t_{};
 };
 
-void add(PassCost& a, const PassCost& b) {
+void add_pass(PassCost& a, const PassCost& b) {
   a.compute += b.compute;
   a.comm += b.comm;
   a.flops += b.flops;
@@ -77,7 +77,7 @@ Seconds ring_exposed(const PassTotals& p, const Layout& lay, int stage, const Gr
   return x;
 }
 
-// ZeRO-3 / FSDP: what one pass's gathers and reductions add to its compute (the pass
+// ZeRO-3 / FSDP: what one pass's gathers and reductions add_pass to its compute (the pass
 // over its units, sharded_pass_time, less the units' own time).
 class ShardCosts {
  public:
@@ -166,8 +166,8 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     Seconds zf{}, zb{};      // exposed ZeRO-3 / FSDP gathers and reductions per micro-batch
     for (int ch = 0; ch < v; ++ch) {
       const ChunkTotals& ct = *sp.totals[static_cast<std::size_t>(ch)];
-      add(f, tp.pass(ct.fwd, ct.comm_bytes));
-      add(b, tp.pass(ct.bwd, ct.comm_bytes));
+      add_pass(f, tp.pass(ct.fwd, ct.comm_bytes));
+      add_pass(b, tp.pass(ct.bwd, ct.comm_bytes));
       cp_f += ring_exposed(ct.fwd, lay, s, cost);
       cp_b += ring_exposed(ct.bwd, lay, s, cost);
       if (sp.sharding.on) {

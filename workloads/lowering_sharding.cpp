@@ -3,10 +3,9 @@
 
 #include <algorithm>
 
+#include "workloads/lowering_tasks.hpp"
+
 namespace hcsim {
-namespace {
-constexpr TaskId kNone = 0xFFFFFFFFu;
-}  // namespace
 
 ShardEmitter::ShardEmitter(TaskGraph& g, const Layout& layout, int replicas, int tp, Collective collective)
     : g_(g), layout_(layout), replicas_(replicas), tp_(tp), collective_(std::move(collective)) {}
@@ -20,7 +19,7 @@ void ShardEmitter::begin(int stage, const ShardPlan& plan, const std::vector<Ite
   units_.clear();
   for (const Item& it : items)
     if (it.kind == Item::Kind::unit) units_.push_back({plan.gathers(backward) ? it.comm_bytes : Bytes{}, it.grad_bytes});
-  gathered_.assign(units_.size(), std::vector<TaskId>(static_cast<std::size_t>(replicas_ * tp_), kNone));
+  gathered_.assign(units_.size(), std::vector<TaskId>(static_cast<std::size_t>(replicas_ * tp_), kNoTask));
   issued_ = 0;
 }
 
@@ -28,7 +27,7 @@ void ShardEmitter::at_unit(std::size_t u, const std::vector<TaskId>& chain, cons
                            std::vector<TaskId>& extra) {
   if (backward_ && u > 0) reduce(u - 1, chain);
   const std::size_t last = std::min(units_.size() - 1, u + static_cast<std::size_t>(plan_.prefetch(backward_)));
-  const std::vector<TaskId> none(chain.size(), kNone);
+  const std::vector<TaskId> none(chain.size(), kNoTask);
   for (; issued_ <= last; ++issued_) {
     // The pass's first gathers wait for its inputs and the device's compute stream; the
     // others for the compute of the unit before this one.
@@ -37,7 +36,7 @@ void ShardEmitter::at_unit(std::size_t u, const std::vector<TaskId>& chain, cons
     issue_gather(issued_, after, gathered_[issued_]);
   }
   for (std::size_t r = 0; r < extra.size(); ++r)
-    if (gathered_[u][r] != kNone) extra[r] = gathered_[u][r];
+    if (gathered_[u][r] != kNoTask) extra[r] = gathered_[u][r];
 }
 
 void ShardEmitter::end(const std::vector<TaskId>& chain) {

@@ -69,7 +69,7 @@ class Interleaved final : public PipelineSchedule {
 };
 
 template <class S>
-void add(const char* help) {
+void add_schedule(const char* help) {
   pipeline_schedules().add({S().type().data(), help, {}, [](const Params&) { return std::make_unique<S>(); },
                             "Huang et al. 2019 (GPipe); Narayanan et al. 2021 (PipeDream-Flush); SC21 §2.2"});
 }
@@ -85,9 +85,9 @@ void register_builtin_schedules() {
   static bool done = false;
   if (done) return;
   done = true;
-  add<GPipe>("all forwards, then all backwards; stage keeps m micro-batches of activations");
-  add<OneFOneB>("PipeDream-Flush: p-s-1 warm-up forwards, then one forward one backward; keeps p-s");
-  add<Interleaved>("interleaved 1F1B with v chunks per device; bubble (p-1)/(v m); needs m divisible by p");
+  add_schedule<GPipe>("all forwards, then all backwards; stage keeps m micro-batches of activations");
+  add_schedule<OneFOneB>("PipeDream-Flush: p-s-1 warm-up forwards, then one forward one backward; keeps p-s");
+  add_schedule<Interleaved>("interleaved 1F1B with v chunks per device; bubble (p-1)/(v m); needs m divisible by p");
 }
 
 std::string_view recompute_name(Recompute r) {

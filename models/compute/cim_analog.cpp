@@ -7,7 +7,6 @@
 namespace hcsim {
 
 namespace {
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 bool shaped_gemm(const Kernel& k) { return k.kind == KernelKind::gemm && k.m > 0 && k.n > 0 && k.k > 0 && k.batch > 0; }
 }  // namespace
 

@@ -5,6 +5,7 @@
 // paths alike. Models register in compute_devices() by their JSON "type"; presets (named
 // parameter sets with their public sources) live in compute_presets().
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,6 +15,9 @@
 #include "sim/core/units.hpp"
 
 namespace hcsim {
+
+// Whole tiles, folds or waves of size b that cover a (a >= 0, b > 0).
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 class ComputeDevice {
  public:

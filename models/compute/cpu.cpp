@@ -6,10 +6,6 @@
 
 namespace hcsim {
 
-namespace {
-std::int64_t round_up(std::int64_t a, std::int64_t b) { return (a + b - 1) / b * b; }
-}  // namespace
-
 const ParamTable& cpu_params() {
   static const ParamTable table = {
       {.name = "cores", .kind = ParamKind::integer, .min = 1, .max = 4096, .help = "physical cores"},
@@ -82,8 +78,9 @@ FlopsPerSecond CpuDevice::peak(DType dt, bool) const {
 Seconds CpuDevice::time(const Kernel& k) const {
   const BytesPerSecond bw = spec_.memory_bandwidth * spec_.memory_efficiency;
   if (k.kind == KernelKind::gemm && k.m > 0 && k.n > 0 && k.k > 0 && k.batch > 0) {
-    const Flops padded(2.0 * static_cast<double>(round_up(k.m, spec_.mr)) * static_cast<double>(round_up(k.n, spec_.nr)) *
-                       static_cast<double>(k.k) * static_cast<double>(k.batch));
+    const Flops padded(2.0 * static_cast<double>(ceil_div(k.m, spec_.mr) * spec_.mr) *
+                       static_cast<double>(ceil_div(k.n, spec_.nr) * spec_.nr) * static_cast<double>(k.k) *
+                       static_cast<double>(k.batch));
     const Bytes bytes = max(k.bytes, gemm_kernel(k.m, k.n, k.k, k.dtype, k.batch).bytes);
     return max(padded / (peak(k.dtype) * spec_.gemm_efficiency), bytes / bw) + spec_.call_overhead;
   }

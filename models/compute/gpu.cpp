@@ -11,8 +11,6 @@ namespace hcsim {
 
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 // Fraction of the dynamic power budget (TDP - idle) that a datapath running flat out at
 // its own peak rate is taken to draw; the rest is left for HBM and on-chip traffic. Used
 // only when a preset gives no energy per flop for a datatype (see gpu_spec_from).

@@ -18,7 +18,7 @@ constexpr const char* kHbmNote =
     " energy_per_byte: HBM2 ~3.9 pJ/bit (O'Connor et al., 'Fine-Grained DRAM', MICRO 2017) [S], used for all "
     "HBM generations [U].";
 
-void add(PresetLibrary& lib, std::string name, json values, std::string source, std::string help) {
+void add_gpu_preset(PresetLibrary& lib, std::string name, json values, std::string source, std::string help) {
   lib.add({std::move(name), "gpu", std::move(values), std::move(source) + kIdleNote + kHbmNote, std::move(help)});
 }
 
@@ -55,7 +55,7 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
   json a100_80 = a100_common();
   a100_80["memory_capacity"] = "80 GB";
   a100_80["memory_bandwidth"] = "2039 GB/s";
-  add(presets, "nvidia-a100-80gb-sxm", a100_80,
+  add_gpu_preset(presets, "nvidia-a100-80gb-sxm", a100_80,
       "A100 datasheet r4 / Ampere whitepaper via glennklockwood and PC2 wiki [S]: 312 TF bf16, 156 TF tf32, 19.5 TF "
       "fp32, 624 TOPS int8, 80 GB HBM2e at 2039 GB/s, 400 W; 108 SMs (Ampere whitepaper) [S]. Tile 128x256x64: CUTLASS sm80 "
       "default tensor-op threadblock shape [S]. CALIBRATED (bounded Levenberg-Marquardt fit of step time to the "
@@ -71,7 +71,7 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
   json a100_40 = a100_common();
   a100_40["memory_capacity"] = "40 GB";
   a100_40["memory_bandwidth"] = "1555 GB/s";
-  add(presets, "nvidia-a100-40gb-sxm", a100_40,
+  add_gpu_preset(presets, "nvidia-a100-40gb-sxm", a100_40,
       "A100 datasheet r4 / Ampere whitepaper via glennklockwood and PC2 wiki [S]: as the 80 GB part but 40 GB HBM2 at "
       "1555 GB/s; 108 SMs [S]. Calibrated efficiencies and overheads as the A100 80GB (same GA100 chip).",
       "NVIDIA A100 40GB SXM4");
@@ -79,7 +79,7 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
   json h100 = h100_common();
   h100["memory_capacity"] = "80 GB";
   h100["memory_bandwidth"] = "3.35 TB/s";
-  add(presets, "nvidia-h100-sxm5", h100,
+  add_gpu_preset(presets, "nvidia-h100-sxm5", h100,
       "H100 whitepaper via glennklockwood [S]: 989.4 TF bf16, 494.7 TF tf32, 66.9 TF fp32, 1978.9 TF fp8 and TOPS "
       "int8, 80 GB HBM3 at 3.35 TB/s, 700 W (Llama 3 paper [P]); 132 SMs (glennklockwood peak-FLOPS page) [S]. "
       "gemm_efficiency 0.80 (bf16): ~792 of 989 TF measured by mamf-finder (stas00/ml-engineering) [S, figure not "
@@ -100,12 +100,12 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
   h200["memory_capacity"] = "141 GB";
   h200["memory_bandwidth"] = "4.8 TB/s";
   h200["idle_power"] = "75 W";
-  add(presets, "nvidia-h200-sxm", h200,
+  add_gpu_preset(presets, "nvidia-h200-sxm", h200,
       "NVIDIA MLPerf v4.0 blog [P]: 141 GB HBM3e; 4.8 TB/s and 700 W [S]; compute as H100 SXM [S]. Efficiencies and "
       "overheads as the calibrated H100 SXM5 (same GH100 chip; not calibrated on H200 runs).",
       "NVIDIA H200 SXM 141GB");
 
-  add(presets, "nvidia-b200", 
+  add_gpu_preset(presets, "nvidia-b200", 
       {{"peak_fp32", "80 TFLOPS"}, {"peak_tf32", "1100 TFLOPS"}, {"peak_bf16", "2250 TFLOPS"},
        {"peak_fp8", "4500 TFLOPS"}, {"peak_int8", "4500 TOPS"}, {"memory_capacity", "192 GB"},
        {"memory_bandwidth", "8 TB/s"}, {"sm_count", 148}, {"tile_m", 128}, {"tile_n", 256}, {"tile_k", 64},
@@ -121,7 +121,7 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "tile_fill 1 us and launch_overhead 5 us as the H100 [U: assumed to carry over].",
       "NVIDIA B200 (HGX, 1000 W)");
 
-  add(presets, "nvidia-v100-sxm2",
+  add_gpu_preset(presets, "nvidia-v100-sxm2",
       {{"peak_fp32", "15.7 TFLOPS"}, {"peak_tf32", "15.7 TFLOPS"}, {"peak_bf16", "125 TFLOPS"},
        {"memory_capacity", "32 GB"}, {"memory_bandwidth", "900 GB/s"}, {"sm_count", 80}, {"tile_m", 128},
        {"tile_n", 256}, {"tile_k", 32}, {"idle_power", "40 W"}, {"tdp", "300 W"}},

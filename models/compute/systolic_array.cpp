@@ -6,7 +6,6 @@
 namespace hcsim {
 
 namespace {
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 ParamSpec positive_int(std::string name, std::optional<nlohmann::json> def, std::string help) {
   return {.name = std::move(name), .kind = ParamKind::integer, .def = std::move(def), .min = 1, .max = 1 << 20,
           .help = std::move(help)};

@@ -8,13 +8,13 @@
 namespace hcsim {
 namespace {
 
-struct Preset {
+struct NodePreset {
   double idle_w, max_w;
   int devices;
 };
 
-const std::map<std::string, Preset>& presets() {
-  static const std::map<std::string, Preset> p = {
+const std::map<std::string, NodePreset>& presets() {
+  static const std::map<std::string, NodePreset> p = {
       {"dgx-a100", {1000, 3300, 8}}, {"dgx-h100", {1300, 4600, 8}}, {"dgx-b200", {1600, 6300, 8}}};
   return p;
 }
@@ -49,7 +49,7 @@ std::optional<NodePower> parse_node_power(const nlohmann::json& v, const std::st
   NodePower n;
   if (p.has("preset")) {
     n.preset = p.string("preset");
-    const Preset& pr = presets().at(n.preset);
+    const NodePreset& pr = presets().at(n.preset);
     n.idle = Watts(pr.idle_w);
     n.max = Watts(pr.max_w);
     n.devices_per_node = pr.devices;

@@ -30,7 +30,7 @@ std::string short_label(const sweep::Candidate& c) {
                      p["/strategy/dp"].get<int>(), p["/workload/micro_batch"].get<int>());
 }
 
-std::string table(const sweep::SearchResult& r, const std::vector<std::size_t>& which) {
+std::string search_table(const sweep::SearchResult& r, const std::vector<std::size_t>& which) {
   std::string out = fmt::format("  {:>3}  {:>7}  {:>10}  {:>11}  {:>11}  {:>10}  {:>6}  {}\n", "#", "devices", "step time",
                                 "tokens/s", "J/token", "power", "MFU", "layout");
   for (std::size_t k = 0; k < which.size(); ++k) {
@@ -105,9 +105,9 @@ int run_search_command(const SearchArgs& a) {
   }
   std::vector<std::size_t> top(r.ranking.begin(),
                                r.ranking.begin() + static_cast<long>(std::min(spec.top_k, r.ranking.size())));
-  std::cout << fmt::format("\nbest {} by {}:\n{}", top.size(), sweep::objective_name(spec.objective), table(r, top));
+  std::cout << fmt::format("\nbest {} by {}:\n{}", top.size(), sweep::objective_name(spec.objective), search_table(r, top));
   std::cout << fmt::format("\nPareto front (step time vs energy per token vs devices), {} layouts:\n{}",
-                           r.pareto.size(), table(r, r.pareto));
+                           r.pareto.size(), search_table(r, r.pareto));
   std::cout << fmt::format("\nbest layout: {}\nwritten: {}/best_scenario.json, {}/candidates.csv, "
                            "{}/pareto_points.csv\n",
                            sweep::describe_layout(r.rows[r.ranking.front()].candidate), out, out, out);

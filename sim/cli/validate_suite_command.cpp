@@ -192,7 +192,7 @@ Summary summarise(const std::vector<Outcome>& outs) {
   return s;
 }
 
-std::string table(const std::string& dir, const std::vector<Outcome>& outs, const Summary& s, double drift_pp) {
+std::string suite_table(const std::string& dir, const std::vector<Outcome>& outs, const Summary& s, double drift_pp) {
   constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
   std::string t = fmt::format("validation suite {} ({} cases)\n", dir, outs.size());
   t += fmt::format("{:<11} {:<15} {:>10} {:>10} {:>8} {:>9} {:>7} {:>7} {:>13} {:>7}  {}\n", "case", "metric",
@@ -280,7 +280,7 @@ int run_suite(const SuiteArgs& a) {
   for (const auto& e : cases) outs.push_back(run_case(a.dir, e, a.sets, drift_pp, a.strict));
   const Summary s = summarise(outs);
   if (a.format == "json") std::cout << to_json(a.dir, outs, s, drift_pp).dump(2) << "\n";
-  else std::cout << table(a.dir, outs, s, drift_pp);
+  else std::cout << suite_table(a.dir, outs, s, drift_pp);
   if (a.record) {
     record(a.dir, doc, outs);
     std::cerr << fmt::format("recorded the errors of {} cases in {}\n", outs.size(),

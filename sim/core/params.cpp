@@ -153,6 +153,13 @@ std::optional<nlohmann::json> resolve_value(const ParamSpec& spec, const nlohman
   return std::nullopt;
 }
 
+void check_known_keys(const nlohmann::json& obj, const std::vector<std::string>& allowed, const std::string& path,
+                      Diagnostics& diag) {
+  for (const auto& item : obj.items())
+    if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end())
+      diag.error(json_child(path, item.key()), "unknown key \"" + item.key() + "\"; " + suggest(item.key(), allowed));
+}
+
 Params resolve_params(const ParamTable& table, const nlohmann::json& given, const std::string& path,
                       Diagnostics& diag, const std::vector<std::string>& ignore) {
   nlohmann::json out = nlohmann::json::object();

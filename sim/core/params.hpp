@@ -66,6 +66,11 @@ class Params {
 Params resolve_params(const ParamTable& table, const nlohmann::json& given, const std::string& path,
                       Diagnostics& diag, const std::vector<std::string>& ignore = {});
 
+// Reports each key of the object `obj` (at `path`) that is not in `allowed`, with the
+// nearest allowed one when it is a slip (suggest()).
+void check_known_keys(const nlohmann::json& obj, const std::vector<std::string>& allowed, const std::string& path,
+                      Diagnostics& diag);
+
 // Checks and normalises one value against its spec; returns nullopt after reporting.
 std::optional<nlohmann::json> resolve_value(const ParamSpec& spec, const nlohmann::json& v, const std::string& path,
                                             Diagnostics& diag);

@@ -13,7 +13,7 @@ std::string field(const std::string& s) {
   return out + "\"";
 }
 
-std::string header() {
+std::string csv_header() {
   std::string h = "device,pool,stage,simulated,twin,step_s,compute_s";
   for (std::size_t c = 1; c < kCommClasses; ++c)
     h += fmt::format(",exposed_{}_s", comm_class_name(static_cast<CommClass>(c)));
@@ -27,7 +27,7 @@ std::string header() {
 
 std::string report_csv(const Scenario& sc, const RunOutput& run) {
   const Metrics& m = run.metrics;
-  std::string out = header();
+  std::string out = csv_header();
   for (const auto& d : m.devices) {
     out += fmt::format("{},{},{},{},{},{},{}", d.device, field(sc.pools[static_cast<std::size_t>(d.pool)].name),
                        d.stage, d.simulated ? 1 : 0, d.twin, m.step_time.value(), d.compute.value());

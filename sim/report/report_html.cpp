@@ -5,6 +5,7 @@
 #include "report.hpp"
 #include "sim/core/quantity.hpp"
 #include "sim/report/html_page.hpp"
+#include "sim/report/report_text.hpp"
 #include "sim/report/html_svg.hpp"
 #include "sim/report/html_timeline.hpp"
 
@@ -23,14 +24,10 @@ constexpr const char* kMemoryParts[][2] = {{"weights_bytes", "weights"},
 constexpr std::size_t kDeviceTableMax = 64;
 
 double num(const json& j, const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0; }
-std::string si(double v, Dim d) { return format_quantity(v, d); }
-std::string pct(double x) { return fmt::format("{:.1f} %", 100.0 * x); }
-std::string gib(double b) { return fmt::format("{:.2f}", b / kGiB); }
-std::string duration(double s) {
-  if (s >= 2 * 86400.0) return fmt::format("{:.1f} days", s / 86400.0);
-  if (s >= 2 * 3600.0) return fmt::format("{:.1f} h", s / 3600.0);
-  return si(s, Dim::time);
-}
+using report_text::duration;
+using report_text::pct;
+using report_text::si;
+std::string gib2(double b) { return report_text::gib(b, 2); }
 
 // The exposed communication kinds present (non-zero) anywhere in the report, sorted.
 std::vector<std::string> exposed_kinds(const json& rep) {
@@ -66,8 +63,8 @@ std::string summary(const Scenario& sc, const json& rep) {
       {"MFU", pct(num(rep, "mfu"))},
       {"HFU", pct(num(rep, "hfu"))},
       {"bubble", pct(num(rep, "bubble_fraction"))},
-      {"memory/device", fmt::format("{} of {} GiB", gib(num(rep["memory"], "peak_bytes")),
-                                    gib(num(rep["memory"], "capacity_bytes")))},
+      {"memory/device", fmt::format("{} of {} GiB", gib2(num(rep["memory"], "peak_bytes")),
+                                    gib2(num(rep["memory"], "capacity_bytes")))},
       {"energy/step", si(num(rep["energy"], "it_j"), Dim::energy)},
   });
   body += html::table({"", "value"}, {
@@ -111,8 +108,8 @@ std::string memory(const json& rep) {
   std::vector<std::vector<std::string>> rows;
   for (const json& s : rep["stages"]) {
     std::vector<std::string> r{fmt::format("{}", s["stage"].get<int>()), s["pool"].get<std::string>()};
-    for (const auto& p : kMemoryParts) r.push_back(gib(num(s["memory"], p[0])));
-    for (const char* k : {"peak_bytes", "capacity_bytes", "headroom_bytes"}) r.push_back(gib(num(s["memory"], k)));
+    for (const auto& p : kMemoryParts) r.push_back(gib2(num(s["memory"], p[0])));
+    for (const char* k : {"peak_bytes", "capacity_bytes", "headroom_bytes"}) r.push_back(gib2(num(s["memory"], k)));
     rows.push_back(std::move(r));
   }
   std::string body = "<p>Per stage, its device with the least headroom.</p>\n" + html::table(header, rows);
@@ -120,8 +117,8 @@ std::string memory(const json& rep) {
     std::vector<std::vector<std::string>> dev;
     for (const json& d : rep["per_device"])
       dev.push_back({fmt::format("{}", d["device"].get<int>()), fmt::format("{}", d["stage"].get<int>()),
-                     d["pool"].get<std::string>(), gib(num(d["memory"], "peak_bytes")),
-                     gib(num(d["memory"], "capacity_bytes")), d["memory"]["fits"].get<bool>() ? "yes" : "no"});
+                     d["pool"].get<std::string>(), gib2(num(d["memory"], "peak_bytes")),
+                     gib2(num(d["memory"], "capacity_bytes")), d["memory"]["fits"].get<bool>() ? "yes" : "no"});
     body += fmt::format("\n<details><summary>per device ({})</summary>\n", dev.size()) +
             html::table({"device", "stage", "pool", "peak GiB", "capacity GiB", "fits"}, dev) + "</details>";
   } else if (rep.contains("per_device")) {

@@ -5,19 +5,15 @@
 
 #include "report.hpp"
 #include "sim/core/quantity.hpp"
+#include "sim/report/report_text.hpp"
 
 namespace hcsim {
 namespace {
 
-std::string si(double v, Dim d) { return format_quantity(v, d); }
-std::string gib(double b) { return fmt::format("{:.1f}", b / 1073741824.0); }
-std::string pct(double x) { return fmt::format("{:.1f} %", 100.0 * x); }
-
-std::string duration(double s) {
-  if (s >= 2 * 86400.0) return fmt::format("{:.1f} days", s / 86400.0);
-  if (s >= 2 * 3600.0) return fmt::format("{:.1f} h", s / 3600.0);
-  return si(s, Dim::time);
-}
+using report_text::duration;
+using report_text::pct;
+using report_text::si;
+std::string gib1(double b) { return report_text::gib(b, 1); }
 
 std::string strategy_line(const Scenario& sc) {
   const auto& st = sc.strategy;
@@ -60,7 +56,7 @@ std::string wrap(const std::string& text, std::size_t width) {
   return out + line + "\n";
 }
 
-std::string header(const Scenario& sc) {
+std::string table_header(const Scenario& sc) {
   std::string pools;
   for (const auto& p : sc.pools)
     pools += fmt::format("{}{} × {}{}", pools.empty() ? "" : p.attach_to.empty() ? " + " : " with ", p.count,
@@ -136,17 +132,17 @@ std::string memory_section(const Metrics& m) {
     if (!worst || d.headroom().value() < worst->headroom().value()) worst = &d;
   if (!worst) return "";
   const auto& mem = worst->memory;
-  std::string out = fmt::format("memory/device {} of {} GiB HBM, {} (stage {}, device {})\n", gib(mem.total().value()),
-                                gib(worst->capacity.value()), m.memory_fits ? "fits" : "DOES NOT FIT", worst->stage,
+  std::string out = fmt::format("memory/device {} of {} GiB HBM, {} (stage {}, device {})\n", gib1(mem.total().value()),
+                                gib1(worst->capacity.value()), m.memory_fits ? "fits" : "DOES NOT FIT", worst->stage,
                                 worst->device);
   out += fmt::format("  weights {} · grads {} · optimizer {} · activations {} · buffers {} GiB\n",
-                     gib(mem.weights.value()), gib(mem.gradients.value()), gib(mem.optimizer.value()),
-                     gib(mem.activations.value()), gib(mem.buffers.value()));
+                     gib1(mem.weights.value()), gib1(mem.gradients.value()), gib1(mem.optimizer.value()),
+                     gib1(mem.activations.value()), gib1(mem.buffers.value()));
   const auto& host = m.tiers[static_cast<std::size_t>(MemoryTier::host_dram)];
   const auto& cxl = m.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)];
   if (host.capacity.value() > 0 || host.used.value() > 0 || cxl.capacity.value() > 0 || cxl.used.value() > 0)
-    out += fmt::format("  host DRAM {} of {} GiB · CXL pool {} of {} GiB (cluster)\n", gib(host.used.value()),
-                       gib(host.capacity.value()), gib(cxl.used.value()), gib(cxl.capacity.value()));
+    out += fmt::format("  host DRAM {} of {} GiB · CXL pool {} of {} GiB (cluster)\n", gib1(host.used.value()),
+                       gib1(host.capacity.value()), gib1(cxl.used.value()), gib1(cxl.capacity.value()));
   return out;
 }
 
@@ -179,8 +175,8 @@ std::string stage_section(const Scenario& sc, const Metrics& m) {
     for (Seconds x : s.exposed_comm) comm += x;
     out += fmt::format("{:>5}  {:<12} {:>7} {:>10} {:>10} {:>10} {:>12} {:>14}\n", s.stage,
                        sc.pools[static_cast<std::size_t>(s.pool)].name, s.layers, si(s.compute.value(), Dim::time),
-                       si(comm.value(), Dim::time), si(s.bubble.value(), Dim::time), gib(s.memory.total().value()),
-                       gib(s.capacity.value() - s.memory.total().value()));
+                       si(comm.value(), Dim::time), si(s.bubble.value(), Dim::time), gib1(s.memory.total().value()),
+                       gib1(s.capacity.value() - s.memory.total().value()));
   }
   return out;
 }
@@ -189,7 +185,7 @@ std::string stage_section(const Scenario& sc, const Metrics& m) {
 
 std::string report_table(const Scenario& sc, const RunOutput& run) {
   const Metrics& m = run.metrics;
-  std::string out = header(sc) + time_section(sc, m) + memory_section(m) + energy_section(sc, m) +
+  std::string out = table_header(sc) + time_section(sc, m) + memory_section(m) + energy_section(sc, m) +
                     stage_section(sc, m) + compression_table(sc, run) +
                     ocs_table(sc, run);
   std::string sym;

@@ -14,7 +14,7 @@
 namespace hcsim::sweep {
 namespace {
 
-std::string num(double v) { return fmt::format("{:.6g}", v); }
+std::string num_text(double v) { return fmt::format("{:.6g}", v); }
 std::string pct(double f) { return fmt::format("{:.2f} %", 100.0 * f); }
 
 // The metric of scenario `i`, or an error message in `err`.
@@ -43,24 +43,24 @@ CheckOutcome judge_value(const Expectation& x, double got) {
     const double tol = std::max(x.rel_tolerance.value_or(0) * std::fabs(*x.value), x.abs_tolerance.value_or(0));
     const double diff = got - *x.value;
     ok = std::fabs(diff) <= tol;
-    expected = fmt::format("{} = {} ± {} ({} .. {})", x.metric, num(*x.value), num(tol), num(*x.value - tol),
-                           num(*x.value + tol));
+    expected = fmt::format("{} = {} ± {} ({} .. {})", x.metric, num_text(*x.value), num_text(tol), num_text(*x.value - tol),
+                           num_text(*x.value + tol));
     if (!ok)
-      o.message = fmt::format("{}: expected {}; got {}, {} {} ({} {} than allowed)", who, expected, num(got),
-                              *x.value != 0 ? pct(std::fabs(diff / *x.value)) : num(std::fabs(diff)),
-                              diff > 0 ? "above" : "below", num(std::fabs(diff) - tol), diff > 0 ? "higher" : "lower");
+      o.message = fmt::format("{}: expected {}; got {}, {} {} ({} {} than allowed)", who, expected, num_text(got),
+                              *x.value != 0 ? pct(std::fabs(diff / *x.value)) : num_text(std::fabs(diff)),
+                              diff > 0 ? "above" : "below", num_text(std::fabs(diff) - tol), diff > 0 ? "higher" : "lower");
   }
   if (ok && x.at_most && got > *x.at_most) {
     ok = false;
-    o.message = fmt::format("{}: expected {} <= {}; got {}, {} above", who, x.metric, num(*x.at_most), num(got),
-                            num(got - *x.at_most));
+    o.message = fmt::format("{}: expected {} <= {}; got {}, {} above", who, x.metric, num_text(*x.at_most), num_text(got),
+                            num_text(got - *x.at_most));
   }
   if (ok && x.at_least && got < *x.at_least) {
     ok = false;
-    o.message = fmt::format("{}: expected {} >= {}; got {}, {} below", who, x.metric, num(*x.at_least), num(got),
-                            num(*x.at_least - got));
+    o.message = fmt::format("{}: expected {} >= {}; got {}, {} below", who, x.metric, num_text(*x.at_least), num_text(got),
+                            num_text(*x.at_least - got));
   }
-  if (ok) o.message = fmt::format("{}: {} = {}", who, x.metric, num(got));
+  if (ok) o.message = fmt::format("{}: {} = {}", who, x.metric, num_text(got));
   o.status = ok ? "pass" : "fail";
   return o;
 }
@@ -73,7 +73,7 @@ CheckOutcome judge_better(const Expectation& x, double a, double b) {
   // The slack absorbs the rounding of the ratio, so that "10 %" holds for 0.9 against 1.0.
   const bool ok = x.by_at_least > 0 ? gain >= x.by_at_least - 1e-12 : gain > 0;
   const std::string dir = x.lower_is_better ? "lower is better" : "higher is better";
-  const std::string got = fmt::format("{} = {}, {} = {}: {} by {}", na, num(a), nb, num(b),
+  const std::string got = fmt::format("{} = {}, {} = {}: {} by {}", na, num_text(a), nb, num_text(b),
                                       gain > 0 ? "better" : gain < 0 ? "worse" : "equal", pct(std::fabs(gain)));
   CheckOutcome o{x.name, x.path, ok ? "pass" : "fail", ""};
   if (ok) o.message = fmt::format("{} ({}): {}", x.metric, dir, got);
@@ -93,8 +93,8 @@ CheckOutcome judge_ranking(const Expectation& x, const std::vector<double>& v) {
   bool ok = true;
   for (std::size_t i = 0; i < v.size(); ++i) {
     const auto& label = x.labels[i];
-    expected += (i ? sep : "") + fmt::format("{} ({})", label, num(v[i]));
-    got += (i ? sep : "") + fmt::format("{} ({})", x.labels[order[i]], num(v[order[i]]));
+    expected += (i ? sep : "") + fmt::format("{} ({})", label, num_text(v[i]));
+    got += (i ? sep : "") + fmt::format("{} ({})", x.labels[order[i]], num_text(v[order[i]]));
     if (i > 0) ok = ok && (x.lower_is_better ? v[i - 1] < v[i] : v[i - 1] > v[i]);
   }
   CheckOutcome o{x.name, x.path, ok ? "pass" : "fail", ""};

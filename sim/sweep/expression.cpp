@@ -199,7 +199,7 @@ NodePtr Parser::parse_word() {
   return n;
 }
 
-double num(const ExprValue& v, const std::string& where) {
+double number_of(const ExprValue& v, const std::string& where) {
   if (const auto* d = std::get_if<double>(&v)) return *d;
   throw ExprError(fmt::format("{} expects a number, got {}", where, to_string(v)));
 }
@@ -243,7 +243,7 @@ ExprValue eval_binary(const ExprNode& n, const nlohmann::json& doc) {
   if (op == "||") return truth(eval(*n.args[0], doc), op) || truth(eval(*n.args[1], doc), op);
   const ExprValue a = eval(*n.args[0], doc), b = eval(*n.args[1], doc);
   if (op.size() == 2 || op == "<" || op == ">") return compare(op, a, b);
-  const double x = num(a, op), y = num(b, op);
+  const double x = number_of(a, op), y = number_of(b, op);
   if (op == "+") return x + y;
   if (op == "-") return x - y;
   if (op == "*") return x * y;
@@ -254,7 +254,7 @@ ExprValue eval_binary(const ExprNode& n, const nlohmann::json& doc) {
 
 ExprValue eval_call(const ExprNode& n, const nlohmann::json& doc) {
   std::vector<double> a;
-  for (const auto& arg : n.args) a.push_back(num(eval(*arg, doc), n.name + "()"));
+  for (const auto& arg : n.args) a.push_back(number_of(eval(*arg, doc), n.name + "()"));
   if (n.name == "min") return *std::min_element(a.begin(), a.end());
   if (n.name == "max") return *std::max_element(a.begin(), a.end());
   if (n.name == "floor") return std::floor(a[0]);
@@ -274,7 +274,7 @@ ExprValue eval(const ExprNode& n, const nlohmann::json& doc) {
     case ExprNode::Kind::unary: {
       const ExprValue v = eval(*n.args[0], doc);
       if (n.name == "!") return !truth(v, "!");
-      return -num(v, "unary -");
+      return -number_of(v, "unary -");
     }
     case ExprNode::Kind::binary: return eval_binary(n, doc);
     case ExprNode::Kind::call: return eval_call(n, doc);

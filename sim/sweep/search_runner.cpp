@@ -98,7 +98,7 @@ struct Screened {
   int devices = 0;
 };
 
-bool dominates(const SearchRow& a, const Screened& b, double margin) {
+bool dominates_screened(const SearchRow& a, const Screened& b, double margin) {
   return a.step_time_s <= b.step_time_s * (1 - margin) && a.energy_per_token_j <= b.energy_per_token_j * (1 - margin) &&
          a.candidate.devices <= b.devices;
 }
@@ -144,13 +144,13 @@ void confirm(const SearchSpec& spec, SearchResult& res, std::vector<std::size_t>
     run(round, "search (confirm best)");
   }
   // The screened front (at most 4 top_k of it), but for the layouts that a confirmed one
-  // dominates by more than the margin.
+  // dominates_screened by more than the margin.
   std::vector<std::size_t> pick;
   for (std::size_t k = 0; k < front.size() && k < 4 * spec.top_k; ++k) {
     const std::size_t i = front[k];
     if (rows[i].confirmed) continue;
     const bool beaten = std::any_of(good.begin(), good.end(),
-                                    [&](std::size_t j) { return dominates(rows[j], screened[i], margin); });
+                                    [&](std::size_t j) { return dominates_screened(rows[j], screened[i], margin); });
     if (!beaten) pick.push_back(i);
   }
   std::sort(pick.begin(), pick.end());

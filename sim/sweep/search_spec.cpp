@@ -5,18 +5,12 @@
 
 #include "scenarios/scenario.hpp"
 #include "sim/core/nearest.hpp"
+#include "sim/core/params.hpp"
 
 namespace hcsim::sweep {
 namespace {
 
 constexpr std::size_t kMaxCandidates = 200'000;
-
-void check_keys(const nlohmann::json& obj, const std::vector<std::string>& allowed, const std::string& path,
-                Diagnostics& d) {
-  for (const auto& [k, v] : obj.items())
-    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
-      d.error(json_child(path, k), "unknown key \"" + k + "\"; " + suggest(k, allowed));
-}
 
 template <class T>
 void read_list(const nlohmann::json& space, const char* key, std::vector<T>& out, Diagnostics& d,
@@ -82,7 +76,7 @@ void parse_space(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
     d.error("/space", "expected an object of lists");
     return;
   }
-  check_keys(sp, {"tp", "pp", "dp", "micro_batch", "schedule", "interleave", "recompute", "zero", "sequence_parallel"},
+  check_known_keys(sp, {"tp", "pp", "dp", "micro_batch", "schedule", "interleave", "recompute", "zero", "sequence_parallel"},
              "/space", d);
   read_list(sp, "tp", s.space.tp, d);
   read_list(sp, "pp", s.space.pp, d);
@@ -152,7 +146,7 @@ SearchSpec parse_search(const nlohmann::json& doc, const std::string& file) {
   SearchSpec s;
   s.file = file;
   if (!doc.is_object()) throw InputError("", "a search file is a JSON object with \"base\"", file);
-  check_keys(doc, {"description", "base", "objective", "max_devices", "device_counts", "max_power_w", "top_k",
+  check_known_keys(doc, {"description", "base", "objective", "max_devices", "device_counts", "max_power_w", "top_k",
                    "prune_mode", "space"},
              "", d);
   if (!doc.contains("base")) d.error("/base", "missing: a scenario file name or an inline scenario");

@@ -8,18 +8,12 @@
 
 #include "scenarios/scenario.hpp"
 #include "sim/core/nearest.hpp"
+#include "sim/core/params.hpp"
 
 namespace hcsim::sweep {
 namespace {
 
 constexpr std::size_t kMaxAxisValues = 100'000;
-
-void check_keys(const nlohmann::json& obj, const std::vector<std::string>& allowed, const std::string& path,
-                Diagnostics& d) {
-  for (const auto& [k, v] : obj.items())
-    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
-      d.error(json_child(path, k), "unknown key \"" + k + "\"; " + suggest(k, allowed));
-}
 
 bool valid_pointer(const nlohmann::json& p) {
   if (!p.is_string()) return false;
@@ -45,7 +39,7 @@ std::vector<nlohmann::json> expand_range(const nlohmann::json& r, const std::str
     d.error(path, "expected {\"from\", \"to\", \"step\"} or {\"from\", \"to\", \"factor\"}");
     return out;
   }
-  check_keys(r, {"from", "to", "step", "factor"}, path, d);
+  check_known_keys(r, {"from", "to", "step", "factor"}, path, d);
   const bool has_step = r.contains("step"), has_factor = r.contains("factor");
   bool ok = true;
   for (const char* k : {"from", "to"})
@@ -86,7 +80,7 @@ std::vector<nlohmann::json> expand_range(const nlohmann::json& r, const std::str
 
 // One {"path", "values" | "range"} member: its list of values.
 std::vector<nlohmann::json> member_values(const nlohmann::json& m, const std::string& path, Diagnostics& d) {
-  check_keys(m, {"path", "values", "range"}, path, d);
+  check_known_keys(m, {"path", "values", "range"}, path, d);
   if (!m.contains("path") || !valid_pointer(m["path"]))
     d.error(json_child(path, "path"), "expected a JSON pointer such as \"/strategy/tp\"");
   if (m.contains("values") == m.contains("range")) {
@@ -163,11 +157,11 @@ Axis parse_axis(const nlohmann::json& a, const std::string& path, Diagnostics& d
     return {};
   }
   if (a.contains("zip")) {
-    check_keys(a, {"zip"}, path, d);
+    check_known_keys(a, {"zip"}, path, d);
     return parse_zip(a["zip"], json_child(path, "zip"), d);
   }
   if (a.contains("points")) {
-    check_keys(a, {"points"}, path, d);
+    check_known_keys(a, {"points"}, path, d);
     return parse_points(a["points"], json_child(path, "points"), d);
   }
   Axis axis;
@@ -206,7 +200,7 @@ std::vector<Derived> parse_derived(const nlohmann::json& v, const std::string& p
         d.error(p, "expected {\"path\": \"/pointer\", \"expr\": \"...\"}");
         continue;
       }
-      check_keys(v[i], {"path", "expr"}, p, d);
+      check_known_keys(v[i], {"path", "expr"}, p, d);
       add(v[i].value("path", nlohmann::json()), v[i].value("expr", nlohmann::json()), p);
     }
   } else {
@@ -249,7 +243,7 @@ std::vector<MetricColumn> parse_metrics(const nlohmann::json& v, const std::stri
   for (std::size_t i = 0; d.ok() && i < v.size(); ++i) {
     const std::string p = json_child(path, i);
     if (v[i].is_object()) {
-      check_keys(v[i], {"name", "pointer"}, p, d);
+      check_known_keys(v[i], {"name", "pointer"}, p, d);
       const auto ptr = v[i].value("pointer", nlohmann::json());
       const auto name = v[i].value("name", nlohmann::json());
       if (!valid_pointer(ptr)) d.error(json_child(p, "pointer"), "expected a JSON pointer into the report");
@@ -270,7 +264,7 @@ SweepSpec parse_sweep(const nlohmann::json& doc, const std::string& file) {
   SweepSpec s;
   s.file = file;
   if (!doc.is_object()) throw InputError("", "a sweep file is a JSON object with \"base\" and \"axes\"", file);
-  check_keys(doc, {"base", "axes", "derived", "constraints", "metrics", "description"}, "", d);
+  check_known_keys(doc, {"base", "axes", "derived", "constraints", "metrics", "description"}, "", d);
   if (!doc.contains("base")) d.error("/base", "missing: a scenario file name or an inline scenario");
   else {
     try {

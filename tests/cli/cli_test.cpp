@@ -14,12 +14,10 @@
 
 #include "hcsim/version.hpp"
 #include "hcsim_child.hpp"
+#include "../support/paths.hpp"
 
 namespace hcsim::test {
 namespace {
-
-const std::string kSource = HCSIM_SOURCE_DIR;
-const std::string kQuickstart = kSource + "/scenarios/quickstart.json";
 
 bool has_line(const std::string& text, const std::string& prefix, const std::string& part) {
   const auto ls = lines_of(text);

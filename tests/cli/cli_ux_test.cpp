@@ -10,12 +10,10 @@
 #include "hcsim/version.hpp"
 #include "sim/cli/cli.hpp"
 #include "hcsim_child.hpp"
+#include "../support/paths.hpp"
 
 namespace hcsim::test {
 namespace {
-
-const std::string kSource = HCSIM_SOURCE_DIR;
-const std::string kQuickstart = kSource + "/scenarios/quickstart.json";
 
 TEST(CliCommands, MisspeltCommandNamesTheNearest) {
   const ChildResult r = run_hcsim({"runn", "x.json"});

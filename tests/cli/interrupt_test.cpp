@@ -17,11 +17,11 @@
 #include <gtest/gtest.h>
 
 #include "hcsim_child.hpp"
+#include "../support/paths.hpp"
 
 namespace hcsim::test {
 namespace {
 
-const std::string kSource = HCSIM_SOURCE_DIR;
 // The quickstart in flow mode, every rank simulated, 4,096 samples: its engine process is
 // forked within 0.1 s and simulates for about 8 s.
 const std::vector<std::string> kSlowRun{"run", kSource + "/scenarios/quickstart.json", "--set", "/simulation/mode=flow",

@@ -29,7 +29,7 @@ ino_t inode_of(const std::string& path) {
   return st.st_ino;
 }
 
-std::vector<std::string> entries(const std::string& dir) {
+std::vector<std::string> entries_out(const std::string& dir) {
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator(dir)) out.push_back(e.path().filename().string());
   std::sort(out.begin(), out.end());
@@ -49,14 +49,14 @@ TEST(WriteFileAtomic, ReplacesByRenameNotInPlace) {
   std::string held((std::istreambuf_iterator<char>(reader)), std::istreambuf_iterator<char>());
   EXPECT_EQ(held, "old complete report\n");
   EXPECT_EQ(read_file(f), "new complete report\n");
-  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"report.json"});  // no temporary left
+  EXPECT_EQ(entries_out(dir.path()), std::vector<std::string>{"report.json"});  // no temporary left
 }
 
 TEST(WriteFileAtomic, FailedRenameLeavesNoTemporary) {
   TempDir dir;
   std::filesystem::create_directory(dir.file("report.json"));  // a directory where the file should go
   EXPECT_THROW(write_file_atomic(dir.file("report.json"), "content"), std::runtime_error);
-  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"report.json"});
+  EXPECT_EQ(entries_out(dir.path()), std::vector<std::string>{"report.json"});
 }
 
 TEST(WriteFileAtomic, MissingDirectoryThrows) {

@@ -6,13 +6,13 @@
 #include <gtest/gtest.h>
 
 #include "hcsim_child.hpp"
+#include "../support/paths.hpp"
 
 namespace hcsim::test {
 namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kQuickstart = std::string(HCSIM_SOURCE_DIR) + "/scenarios/quickstart.json";
 const std::string kYaml = std::string(HCSIM_SOURCE_DIR) + "/tests/cli/quickstart.yaml";
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }

@@ -8,13 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "hcsim_child.hpp"
+#include "../support/paths.hpp"
 
 namespace hcsim::test {
 namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kQuickstart = std::string(HCSIM_SOURCE_DIR) + "/scenarios/quickstart.json";
 const std::string kSet600 = "/cluster/topology/nvlink/bandwidth=600";
 const std::string kLine = kQuickstart + ":/cluster/topology/nvlink/bandwidth: 600 is read as 600 B/s";
 

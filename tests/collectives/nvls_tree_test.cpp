@@ -14,7 +14,6 @@
 namespace hcsim {
 namespace {
 
-std::vector<int> iota(int n) { return testing::first_devices(n); }
 
 // N nodes of g GPUs, NVSwitches that reduce. NVLink 300 GB/s x 0.8 = B_nv = 240 GB/s, 1 us an
 // edge (GPU -> switch -> GPU: alpha = 2 us); one NIC per GPU, 50 GB/s, 1 us, all on one leaf
@@ -29,7 +28,7 @@ TopologyGraph cluster(int nodes, int g, bool reduction = true) {
        {"nic", {{"type", "electrical"}, {"bandwidth", "50 GB/s"}, {"latency", "1 us"}, {"efficiency", 1.0}}}},
       nodes * g);
 }
-constexpr double kAlpha = 2e-6, kBnv = 240e9, kBnic = 50e9;
+constexpr double kAlphaNvls = 2e-6, kBnv = 240e9, kBnic = 50e9;
 
 CostOptions with(const NvlsCost& nvls) {
   CostOptions o{.protocols = ProtocolSet::ideal()};
@@ -53,7 +52,7 @@ double closed_form(int nodes, int g, int c, double s, double share = 1) {
     int m = 0;
     for (int k = 0; k < c; ++k) m += step >= k + 1 && step <= k + 2 * (nodes - 1) ? 1 : 0;
     const double nv = std::max(r + a / g, r / g + a) * s / (c * share * kBnv);
-    t += kAlpha + std::max(nv, m * s / (c * g * nodes * kBnic));
+    t += kAlphaNvls + std::max(nv, m * s / (c * g * nodes * kBnic));
   }
   return t;
 }
@@ -96,8 +95,8 @@ TEST(NvlsTree, OnePieceIsTheSumOfTheNvlinkAndRailTerms) {
     const TopologyGraph topo = cluster(nodes, 8);
     const CollectiveCostModel m(topo, {.protocols = ProtocolSet::ideal()});
     const auto e = m.schedule_time(nvls_tree_schedule(CollectiveOp::all_reduce, nodes, 8, std::int64_t(s), 1),
-                                   iota(nodes * 8));
-    const double want = 2 * (kAlpha + s / kBnv) + 2 * (nodes - 1) * (kAlpha + s / (8 * nodes * kBnic));
+                                   testing::first_devices(nodes * 8));
+    const double want = 2 * (kAlphaNvls + s / kBnv) + 2 * (nodes - 1) * (kAlphaNvls + s / (8 * nodes * kBnic));
     EXPECT_NEAR(e.time.value(), want, want * 1e-12) << nodes;
     EXPECT_NEAR(e.time.value(), closed_form(nodes, 8, 1, s), want * 1e-12) << nodes;
   }
@@ -114,7 +113,7 @@ TEST(NvlsTree, PipelinedPiecesOverlapTheStages) {
       const TopologyGraph topo = cluster(nodes, 8);
       const CollectiveCostModel m(topo, {.protocols = ProtocolSet::ideal()});
       const auto e = m.schedule_time(nvls_tree_schedule(CollectiveOp::all_reduce, nodes, 8, std::int64_t(s), c),
-                                     iota(nodes * 8));
+                                     testing::first_devices(nodes * 8));
       const double want = closed_form(nodes, 8, c, s);
       EXPECT_NEAR(e.time.value(), want, want * 1e-6) << nodes << " nodes, " << c << " pieces";
     }
@@ -124,9 +123,9 @@ TEST(NvlsTree, PipelinedPiecesOverlapTheStages) {
   // fill and drain and the steps' latency cost 2 sqrt(7 X alpha) + 7 X/c... ~ 10 % over X.
   const TopologyGraph topo = cluster(4, 8);
   const CollectiveCostModel m(topo, {.protocols = ProtocolSet::ideal()});
-  const auto e = m.estimate(iota(32), CollectiveOp::all_reduce, Bytes(s), "nvls_tree");
+  const auto e = m.estimate(testing::first_devices(32), CollectiveOp::all_reduce, Bytes(s), "nvls_tree");
   const double x = 9.0 / 8 * s / kBnv;
-  EXPECT_EQ(e.chunks, static_cast<int>(std::round(std::sqrt(x * 7 / kAlpha))));
+  EXPECT_EQ(e.chunks, static_cast<int>(std::round(std::sqrt(x * 7 / kAlphaNvls))));
   EXPECT_NEAR(e.time.value(), closed_form(4, 8, e.chunks, s), e.time.value() * 1e-6);
   EXPECT_LT(e.time.value(), closed_form(4, 8, e.chunks / 2, s));
   EXPECT_LT(e.time.value(), closed_form(4, 8, e.chunks * 2, s));
@@ -149,7 +148,7 @@ TEST(NvlsTree, NcclLatencyShareAndChannelLimit) {
   for (int nodes : {2, 4}) {
     const TopologyGraph topo = cluster(nodes, 8);
     const CollectiveCostModel m(topo, with(nccl));
-    const auto e = m.estimate(iota(8 * nodes), CollectiveOp::all_reduce, Bytes(s), "nvls_tree");
+    const auto e = m.estimate(testing::first_devices(8 * nodes), CollectiveOp::all_reduce, Bytes(s), "nvls_tree");
     const double levels = nodes == 2 ? 1 : 2;
     const double want = closed_form(nodes, 8, e.chunks, s, share) + 25e-6 + 2 * levels * 20.9e-6;
     EXPECT_NEAR(e.time.value(), want, want * 1e-6) << nodes;
@@ -160,7 +159,7 @@ TEST(NvlsTree, NcclLatencyShareAndChannelLimit) {
   slow.tree_channel_bandwidth_2_nodes = BytesPerSecond(1e9);
   const TopologyGraph two = cluster(2, 8);
   const CollectiveCostModel m(two, with(slow));
-  const auto e = m.estimate(iota(16), CollectiveOp::all_reduce, Bytes(s), "nvls_tree");
+  const auto e = m.estimate(testing::first_devices(16), CollectiveOp::all_reduce, Bytes(s), "nvls_tree");
   EXPECT_NEAR(e.bandwidth_term.value(), 2.0 * 15 / 16 * s / 16e9, 1e-9);
   EXPECT_NEAR(e.busbw.value(), 16e9, 16e9 * 3e-3);  // less the latency terms, 0.2 % of 125 ms
 }
@@ -172,13 +171,13 @@ TEST(NvlsTree, AutoPicksItForLargeBuffersWhereSwitchesReduce) {
   // Small buffers: its 25 + 2 x 20.9 us latency loses to the trees and rings.
   const TopologyGraph topo = cluster(2, 8), no_reduction = cluster(2, 8, false);
   const CollectiveCostModel m(topo);
-  EXPECT_EQ(m.estimate(iota(16), CollectiveOp::all_reduce, Bytes(1073741824.0)).algorithm, "nvls_tree");
-  EXPECT_NE(m.estimate(iota(16), CollectiveOp::all_reduce, Bytes(65536)).algorithm, "nvls_tree");
+  EXPECT_EQ(m.estimate(testing::first_devices(16), CollectiveOp::all_reduce, Bytes(1073741824.0)).algorithm, "nvls_tree");
+  EXPECT_NE(m.estimate(testing::first_devices(16), CollectiveOp::all_reduce, Bytes(65536)).algorithm, "nvls_tree");
   // Without reducing switches it is not a candidate, and naming it is refused with why.
   const CollectiveCostModel plain(no_reduction);
-  EXPECT_NE(plain.estimate(iota(16), CollectiveOp::all_reduce, Bytes(1073741824.0)).algorithm, "nvls_tree");
+  EXPECT_NE(plain.estimate(testing::first_devices(16), CollectiveOp::all_reduce, Bytes(1073741824.0)).algorithm, "nvls_tree");
   try {
-    (void)plain.estimate(iota(16), CollectiveOp::all_reduce, Bytes(1073741824.0), "nvls_tree");
+    (void)plain.estimate(testing::first_devices(16), CollectiveOp::all_reduce, Bytes(1073741824.0), "nvls_tree");
     ADD_FAILURE() << "nvls_tree ran without reducing switches";
   } catch (const InputError& err) {
     EXPECT_NE(std::string(err.what()).find("nvswitch_reduction"), std::string::npos) << err.what();
@@ -193,12 +192,12 @@ TEST(NvlsTree, InNetworkOnOneNodeTakesNcclsNvlsFigures) {
   for (int n : {4, 8}) {
     const TopologyGraph topo = cluster(1, n);
     const CollectiveCostModel m(topo);
-    const auto e = m.estimate(iota(n), CollectiveOp::all_reduce, Bytes(s), "in_network");
-    const double want = kAlpha + s * (n + 1) / (n * share * kBnv) + 25e-6;
+    const auto e = m.estimate(testing::first_devices(n), CollectiveOp::all_reduce, Bytes(s), "in_network");
+    const double want = kAlphaNvls + s * (n + 1) / (n * share * kBnv) + 25e-6;
     EXPECT_NEAR(e.time.value(), want, want * 1e-9) << n;
-    EXPECT_EQ(m.estimate(iota(n), CollectiveOp::all_reduce, Bytes(s)).algorithm, n == 4 ? "ring" : "in_network");
+    EXPECT_EQ(m.estimate(testing::first_devices(n), CollectiveOp::all_reduce, Bytes(s)).algorithm, n == 4 ? "ring" : "in_network");
     // 8 KiB: 25 us loses to LL rings and trees.
-    EXPECT_NE(m.estimate(iota(n), CollectiveOp::all_reduce, Bytes(8192)).algorithm, "in_network") << n;
+    EXPECT_NE(m.estimate(testing::first_devices(n), CollectiveOp::all_reduce, Bytes(8192)).algorithm, "in_network") << n;
   }
 }
 

@@ -14,13 +14,7 @@
 namespace hcsim {
 namespace {
 
-TopologyGraph build(const nlohmann::json& desc, int devices) { return testing::test_topology(desc, devices); }
-
-std::vector<int> iota(int n) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
+TopologyGraph build_proto(const nlohmann::json& desc, int devices) { return testing::test_topology(desc, devices); }
 
 // One node of 8 GPUs on an NVSwitch: 300 GB/s x 0.8 = B = 240 GB/s, 0.25 us per edge, so a
 // GPU-to-GPU step has alpha = 0.5 us.
@@ -28,7 +22,7 @@ const nlohmann::json kNode = {{"type", "nvswitch-cluster"},
                               {"nvlink",
                                {{"type", "electrical"}, {"bandwidth", "300 GB/s"}, {"latency", "0.25 us"},
                                 {"efficiency", 0.8}}}};
-constexpr double kAlpha = 0.5e-6, kB = 240e9;
+constexpr double kAlphaProto = 0.5e-6, kBProto = 240e9;
 
 // A single protocol of explicit figures.
 ProtocolSet one(double fraction, double tree_fraction, double base, double step, double channel_bw, double grain,
@@ -48,17 +42,17 @@ TEST(CollectiveProtocol, RingAllReduceClosedFormPerProtocolAndChannels) {
   // x bw, x 0.92 for LL128, x 0.5 for LL). Figures: f = 0.92, base 14 us, l = 1.3 us,
   // 20 GB/s a channel, 32 KiB grain, 16 channels: 64 KiB runs on 2 channels (40 GB/s),
   // 256 KiB on 8 (160 GB/s), 1 GiB on 16 (320 GB/s > B: the link binds).
-  const TopologyGraph g = build(kNode, 8);
+  const TopologyGraph g = build_proto(kNode, 8);
   const double f = 0.92, base = 14e-6, l = 1.3e-6, bw = 20e9;
   CollectiveCostModel m(g, {.protocols = one(f, 1, base, l, bw, 32768, 16)});
   for (auto [s, c] : {std::pair{65536.0, 2}, std::pair{262144.0, 8}, std::pair{1073741824.0, 16}}) {
-    const auto e = m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "ring");
-    const double want = base + 14 * (kAlpha + l) + 14.0 / 8 * s / (std::min(c * bw, kB) * f);
+    const auto e = m.estimate(testing::first_devices(8), CollectiveOp::all_reduce, Bytes(s), "ring");
+    const double want = base + 14 * (kAlphaProto + l) + 14.0 / 8 * s / (std::min(c * bw, kBProto) * f);
     EXPECT_NEAR(e.time.value(), want, want * 1e-12) << s;
     EXPECT_EQ(e.channels, c) << s;
     EXPECT_EQ(e.protocol, "Simple");
     // The protocol's share, which the engine runs as a timer before the flows.
-    const double network = 14 * kAlpha + 14.0 / 8 * s / kB;
+    const double network = 14 * kAlphaProto + 14.0 / 8 * s / kBProto;
     EXPECT_NEAR(e.protocol_term.value(), want - network, want * 1e-12) << s;
   }
 }
@@ -85,18 +79,18 @@ TEST(CollectiveProtocol, TunerPicksTheProtocolOfLeastTime) {
   // beats LL128 (14 + 14 x 1.8) and Simple (8.4 + 14 x 3.3); 4 MiB: LL128 (its 0.92 of B
   // against LL's half); 1 GiB: Simple (all of B). Each choice is the least of the three
   // protocols forced alone.
-  const TopologyGraph g = build(kNode, 8);
+  const TopologyGraph g = build_proto(kNode, 8);
   const ProtocolSet all = ProtocolSet::nccl();
   CollectiveCostModel m(g);
   for (auto [s, want] : {std::pair{8.0, "LL"}, std::pair{4194304.0, "LL128"}, std::pair{1073741824.0, "Simple"}}) {
-    const auto e = m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "ring");
+    const auto e = m.estimate(testing::first_devices(8), CollectiveOp::all_reduce, Bytes(s), "ring");
     EXPECT_EQ(e.protocol, want) << s;
     double least = 1e300;
     for (const ProtocolCost& p : all.protocols) {
       ProtocolSet alone = all;
       alone.protocols = {p};
       least = std::min(least, CollectiveCostModel(g, {.protocols = alone})
-                                  .estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "ring")
+                                  .estimate(testing::first_devices(8), CollectiveOp::all_reduce, Bytes(s), "ring")
                                   .time.value());
     }
     EXPECT_DOUBLE_EQ(e.time.value(), least) << s;
@@ -104,23 +98,23 @@ TEST(CollectiveProtocol, TunerPicksTheProtocolOfLeastTime) {
   // Large messages keep the link's whole bandwidth (Simple, f = 1): 8 GiB takes
   // 8.4 us + 14 x (0.5 + 2.8) us + 14/8 x S/B, busbw = 14/8 x S / t, 0.087 % below B.
   const double s = 8.0 * 1073741824;
-  const auto big = m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "auto");
-  const double t = 8.4e-6 + 14 * 3.3e-6 + 14.0 / 8 * s / kB;
+  const auto big = m.estimate(testing::first_devices(8), CollectiveOp::all_reduce, Bytes(s), "auto");
+  const double t = 8.4e-6 + 14 * 3.3e-6 + 14.0 / 8 * s / kBProto;
   EXPECT_EQ(big.protocol, "Simple");
-  EXPECT_NEAR(big.busbw.value(), 14.0 / 8 * s / t, 1e-6 * kB);
+  EXPECT_NEAR(big.busbw.value(), 14.0 / 8 * s / t, 1e-6 * kBProto);
 }
 
 TEST(CollectiveProtocol, TreePaysItsStepLatencyPerLevelNotPerChunk) {
   // Double binary tree: NCCL's tree latency is 2 (levels) x hwLat (tuning.cc), not one per
   // pipeline chunk; its bandwidth follows the tree fractions. With a channel limit out of
   // reach: t_p = t_network + base + 2 D l + bandwidth term x (1/f_tree - 1), D = floor(log2 n).
-  const TopologyGraph g = build(kNode, 8);
+  const TopologyGraph g = build_proto(kNode, 8);
   const double base = 8.4e-6, l = 2.8e-6, f_tree = 0.92;
   const CollectiveCostModel ideal(g, {.protocols = ProtocolSet::ideal()});
   const CollectiveCostModel m(g, {.protocols = one(1, f_tree, base, l, 1e15, 1, 1)});
   for (double s : {8.0, 1048576.0, 268435456.0}) {
-    const auto net = ideal.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "double_binary_tree");
-    const auto e = m.estimate(iota(8), CollectiveOp::all_reduce, Bytes(s), "double_binary_tree");
+    const auto net = ideal.estimate(testing::first_devices(8), CollectiveOp::all_reduce, Bytes(s), "double_binary_tree");
+    const auto e = m.estimate(testing::first_devices(8), CollectiveOp::all_reduce, Bytes(s), "double_binary_tree");
     const double want = net.time.value() + base + 2 * 3 * l + net.bandwidth_term.value() * (1 / f_tree - 1);
     EXPECT_NEAR(e.time.value(), want, want * 1e-12) << s;
     EXPECT_EQ(e.chunks, net.chunks);
@@ -129,8 +123,8 @@ TEST(CollectiveProtocol, TreePaysItsStepLatencyPerLevelNotPerChunk) {
 
 TEST(CollectiveProtocol, InNetworkReductionRunsSimpleOnly) {
   // tuning.cc: NVLS and NVLS-tree are costed for the Simple protocol alone.
-  const TopologyGraph g = build({{"type", "nvswitch-cluster"}, {"nvswitch_reduction", true}}, 8);
-  const auto e = CollectiveCostModel(g).estimate(iota(8), CollectiveOp::all_reduce, Bytes(8), "in_network");
+  const TopologyGraph g = build_proto({{"type", "nvswitch-cluster"}, {"nvswitch_reduction", true}}, 8);
+  const auto e = CollectiveCostModel(g).estimate(testing::first_devices(8), CollectiveOp::all_reduce, Bytes(8), "in_network");
   EXPECT_EQ(e.protocol, "Simple");
 }
 

@@ -15,7 +15,6 @@
 namespace hcsim {
 namespace {
 
-std::vector<int> iota(int n) { return testing::first_devices(n); }
 
 // N nodes of 8 GPUs. NVLink 300 GB/s x 0.8 = 240 GB/s, 0.25 us an edge (alpha_nv = 0.5 us);
 // NICs 25 GB/s x 0.8 = B_nic = 20 GB/s, 1 us an edge: on one rail GPU -> leaf -> GPU, alpha =
@@ -56,8 +55,8 @@ TEST(Pxn, RailOptimisedFabricRelaysTheNodeCrossingHops) {
   // whose NICs share the leaves has no rails.
   const TopologyGraph rails = cluster("rail-optimised", 4), tree = cluster("fat-tree", 4);
   std::vector<int> order;
-  EXPECT_TRUE(CollectiveCostModel(rails).shape_of(iota(32), order).pxn);
-  EXPECT_FALSE(CollectiveCostModel(tree).shape_of(iota(32), order).pxn);
+  EXPECT_TRUE(CollectiveCostModel(rails).shape_of(testing::first_devices(32), order).pxn);
+  EXPECT_FALSE(CollectiveCostModel(tree).shape_of(testing::first_devices(32), order).pxn);
   // The relay changes no result: the executor runs the relayed schedule to the exact sum.
   for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather}) {
     const Schedule sc = multi_ring_schedule(op, 3, 4, 203, false, true);
@@ -91,7 +90,7 @@ TEST(Pxn, SpinesCarryNothingAndTheTimeIsTheRailsClosedForm) {
   const TopologyGraph g = cluster("rail-optimised", 4);
   const CollectiveCostModel m(g, {.protocols = ProtocolSet::ideal()});
   const double s = 1073741824.0, n = 32;
-  const auto e = m.estimate(iota(32), CollectiveOp::all_gather, Bytes(s), "multi_ring");
+  const auto e = m.estimate(testing::first_devices(32), CollectiveOp::all_gather, Bytes(s), "multi_ring");
   const double want = (n - 1) * (0.5e-6 + 2e-6 + std::max(s / (n * 240e9), s / (n * 8 * 20e9)));
   EXPECT_NEAR(e.time.value(), want, want * 1e-9);
   const auto plain = multi_ring_schedule(CollectiveOp::all_reduce, 4, 8, std::int64_t(s), true, false);

@@ -12,7 +12,7 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-const ParamTable& table() {
+const ParamTable& plausible_table() {
   static const ParamTable t{
       {.name = "bandwidth", .kind = ParamKind::quantity, .dim = Dim::bandwidth, .min = 0},
       {.name = "latency", .kind = ParamKind::quantity, .dim = Dim::time, .def = "1 us", .min = 0},
@@ -31,23 +31,23 @@ PresetLibrary library() {
 
 std::vector<Issue> warnings_for(const json& given) {
   Diagnostics d;
-  warn_implausible(table(), library(), "wire", "wire link", given, "/links/0", d);
+  warn_implausible(plausible_table(), library(), "wire", "wire link", given, "/links/0", d);
   EXPECT_TRUE(d.ok());
   return d.warnings();
 }
 
 TEST(PresetRange, SpansThePresetsOfTheTypeWithDefaultsFilled) {
-  const auto bw = preset_range(table(), library(), "wire", "bandwidth");
+  const auto bw = preset_range(plausible_table(), library(), "wire", "bandwidth");
   ASSERT_TRUE(bw.has_value());
   EXPECT_DOUBLE_EQ(bw->lo, 10e9);
   EXPECT_EQ(bw->lo_preset, "slow");
   EXPECT_DOUBLE_EQ(bw->hi, 100e9);
   EXPECT_EQ(bw->hi_preset, "fast");
-  const auto lat = preset_range(table(), library(), "wire", "latency");
+  const auto lat = preset_range(plausible_table(), library(), "wire", "latency");
   ASSERT_TRUE(lat.has_value());
   EXPECT_DOUBLE_EQ(lat->lo, 1e-6);
   EXPECT_DOUBLE_EQ(lat->hi, 2e-6);
-  EXPECT_FALSE(preset_range(table(), library(), "carrier-pigeon", "bandwidth").has_value());
+  EXPECT_FALSE(preset_range(plausible_table(), library(), "carrier-pigeon", "bandwidth").has_value());
 }
 
 TEST(PresetRange, GrowsWithTheRegistry) {
@@ -55,7 +55,7 @@ TEST(PresetRange, GrowsWithTheRegistry) {
   EXPECT_EQ(warnings_for({{"bandwidth", "20 TB/s"}}).size(), 1u);  // over 100 x 100 GB/s
   lib.add({.name = "faster", .type = "wire", .values = {{"bandwidth", "1 TB/s"}}, .source = "", .help = ""});
   Diagnostics d;
-  warn_implausible(table(), lib, "wire", "wire link", {{"bandwidth", "20 TB/s"}}, "/links/0", d);
+  warn_implausible(plausible_table(), lib, "wire", "wire link", {{"bandwidth", "20 TB/s"}}, "/links/0", d);
   EXPECT_TRUE(d.warnings().empty());
 }
 

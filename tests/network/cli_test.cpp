@@ -7,12 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "../cli/hcsim_child.hpp"
+#include "../support/paths.hpp"
 
 namespace hcsim::test {
 namespace {
-
-const std::string kSource = HCSIM_SOURCE_DIR;
-const std::string kQuickstart = kSource + "/scenarios/quickstart.json";
 
 std::string network(const std::string& name) { return kSource + "/scenarios/network/" + name + ".json"; }
 

@@ -17,7 +17,7 @@ using testing::small_doc;
 
 // The sweep adds up to a few thousand pieces per bucket; each addition rounds by at most
 // 2^-53 of the partial sum, so the four buckets sum to the step to ~1e-13 relative.
-constexpr double kSumRounding = 1e-12;
+constexpr double kSumRoundingMetrics = 1e-12;
 
 void expect_partition(const Metrics& m) {
   const double step = m.step_time.value();
@@ -27,13 +27,13 @@ void expect_partition(const Metrics& m) {
     EXPECT_GE(d.bubble.value(), 0);
     EXPECT_GE(d.idle.value(), 0);
     for (Seconds x : d.exposed_comm) EXPECT_GE(x.value(), 0);
-    EXPECT_NEAR(d.compute.value() + d.exposed_comm_total().value() + d.bubble.value() + d.idle.value(), step, kSumRounding * step)
+    EXPECT_NEAR(d.compute.value() + d.exposed_comm_total().value() + d.bubble.value() + d.idle.value(), step, kSumRoundingMetrics * step)
         << "device " << d.device;
   }
   for (const auto& s : m.stages) {
     double comm = 0;
     for (Seconds x : s.exposed_comm) comm += x.value();
-    EXPECT_NEAR(s.compute.value() + comm + s.bubble.value() + s.idle.value(), step, kSumRounding * step) << "stage " << s.stage;
+    EXPECT_NEAR(s.compute.value() + comm + s.bubble.value() + s.idle.value(), step, kSumRoundingMetrics * step) << "stage " << s.stage;
   }
 }
 
@@ -55,7 +55,7 @@ TEST(TimeBreakdown, JsonPerDeviceRowsAddUpToStepTime) {
   for (const auto& d : rep["per_device"]) {
     double sum = d["compute_s"].get<double>() + d["bubble_s"].get<double>() + d["idle_s"].get<double>();
     for (const auto& [k, v] : d["exposed_comm_s"].items()) sum += v.get<double>();
-    EXPECT_NEAR(sum, step, kSumRounding * step);
+    EXPECT_NEAR(sum, step, kSumRoundingMetrics * step);
   }
 }
 

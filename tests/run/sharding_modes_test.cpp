@@ -16,14 +16,14 @@ nlohmann::json fsdp_doc() {
   return read_json_file(std::string(HCSIM_SOURCE_DIR) + "/scenarios/llama2-7b-fsdp-a100-128.json");
 }
 
-double step(nlohmann::json doc, const char* mode) {
+double step_sharding(nlohmann::json doc, const char* mode) {
   doc["simulation"] = {{"mode", mode}};
   return run_scenario(parse_scenario(doc, "fsdp.json")).metrics.step_time.value();
 }
 
 void expect_modes_agree(const nlohmann::json& doc) {
-  const double event = step(doc, "event");
-  EXPECT_NEAR(step(doc, "analytical") / event, 1.0, 0.02);
+  const double event = step_sharding(doc, "event");
+  EXPECT_NEAR(step_sharding(doc, "analytical") / event, 1.0, 0.02);
   // Fast path: the scenario's own layout.
   nlohmann::json a = doc;
   a["simulation"] = {{"mode", "analytical"}};
@@ -54,10 +54,10 @@ TEST(ShardingModes, DeepSpeedSubmodules) {
 TEST(ShardingModes, NoPrefetchIsSlower) {
   // Depth 0 exposes every gather before its unit (docs/models.md).
   auto doc = fsdp_doc();
-  const double prefetched = step(doc, "event");
+  const double prefetched = step_sharding(doc, "event");
   doc["strategy"]["fsdp"]["prefetch_forward"] = 0;
   doc["strategy"]["fsdp"]["prefetch_backward"] = 0;
-  EXPECT_GT(step(doc, "event"), prefetched * 1.01);
+  EXPECT_GT(step_sharding(doc, "event"), prefetched * 1.01);
   expect_modes_agree(doc);
 }
 

@@ -1,7 +1,7 @@
 // Symmetry where GPUs share a NIC (sim/engine/mirror_load.hpp, DeviceGroup::sib): the
 // replicas that are not built run their collectives and sends at the same time as the built
 // ones and take their share of every link they have in common. So a symmetric run gives the
-// step of the run with every rank built, and the analytical mode charges the same share.
+// step_nic of the run with every rank built, and the analytical mode charges the same share.
 // Before, the mirrors did not contend and HSDP's cross-node all-reduce on two NICs per node
 // ran as if each GPU had a NIC of its own (fms-13b: 1.66 s symmetric against 2.99 s built).
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 namespace hcsim {
 namespace {
 
-double step(nlohmann::json doc, const char* mode, bool symmetry) {
+double step_nic(nlohmann::json doc, const char* mode, bool symmetry) {
   doc["simulation"] = {{"mode", mode}, {"symmetry", symmetry}};
   return run_scenario(parse_scenario(doc, "test.json")).metrics.step_time.value();
 }
@@ -41,22 +41,22 @@ nlohmann::json tp_dp(int nics) {
 
 TEST(SharedNic, SymmetricHsdpStepIsTheStepWithEveryRankBuilt) {
   const nlohmann::json doc = hsdp(2);
-  const double full = step(doc, "event", false);
-  EXPECT_NEAR(step(doc, "event", true) / full, 1.0, 1e-9);
-  // The closed form charges the same siblings; on this layout it is the event step (measured
+  const double full = step_nic(doc, "event", false);
+  EXPECT_NEAR(step_nic(doc, "event", true) / full, 1.0, 1e-9);
+  // The closed form charges the same siblings; on this layout it is the event step_nic (measured
   // 1e-15 apart), so it is held to that.
-  EXPECT_NEAR(step(doc, "analytical", true) / full, 1.0, 1e-9);
+  EXPECT_NEAR(step_nic(doc, "analytical", true) / full, 1.0, 1e-9);
   // Two NICs for eight GPUs: the replicas' all-reduces share a quarter of a NIC each (1.39x
-  // the step with a NIC per GPU, measured; without the share both were the same step).
-  EXPECT_GT(full, 1.3 * step(hsdp(8), "event", true));
+  // the step_nic with a NIC per GPU, measured; without the share both were the same step_nic).
+  EXPECT_GT(full, 1.3 * step_nic(hsdp(8), "event", true));
 }
 
 TEST(SharedNic, SymmetricDataParallelStepIsTheStepWithEveryRankBuilt) {
   const nlohmann::json doc = tp_dp(2);
-  const double full = step(doc, "event", false);
-  EXPECT_NEAR(step(doc, "event", true) / full, 1.0, 1e-9);
-  EXPECT_NEAR(step(doc, "analytical", true) / full, 1.0, 1e-9);
-  EXPECT_GT(full, 1.3 * step(tp_dp(8), "event", true));  // 1.42x, measured
+  const double full = step_nic(doc, "event", false);
+  EXPECT_NEAR(step_nic(doc, "event", true) / full, 1.0, 1e-9);
+  EXPECT_NEAR(step_nic(doc, "analytical", true) / full, 1.0, 1e-9);
+  EXPECT_GT(full, 1.3 * step_nic(tp_dp(8), "event", true));  // 1.42x, measured
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ class TempFile {
 
 // The one issue of the InputError `f` throws.
 template <class F>
-Issue only_issue(F&& f) {
+Issue only_issue_io(F&& f) {
   try {
     f();
   } catch (const InputError& e) {
@@ -69,14 +69,14 @@ TEST(ReadJsonFile, EqualKeysInDifferentObjectsAreFine) {
 
 TEST(ReadJsonFile, NumberBeyondDoubleIsInvalidJson) {
   TempFile f(R"({"pue": 1e400})");
-  const Issue i = only_issue([&] { (void)read_json_file(f.path()); });
+  const Issue i = only_issue_io([&] { (void)read_json_file(f.path()); });
   EXPECT_EQ(i.path, "");
   EXPECT_EQ(i.message, "invalid JSON: number overflow parsing '1e400'");
 }
 
 TEST(ReadJsonFile, SyntaxErrorGivesLineAndColumnOnce) {
   TempFile f("{\n  \"a\": 1,\n}\n");  // the '}' on line 3 cannot follow a comma
-  const Issue i = only_issue([&] { (void)read_json_file(f.path()); });
+  const Issue i = only_issue_io([&] { (void)read_json_file(f.path()); });
   EXPECT_TRUE(i.message.starts_with("invalid JSON at line 3, column 1: syntax error")) << i.message;
   EXPECT_EQ(i.message.find("parse error at line"), std::string::npos) << i.message;
 }
@@ -91,31 +91,31 @@ TEST(ReadJsonFile, CommentsAreAllowed) {
 
 TEST(ReadJsonFile, SyntaxErrorAfterCommentsGivesItsLineAndColumn) {
   TempFile f("{\n  // one\n  /* two\n     three */\n  \"a\": 1,\n}\n");  // the '}' on line 6
-  const Issue i = only_issue([&] { (void)read_json_file(f.path()); });
+  const Issue i = only_issue_io([&] { (void)read_json_file(f.path()); });
   EXPECT_TRUE(i.message.starts_with("invalid JSON at line 6, column 1: syntax error")) << i.message;
 }
 
 TEST(ReadJsonFile, UnclosedCommentIsInvalidJson) {
   TempFile f("{\n  /* never closed\n  \"a\": 1\n}\n");
-  const Issue i = only_issue([&] { (void)read_json_file(f.path()); });
+  const Issue i = only_issue_io([&] { (void)read_json_file(f.path()); });
   EXPECT_TRUE(i.message.starts_with("invalid JSON at line ")) << i.message;
   EXPECT_NE(i.message.find("comment"), std::string::npos) << i.message;
 }
 
 TEST(ReadJsonFile, DuplicateKeyAfterACommentIsStillRefused) {
   TempFile f("{\"a\": 1, /* \"a\" again: */ \"a\": 2}");
-  const Issue i = only_issue([&] { (void)read_json_file(f.path()); });
+  const Issue i = only_issue_io([&] { (void)read_json_file(f.path()); });
   EXPECT_EQ(i.path, "/a");
 }
 
 TEST(ReadJsonFile, DirectoryIsNamedAsSuch) {
-  const Issue i = only_issue([] { (void)read_json_file("/tmp"); });
+  const Issue i = only_issue_io([] { (void)read_json_file("/tmp"); });
   EXPECT_EQ(i.message, "is a directory, not a scenario file");
 }
 
 TEST(ApplyOverride, IndexFarPastAnArrayIsRefused) {
   json doc = {{"cluster", {{"pools", json::array({json::object()})}}}};
-  const Issue i = only_issue([&] { apply_override(doc, "/cluster/pools/999999999/count=1"); });
+  const Issue i = only_issue_io([&] { apply_override(doc, "/cluster/pools/999999999/count=1"); });
   EXPECT_EQ(i.path, "/cluster/pools/999999999/count");
   EXPECT_EQ(doc["cluster"]["pools"].size(), 1u);  // nothing grown
   // Appending one past the end, or with "-", is still an ordinary override.

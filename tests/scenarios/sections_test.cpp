@@ -17,10 +17,10 @@ namespace {
 
 using json = nlohmann::json;
 
-json quickstart() { return test::quickstart_doc(); }
+json quickstart_sections() { return test::quickstart_doc(); }
 
 // The one issue parse_scenario reports for `doc`, as "path: message".
-std::string only_issue(const json& doc) {
+std::string only_issue_sections(const json& doc) {
   try {
     (void)parse_scenario(doc, "t.json");
   } catch (const InputError& e) {
@@ -32,20 +32,20 @@ std::string only_issue(const json& doc) {
 }
 
 TEST(ScenarioSections, UnknownCollectiveAlgorithmListsAutoAndEveryRegisteredOne) {
-  json doc = quickstart();
+  json doc = quickstart_sections();
   doc["simulation"] = {{"collective_algorithm", "butterfly"}};
   // The wording of every choice parameter (sim/core/params.cpp); the names, in the
   // registry's order, are what collective_algorithms() holds, after "auto".
   std::vector<std::string> names{"auto"};
   for (const auto& [name, algorithm] : collective_algorithms()) names.push_back(name);
   ASSERT_GT(names.size(), 1u);
-  EXPECT_EQ(only_issue(doc),
+  EXPECT_EQ(only_issue_sections(doc),
             "/simulation/collective_algorithm: unknown value \"butterfly\"; " + valid_list(names));
 }
 
 TEST(ScenarioSections, EveryRegisteredCollectiveAlgorithmIsAccepted) {
   for (const auto& [name, algorithm] : collective_algorithms()) {
-    json doc = quickstart();
+    json doc = quickstart_sections();
     doc["simulation"] = {{"collective_algorithm", name}};
     EXPECT_NO_THROW((void)parse_scenario(doc, "t.json")) << name;
   }
@@ -53,12 +53,12 @@ TEST(ScenarioSections, EveryRegisteredCollectiveAlgorithmIsAccepted) {
 
 TEST(ScenarioSections, UnknownScheduleListsEveryRegisteredOne) {
   register_builtin_schedules();
-  json doc = quickstart();
+  json doc = quickstart_sections();
   doc["strategy"]["schedule"] = "zero-bubble";
   std::vector<std::string> names;
   for (const auto& [name, schedule] : pipeline_schedules()) names.push_back(name);
   ASSERT_FALSE(names.empty());
-  EXPECT_EQ(only_issue(doc), "/strategy/schedule: unknown value \"zero-bubble\"; " + valid_list(names));
+  EXPECT_EQ(only_issue_sections(doc), "/strategy/schedule: unknown value \"zero-bubble\"; " + valid_list(names));
 }
 
 }  // namespace

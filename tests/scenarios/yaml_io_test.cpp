@@ -12,7 +12,7 @@ namespace {
 
 using json = nlohmann::json;
 
-Issue only_issue(const std::string& text) {
+Issue only_issue_yaml(const std::string& text) {
   try {
     (void)parse_yaml(text, "s.yaml");
   } catch (const InputError& e) {
@@ -38,18 +38,18 @@ TEST(Yaml, ScalarsTakeTheirJsonTypes) {
 }
 
 TEST(Yaml, SyntaxErrorGivesLineAndColumn) {
-  const Issue i = only_issue("cluster:\n  pools: [1, 2\nworkload: {}\n");
+  const Issue i = only_issue_yaml("cluster:\n  pools: [1, 2\nworkload: {}\n");
   EXPECT_EQ(i.path, "");
   EXPECT_TRUE(i.message.starts_with("invalid YAML at line 3, column ")) << i.message;
 }
 
 TEST(Yaml, DuplicateKeyIsRefusedAtItsPointer) {
-  const Issue i = only_issue("strategy:\n  tp: 4\n  tp: 8\n");
+  const Issue i = only_issue_yaml("strategy:\n  tp: 4\n  tp: 8\n");
   EXPECT_EQ(i.path, "/strategy/tp");
 }
 
 TEST(Yaml, NumberBeyondDoubleIsRefused) {
-  const Issue i = only_issue("cluster:\n  pue: 1e400\n");
+  const Issue i = only_issue_yaml("cluster:\n  pue: 1e400\n");
   EXPECT_EQ(i.path, "/cluster/pue");
 }
 
@@ -58,7 +58,7 @@ TEST(Yaml, AliasesCannotExpandWithoutBound) {
   for (int i = 1; i < 12; ++i)
     text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" + std::to_string(i - 1) + ", *a" +
             std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + "]\n";
-  const Issue i = only_issue(text);  // 8 * 4^11 = 33 million strings from 400 bytes
+  const Issue i = only_issue_yaml(text);  // 8 * 4^11 = 33 million strings from 400 bytes
   EXPECT_NE(i.message.find("aliases"), std::string::npos) << i.message;
 }
 

@@ -7,13 +7,12 @@
 
 #include "support/mini_xml.hpp"
 #include "support/run_binary.hpp"
+#include "../support/paths.hpp"
 
 namespace hcsim::test {
 namespace {
 
 using ::testing::HasSubstr;
-
-const std::string kTiny = std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/tiny-gpt.json";
 
 TEST(CheckCommand, ABrokenExpectationFailsWithAReadableDiffAndJUnit) {
   ScratchDir dir("hcsim-check-broken");

@@ -8,11 +8,10 @@
 #include "scenarios/scenario.hpp"
 #include "sim/core/error.hpp"
 #include "sim/sweep/record.hpp"
+#include "../support/paths.hpp"
 
 namespace hcsim::sweep {
 namespace {
-
-const std::string kTiny = std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/tiny-gpt.json";
 
 TEST(ScenarioSource, PathsAreRelativeToTheNamingFile) {
   EXPECT_EQ(relative_to("a/b/sweep.json", "base.json"), "a/b/base.json");

@@ -11,13 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.hpp"
+#include "../support/paths.hpp"
 
 namespace hcsim::test {
 namespace {
 
 using ::testing::HasSubstr;
-
-const std::string kTiny = std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/tiny-gpt.json";
 
 std::vector<std::vector<std::string>> read_csv(const std::string& text) {
   std::vector<std::vector<std::string>> rows;

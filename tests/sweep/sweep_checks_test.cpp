@@ -12,14 +12,13 @@
 #include "scenarios/scenario.hpp"
 #include "sim/sweep/sweep_checks.hpp"
 #include "support/run_binary.hpp"
+#include "../support/paths.hpp"
 
 namespace hcsim::test {
 namespace {
 
 using ::testing::HasSubstr;
 using json = nlohmann::json;
-
-const std::string kTiny = std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/tiny-gpt.json";
 
 json tiny() { return read_json_file(kTiny); }
 

@@ -8,7 +8,7 @@
 namespace hcsim {
 namespace {
 
-TopologyGraph build_ok(nlohmann::json desc, int devices) {
+TopologyGraph build_nvswitch(nlohmann::json desc, int devices) {
   Diagnostics d;
   desc["type"] = "nvswitch-cluster";
   TopologyGraph g = build_topology(desc, devices, "/cluster/topology", d);
@@ -27,7 +27,7 @@ int count_kind(const TopologyGraph& g, TopoNode::Kind k) {
 }
 
 TEST(NvswitchCluster, SingleNodeHasNoScaleOutFabric) {
-  TopologyGraph g = build_ok(nlohmann::json::object(), 8);
+  TopologyGraph g = build_nvswitch(nlohmann::json::object(), 8);
   EXPECT_EQ(g.device_count(), 8);
   EXPECT_EQ(count_kind(g, TopoNode::Kind::switch_node), 1);  // the NVSwitch only
   EXPECT_EQ(static_cast<int>(g.edges().size()), 8);          // one NVLink edge per GPU
@@ -40,7 +40,7 @@ TEST(NvswitchCluster, SingleNodeHasNoScaleOutFabric) {
 }
 
 TEST(NvswitchCluster, PartialNodeBelowGpusPerNode) {
-  TopologyGraph g = build_ok(nlohmann::json::object(), 4);
+  TopologyGraph g = build_nvswitch(nlohmann::json::object(), 4);
   EXPECT_EQ(g.device_count(), 4);
   EXPECT_EQ(static_cast<int>(g.edges().size()), 4);
 }
@@ -48,7 +48,7 @@ TEST(NvswitchCluster, PartialNodeBelowGpusPerNode) {
 TEST(NvswitchCluster, FatTreeWithOneNicPerGpu) {
   // 16 nodes x 8 GPUs, 8 HDR NICs each = 128 NIC ports; radix 40 at 1:1 -> 20 down, 20 up;
   // ceil(128/20) = 7 leaves, 20 spines, each leaf linked once to every spine.
-  TopologyGraph g = build_ok(nlohmann::json::object(), 128);
+  TopologyGraph g = build_nvswitch(nlohmann::json::object(), 128);
   EXPECT_EQ(g.locality_nodes(), 16);
   EXPECT_EQ(g.node_of(127), 15);
   EXPECT_EQ(g.node_of(8), 1);
@@ -61,7 +61,7 @@ TEST(NvswitchCluster, FatTreeWithOneNicPerGpu) {
 
 TEST(NvswitchCluster, RailOptimisedGivesEachRailItsLeaves) {
   // 32 nodes, rail k holds NIC k of each node: 32 ports per rail / 20 down = 2 leaves per rail, 16 in all.
-  TopologyGraph g = build_ok({{"fabric", "rail-optimised"}}, 256);
+  TopologyGraph g = build_nvswitch({{"fabric", "rail-optimised"}}, 256);
   EXPECT_EQ(count_kind(g, TopoNode::Kind::switch_node), 32 + 16 + 20);
   // GPU 3 of node 5 is on a rail-3 leaf.
   const int gpu = g.device_node(5 * 8 + 3);
@@ -77,13 +77,13 @@ TEST(NvswitchCluster, RailOptimisedGivesEachRailItsLeaves) {
 
 TEST(NvswitchCluster, OversubscriptionShrinksUplinks) {
   // 1:3 at radix 40 -> 30 down, 10 up: 64 NIC ports -> 3 leaves x 10 spines.
-  TopologyGraph g = build_ok({{"oversubscription", 3}}, 64);
+  TopologyGraph g = build_nvswitch({{"oversubscription", 3}}, 64);
   EXPECT_EQ(count_class(g, "infiniband"), 64 + 3 * 10);
 }
 
 TEST(NvswitchCluster, SharedNicsUsePcieAttachment) {
   // DGX-2-like: 16 GPUs, 8 x 100 Gb/s NICs (ZeRO cluster, hardware.md §9) -> 2 GPUs per NIC node.
-  TopologyGraph g = build_ok({{"gpus_per_node", 16}, {"nics_per_node", 8},
+  TopologyGraph g = build_nvswitch({{"gpus_per_node", 16}, {"nics_per_node", 8},
                               {"nic", {{"preset", "ib-hdr"}, {"bandwidth", "100 Gb/s"}}}},
                              32);
   EXPECT_EQ(count_class(g, "pcie"), 32);
@@ -96,14 +96,14 @@ TEST(NvswitchCluster, SharedNicsUsePcieAttachment) {
 }
 
 TEST(NvswitchCluster, SwitchesCarryInNetworkReductionFlags) {
-  TopologyGraph g = build_ok({{"nvswitch_reduction", true}, {"gpus_per_node", 4}}, 8);
+  TopologyGraph g = build_nvswitch({{"nvswitch_reduction", true}, {"gpus_per_node", 4}}, 8);
   int with = 0;
   for (const auto& n : g.nodes()) with += n.in_switch_reduction ? 1 : 0;
   EXPECT_EQ(with, 2);  // two NVSwitches; the leaf has no SHARP unless fabric_reduction
 }
 
 TEST(NvswitchCluster, LeafSpineEdgesUseSwitchLatency) {
-  TopologyGraph g = build_ok({{"switch_latency", "200 ns"}}, 64);
+  TopologyGraph g = build_nvswitch({{"switch_latency", "200 ns"}}, 64);
   int checked = 0;
   for (const auto& e : g.edges()) {
     const auto& na = g.nodes()[static_cast<std::size_t>(e.a)];

@@ -11,7 +11,7 @@
 namespace hcsim {
 namespace {
 
-TopologyGraph build_ok(const nlohmann::json& desc, int devices) {
+TopologyGraph build_scale_up(const nlohmann::json& desc, int devices) {
   Diagnostics d;
   TopologyGraph g = build_topology(desc, devices, "/t", d);
   EXPECT_TRUE(d.ok()) << desc.dump() << ": " << (d.ok() ? "" : d.issues()[0].message);
@@ -47,7 +47,7 @@ TEST(ScaleUpRouting, NvswitchClusterIntraNodePairsUseTheirNvswitchForEveryNicCou
     for (int nics : {1, 2, 4, 8}) {
       nlohmann::json desc = {{"type", "nvswitch-cluster"}, {"nics_per_node", nics}, {"fabric", fabric}};
       if (std::string(fabric) == "torus") desc["fabric_dims"] = {2, 2};
-      const TopologyGraph g = build_ok(desc, 32);
+      const TopologyGraph g = build_scale_up(desc, 32);
       const Router r(g);
       EXPECT_EQ(check_intra_node_pairs(g, r), 4 * 8 * 7) << fabric << " " << nics;
       for (int a = 0; a < 32; ++a)
@@ -65,7 +65,7 @@ TEST(ScaleUpRouting, NvswitchClusterIntraNodePairsUseTheirNvswitchForEveryNicCou
 
 TEST(ScaleUpRouting, NvswitchClusterPartialNodeStaysOnNvlink) {
   // One partial node of 3 GPUs sharing one NIC: no scale-out fabric is built, NVLink only.
-  const TopologyGraph g = build_ok({{"type", "nvswitch-cluster"}, {"gpus_per_node", 4}, {"nics_per_node", 1}}, 3);
+  const TopologyGraph g = build_scale_up({{"type", "nvswitch-cluster"}, {"gpus_per_node", 4}, {"nics_per_node", 1}}, 3);
   const Router r(g);
   EXPECT_EQ(check_intra_node_pairs(g, r), 3 * 2);
 }
@@ -75,7 +75,7 @@ TEST(ScaleUpRouting, TorusHostPairsTakeShortestChipPaths) {
   // the scale-up fabric of all its chips; a pair's route is a shortest torus path: the
   // Lee distance, sum over dimensions of min(|dx|, d - |dx|) (Dally & Towles 2004, §3).
   for (int per_host : {4, 8}) {
-    const TopologyGraph g = build_ok({{"type", "torus"},
+    const TopologyGraph g = build_scale_up({{"type", "torus"},
                                       {"dims", {4, 4}},
                                       {"devices_per_host", per_host},
                                       {"link", {{"type", "electrical"}, {"bandwidth", "50 GB/s"}, {"latency", "1 us"}}}},
@@ -93,7 +93,7 @@ TEST(ScaleUpRouting, TorusHostPairsTakeShortestChipPaths) {
 
 TEST(ScaleUpRouting, CxlPoolHostsAreNodesOfTheirOwn) {
   // Each host is its own locality node: the pool has no intra-node device pair to route.
-  const TopologyGraph g = build_ok({{"type", "cxl-pool"}, {"memory_devices", 2}}, 4);
+  const TopologyGraph g = build_scale_up({{"type", "cxl-pool"}, {"memory_devices", 2}}, 4);
   for (int d = 0; d < 4; ++d) EXPECT_EQ(g.node_of(d), d);
   const Router r(g);
   EXPECT_EQ(check_intra_node_pairs(g, r), 0);

@@ -11,13 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "../cli/hcsim_child.hpp"
+#include "../support/paths.hpp"
 
 namespace hcsim::test {
 namespace {
 
 using nlohmann::json;
-
-const std::string kQuickstart = std::string(HCSIM_SOURCE_DIR) + "/scenarios/quickstart.json";
 
 void write(const std::string& path, const json& j) { std::ofstream(path) << j.dump(2) << "\n"; }
 

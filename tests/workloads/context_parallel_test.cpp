@@ -13,11 +13,11 @@
 namespace hcsim {
 namespace {
 
-TransformerConfig gpt3() { return test::gpt3_175b(); }
+TransformerConfig gpt3_cp() { return test::gpt3_175b(); }
 
 double per_layer(int t, bool sp, Recompute r, int cp, bool flash = false) {
   ShardShape s{1, t, sp, flash, DType::bf16, cp};
-  return layer_activation_bytes(gpt3(), s, r).value();
+  return layer_activation_bytes(gpt3_cp(), s, r).value();
 }
 
 TEST(ContextParallel, ActivationsPerDeviceAreTable2OverCp) {
@@ -44,13 +44,13 @@ TEST(ContextParallel, StageMemoryActivationsDivideByCp) {
   StageShape sh;
   sh.layers = 12;
   sh.in_flight = 3;
-  const double a1 = stage_memory(gpt3(), one, w, sh).activations.value();
-  const double a4 = stage_memory(gpt3(), four, w, sh).activations.value();
+  const double a1 = stage_memory(gpt3_cp(), one, w, sh).activations.value();
+  const double a4 = stage_memory(gpt3_cp(), four, w, sh).activations.value();
   EXPECT_NEAR(a4 / a1, 0.25, 1e-12);
   // Model states: the same weights on every CP rank; ZeRO-1 shards the optimizer over dp*cp.
   four.zero = one.zero = 1;
   one.dp = 4;
-  EXPECT_DOUBLE_EQ(stage_memory(gpt3(), four, w, sh).optimizer.value(), stage_memory(gpt3(), one, w, sh).optimizer.value());
+  EXPECT_DOUBLE_EQ(stage_memory(gpt3_cp(), four, w, sh).optimizer.value(), stage_memory(gpt3_cp(), one, w, sh).optimizer.value());
 }
 
 TaskGraph lower(const TransformerConfig& c, const StrategySpec& st, std::int64_t batch) {

@@ -13,12 +13,12 @@
 namespace hcsim {
 namespace {
 
-TransformerConfig small() { return test::gpt_config(4, 1024, 16, 32000, 512); }
+TransformerConfig small_offload() { return test::gpt_config(4, 1024, 16, 32000, 512); }
 
 TEST(OffloadMemory, OptimizerStateLeavesTheDevice) {
   // Mixed-precision Adam: 12 B of state per parameter (Rajbhandari et al. SC20 §3.1, K = 12),
   // partitioned over dp under ZeRO >= 1; offloaded, none of it stays on the device.
-  const auto c = small();
+  const auto c = small_offload();
   WorkloadSpec w;
   const StageShape sh{0, 4, true, true, 1};
   for (int zero : {0, 1}) {
@@ -43,7 +43,7 @@ struct Lowered {
 
 Lowered lower(bool offload, int dp_replicas) {
   register_builtin_schedules();
-  const TransformerConfig c = small();
+  const TransformerConfig c = small_offload();
   StrategySpec st;
   st.dp = 4;
   st.offload = offload ? Offload::pool : Offload::none;

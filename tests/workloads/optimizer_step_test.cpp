@@ -16,7 +16,7 @@
 namespace hcsim {
 namespace {
 
-TransformerConfig gpt(int layers) { return test::gpt_config(layers, 1024, 16, 1024, 512); }
+TransformerConfig gpt_opt(int layers) { return test::gpt_config(layers, 1024, 16, 1024, 512); }
 
 TEST(OptimizerStep, BytesPerParameterFollowMegatronsMixedPrecisionStep) {
   const double shard = 1e6, params = 8e6;
@@ -60,7 +60,7 @@ double chunk_bytes(const std::vector<Item>& items) {
 
 TEST(GradAccumulation, SeparateAddsOneKernelPerTensorReadingTheGradientAndTheAccumulator) {
   register_builtin_schedules();
-  const TransformerConfig c = gpt(2);
+  const TransformerConfig c = gpt_opt(2);
   WorkloadSpec w;
   w.global_batch = 4;
   w.precision = DType::fp16;
@@ -92,7 +92,7 @@ TEST(GradAccumulation, SeparateAddsOneKernelPerTensorReadingTheGradientAndTheAcc
 }
 
 TEST(CrossEntropy, UnfusedIsMegatronsSixPassesInFp32FusedIsTwo) {
-  const TransformerConfig c = gpt(1);
+  const TransformerConfig c = gpt_opt(1);
   ShardShape s;
   s.micro_batch = 2;
   s.tp = 4;
