@@ -133,18 +133,6 @@ Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool
   return max(end, comm);
 }
 
-AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn& cost) {
-  std::vector<int> devices, siblings;
-  return analytical_step(
-      in,
-      [&](const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
-        g.devices(devices);
-        g.sibling_offsets(siblings);
-        return cost(devices, op, bytes, siblings);
-      },
-      nullptr);
-}
-
 AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cost, AnalyticalCache* cache) {
   const StrategySpec& st = *in.strategy;
   const StepPlan plan = build_step_plan(in, PlanDetail::totals, cache);

@@ -28,11 +28,6 @@
 
 namespace hcsim {
 
-// Time of one collective over `devices` (send_recv: two devices).
-// `siblings`: the offsets of the group's concurrent translates (DeviceGroup::sibling_offsets).
-using CollectiveCostFn = std::function<Seconds(const std::vector<int>& devices, CollectiveOp op, Bytes bytes,
-                                               const std::vector<int>& siblings)>;
-
 struct AnalyticalStage {
   Seconds compute{};     // per step: forward + backward + recompute compute
   Seconds tp_comm{};     // per step: tensor/sequence-parallel collectives (on the critical path)
@@ -52,8 +47,6 @@ struct AnalyticalResult {
   Seconds pipeline{};
   std::vector<AnalyticalStage> stages;
 };
-
-AnalyticalResult analytical_step(const LoweringInput& in, const CollectiveCostFn& cost);
 
 // ZeRO-3 / FSDP: one pass over units u = 0..n-1 in pass order, each with its compute and
 // tensor-parallel time c_u (busy), its all-gather g_u (0: none in this pass) and, backward,
@@ -76,8 +69,9 @@ using GroupCostFn = std::function<Seconds(const DeviceGroup& group, CollectiveOp
 // Chunk cost sums kept across analytical_step calls (workloads/step_plan.hpp).
 using AnalyticalCache = ChunkCache;
 
-// The same step with group-shaped collective costs and, optionally, a cache of chunk
-// sums (null: none). analytical_step(in, cost) is this with the groups listed.
+// The step in closed form, its collectives costed by `cost` on arithmetic device groups
+// (sim/driver/collective_times.hpp costs each group once), with, optionally, a cache of
+// chunk sums (null: none).
 AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cost, AnalyticalCache* cache);
 
 }  // namespace hcsim

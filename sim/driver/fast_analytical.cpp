@@ -1,12 +1,11 @@
 #include "sim/driver/fast_analytical.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "sim/collectives/cost.hpp"
+#include "sim/driver/collective_times.hpp"
 #include "sim/driver/offload_stream.hpp"
 #include "sim/driver/run.hpp"
 #include "workloads/analytical.hpp"
@@ -14,62 +13,6 @@
 
 namespace hcsim {
 namespace {
-
-// Collective times keyed by (group, op, bytes), open addressing with linear probing.
-class CostTable {
- public:
-  struct Key {
-    std::uint64_t group = 0;  // first | stride | count | op, packed
-    std::uint64_t bytes = 0;  // the double's bits
-    std::uint64_t siblings = 0;  // the two sibling axes' counts and strides, packed
-    bool operator==(const Key&) const = default;
-  };
-  static Key key(const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
-    const auto u = [](int x) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)) & 0xFFFFFu; };
-    const auto h = [](int x) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)) & 0xFFFFu; };
-    return {u(g.first) | u(g.stride) << 20 | u(g.count) << 40 | static_cast<std::uint64_t>(op) << 60,
-            std::bit_cast<std::uint64_t>(bytes.value()),
-            h(g.sib[0].count) | h(g.sib[0].stride) << 16 | h(g.sib[1].count) << 32 | h(g.sib[1].stride) << 48};
-  }
-  const Seconds* find(const Key& k) const {
-    if (slots_.empty()) return nullptr;
-    for (std::size_t i = slot(k);; i = (i + 1) & (slots_.size() - 1)) {
-      const Slot& s = slots_[i];
-      if (!s.used) return nullptr;
-      if (s.key == k) return &s.value;
-    }
-  }
-  void insert(const Key& k, Seconds v) {
-    if (2 * (size_ + 1) > slots_.size()) grow();
-    std::size_t i = slot(k);
-    while (slots_[i].used) i = (i + 1) & (slots_.size() - 1);
-    slots_[i] = {k, v, true};
-    ++size_;
-  }
-  [[nodiscard]] std::size_t size() const { return size_; }
-
- private:
-  struct Slot {
-    Key key;
-    Seconds value{};
-    bool used = false;
-  };
-  std::size_t slot(const Key& k) const {
-    std::uint64_t h = k.group * 0x9E3779B97F4A7C15ULL ^ (k.bytes + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL ^
-                      k.siblings * 0x165667B19E3779F9ULL;
-    h ^= h >> 29;
-    return static_cast<std::size_t>(h) & (slots_.size() - 1);
-  }
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(std::max<std::size_t>(1024, 2 * old.size()), Slot{});
-    size_ = 0;
-    for (const Slot& s : old)
-      if (s.used) insert(s.key, s.value);
-  }
-  std::vector<Slot> slots_;
-  std::size_t size_ = 0;
-};
 
 // A compute pool of the base cluster, with the figures of its device.
 struct Pool {
@@ -83,7 +26,7 @@ struct Pool {
 }  // namespace
 
 struct FastAnalytical::Impl {
-  explicit Impl(const Scenario& b) : base(b), model(b.topology), cache() {
+  explicit Impl(const Scenario& b) : base(b), model(b.topology), cache(), costs(model, b.simulation.collective_algorithm) {
     std::vector<int> index;  // attached PIM stacks are folded into their pool's device
     spans = compute_pool_spans(b, &index);
     for (const int k : index) {
@@ -104,8 +47,6 @@ struct FastAnalytical::Impl {
       pools.push_back(q);
     }
     if (pools.empty()) throw InputError("/cluster/pools", "a layout search needs a pool of compute devices", b.file);
-    if (b.device_count() >= (1 << 19))
-      throw InputError("/cluster/pools", "a layout search takes at most 524287 devices", b.file);
     strategy = b.strategy;
     in.model = &b.model;
     in.strategy = &strategy;
@@ -125,17 +66,6 @@ struct FastAnalytical::Impl {
     return schedules.back().second.get();
   }
 
-  Seconds collective(const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
-    if (g.count <= 1 || bytes <= Bytes{}) return Seconds{};
-    const CostTable::Key k = CostTable::key(g, op, bytes);
-    if (const Seconds* t = costs.find(k)) return *t;
-    g.devices(group);
-    g.sibling_offsets(siblings);
-    const Seconds t = analytical_collective_time(model, group, op, bytes, base.simulation.collective_algorithm, siblings);
-    costs.insert(k, t);
-    return t;
-  }
-
   [[nodiscard]] const Pool& stage_pool(int s) const { return pools[static_cast<std::size_t>(placed[static_cast<std::size_t>(s)])]; }
   LayoutRequest request(const FastLayout& l);
   LayoutIssue configure(const FastLayout& l);
@@ -146,8 +76,7 @@ struct FastAnalytical::Impl {
   const Scenario& base;
   CollectiveCostModel model;
   AnalyticalCache cache;
-  CostTable costs;
-  std::vector<int> group, siblings;
+  CollectiveTimes costs;
   std::vector<std::pair<std::string, std::unique_ptr<PipelineSchedule>>> schedules;
   StrategySpec strategy;
   WorkloadSpec workload;
@@ -159,7 +88,7 @@ struct FastAnalytical::Impl {
   double network_static_w = 0;  // the links' static power (energy.cpp: link_energy)
   std::unique_ptr<Router> router;  // offload to a pool: the streams' routes
   std::vector<Bytes> offloaded;    // offload to a pool: the state per device of each stage
-  GroupCostFn cost_fn = [this](const DeviceGroup& g, CollectiveOp op, Bytes bytes) { return collective(g, op, bytes); };
+  GroupCostFn cost_fn = [this](const DeviceGroup& g, CollectiveOp op, Bytes bytes) { return costs(g, op, bytes); };
 };
 
 // The layout rules (workloads/layout.hpp) for `l` on the first tp * pp * dp * cp devices of

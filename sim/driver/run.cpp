@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/collectives/cost.hpp"
+#include "sim/driver/collective_times.hpp"
 #include "sim/driver/offload_stream.hpp"
 #include "sim/engine/collective_plan.hpp"
 #include "sim/core/quantity.hpp"
@@ -148,11 +149,9 @@ MetricsOptions metrics_options(const Scenario& sc) {
 // network energy is the links' static part only.
 Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const std::vector<StageShape>& shapes) {
   const CollectiveCostModel model(sc.topology);
-  const std::string algo = sc.simulation.collective_algorithm;
+  CollectiveTimes times(model, sc.simulation.collective_algorithm);
   const AnalyticalResult a = analytical_step(
-      in, [&](const std::vector<int>& devs, CollectiveOp op, Bytes bytes, const std::vector<int>& siblings) {
-        return analytical_collective_time(model, devs, op, bytes, algo, siblings);
-      });
+      in, [&](const DeviceGroup& g, CollectiveOp op, Bytes bytes) { return times(g, op, bytes); }, nullptr);
   Metrics m;
   m.step_time = a.step_time;
   const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;

@@ -1,0 +1,93 @@
+#pragma once
+// Collective times of one topology, each costed once: keyed by the arithmetic device group
+// (workloads/layout.hpp: first, stride, count and the two sibling axes), the operation and
+// the bytes, which are all the cost model reads. The analytical step asks the same question
+// many times -- every ZeRO-3 unit of a stage gathers the same bytes over the same group,
+// every micro-batch sends the same activation -- and the search asks it again for every
+// layout that shares a group; the cost model's answer (routing every transfer of every
+// candidate algorithm) is what takes the time. Open addressing with linear probing.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/collectives/cost.hpp"
+#include "sim/driver/run.hpp"
+#include "workloads/layout.hpp"
+
+namespace hcsim {
+
+class CollectiveTimes {
+ public:
+  CollectiveTimes(const CollectiveCostModel& model, std::string algorithm)
+      : model_(model), algorithm_(std::move(algorithm)) {}
+
+  // The time of `op` moving `bytes` per rank over `g` (0 for a group of one or no bytes).
+  Seconds operator()(const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
+    if (g.count <= 1 || bytes <= Bytes{}) return Seconds{};
+    const Key k{g.first, g.stride, g.count, static_cast<int>(op), g.sib[0].count, g.sib[0].stride,
+                g.sib[1].count, g.sib[1].stride, std::bit_cast<std::uint64_t>(bytes.value())};
+    if (const Seconds* t = find(k)) return *t;
+    g.devices(group_);
+    g.sibling_offsets(siblings_);
+    const Seconds t = analytical_collective_time(model_, group_, op, bytes, algorithm_, siblings_);
+    insert(k, t);
+    return t;
+  }
+  [[nodiscard]] std::size_t size() const { return size_; }
+
+ private:
+  struct Key {
+    int first = 0, stride = 0, count = 0, op = 0;
+    int sib0_count = 0, sib0_stride = 0, sib1_count = 0, sib1_stride = 0;
+    std::uint64_t bytes = 0;  // the double's bits
+    bool operator==(const Key&) const = default;
+  };
+  struct Slot {
+    Key key;
+    Seconds value{};
+    bool used = false;
+  };
+  static std::uint64_t word(int a, int b) {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b);
+  }
+  std::size_t slot(const Key& k) const {
+    std::uint64_t h = word(k.first, k.stride) * 0x9E3779B97F4A7C15ULL ^ word(k.count, k.op) * 0xC2B2AE3D27D4EB4FULL ^
+                      (k.bytes + 0x632BE59BD9B4E019ULL) * 0x165667B19E3779F9ULL ^
+                      word(k.sib0_count, k.sib0_stride) * 0x27D4EB2F165667C5ULL ^
+                      word(k.sib1_count, k.sib1_stride) * 0x94D049BB133111EBULL;
+    h ^= h >> 29;
+    return static_cast<std::size_t>(h) & (slots_.size() - 1);
+  }
+  const Seconds* find(const Key& k) const {
+    if (slots_.empty()) return nullptr;
+    for (std::size_t i = slot(k);; i = (i + 1) & (slots_.size() - 1)) {
+      const Slot& s = slots_[i];
+      if (!s.used) return nullptr;
+      if (s.key == k) return &s.value;
+    }
+  }
+  void insert(const Key& k, Seconds v) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    std::size_t i = slot(k);
+    while (slots_[i].used) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = {k, v, true};
+    ++size_;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<std::size_t>(1024, 2 * old.size()), Slot{});
+    size_ = 0;
+    for (const Slot& s : old)
+      if (s.used) insert(s.key, s.value);
+  }
+
+  const CollectiveCostModel& model_;
+  std::string algorithm_;
+  std::vector<int> group_, siblings_;
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace hcsim
