@@ -117,7 +117,8 @@ void add_cxl(PresetLibrary& lib) {
   const std::string notes =
       "load latency: CXL adds ~70-90 ns over local DRAM (Pond, ASPLOS'23, hardware.md §5 [S]); switch hop ESTIMATE "
       "70 ns (switched CXL adds ~100-200 ns in total, same table); efficiency ESTIMATE 0.8 as PCIe; 5.5 pJ/bit SerDes";
-  add_link_preset(lib, "cxl2", "cxl", cx("64 GB/s"), "CXL 2.0 on PCIe 5.0 x16, 64 GB/s per direction (hardware.md §5 [S]); " + notes,
+  add_link_preset(lib, "cxl2", "cxl", cx("64 GB/s"),
+      "CXL 2.0 on PCIe 5.0 x16, 64 GB/s per direction (hardware.md §5 [S]); " + notes,
       "CXL 2.0 memory link, PCIe 5.0 x16");
   add_link_preset(lib, "cxl3", "cxl", cx("128 GB/s"),
       "CXL 3.0 on PCIe 6.0 x16, 128 GB/s per direction (hardware.md §5 [S]); " + notes,

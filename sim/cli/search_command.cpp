@@ -105,7 +105,8 @@ int run_search_command(const SearchArgs& a) {
   }
   std::vector<std::size_t> top(r.ranking.begin(),
                                r.ranking.begin() + static_cast<long>(std::min(spec.top_k, r.ranking.size())));
-  std::cout << fmt::format("\nbest {} by {}:\n{}", top.size(), sweep::objective_name(spec.objective), search_table(r, top));
+  std::cout << fmt::format("\nbest {} by {}:\n{}", top.size(), sweep::objective_name(spec.objective),
+                           search_table(r, top));
   std::cout << fmt::format("\nPareto front (step time vs energy per token vs devices), {} layouts:\n{}",
                            r.pareto.size(), search_table(r, r.pareto));
   std::cout << fmt::format("\nbest layout: {}\nwritten: {}/best_scenario.json, {}/candidates.csv, "

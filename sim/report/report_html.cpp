@@ -5,9 +5,9 @@
 #include "report.hpp"
 #include "sim/core/quantity.hpp"
 #include "sim/report/html_page.hpp"
-#include "sim/report/report_text.hpp"
 #include "sim/report/html_svg.hpp"
 #include "sim/report/html_timeline.hpp"
+#include "sim/report/report_text.hpp"
 
 namespace hcsim {
 namespace {
@@ -63,8 +63,8 @@ std::string summary(const Scenario& sc, const json& rep) {
       {"MFU", pct(num(rep, "mfu"))},
       {"HFU", pct(num(rep, "hfu"))},
       {"bubble", pct(num(rep, "bubble_fraction"))},
-      {"memory/device", fmt::format("{} of {} GiB", gib2(num(rep["memory"], "peak_bytes")),
-                                    gib2(num(rep["memory"], "capacity_bytes")))},
+      {"memory/device",
+       fmt::format("{} of {} GiB", gib2(num(rep["memory"], "peak_bytes")), gib2(num(rep["memory"], "capacity_bytes")))},
       {"energy/step", si(num(rep["energy"], "it_j"), Dim::energy)},
   });
   body += html::table({"", "value"}, {

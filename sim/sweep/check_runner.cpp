@@ -43,22 +43,23 @@ CheckOutcome judge_value(const Expectation& x, double got) {
     const double tol = std::max(x.rel_tolerance.value_or(0) * std::fabs(*x.value), x.abs_tolerance.value_or(0));
     const double diff = got - *x.value;
     ok = std::fabs(diff) <= tol;
-    expected = fmt::format("{} = {} ± {} ({} .. {})", x.metric, num_text(*x.value), num_text(tol), num_text(*x.value - tol),
-                           num_text(*x.value + tol));
+    expected = fmt::format("{} = {} ± {} ({} .. {})", x.metric, num_text(*x.value), num_text(tol),
+                           num_text(*x.value - tol), num_text(*x.value + tol));
     if (!ok)
-      o.message = fmt::format("{}: expected {}; got {}, {} {} ({} {} than allowed)", who, expected, num_text(got),
-                              *x.value != 0 ? pct(std::fabs(diff / *x.value)) : num_text(std::fabs(diff)),
-                              diff > 0 ? "above" : "below", num_text(std::fabs(diff) - tol), diff > 0 ? "higher" : "lower");
+      o.message =
+          fmt::format("{}: expected {}; got {}, {} {} ({} {} than allowed)", who, expected, num_text(got),
+                      *x.value != 0 ? pct(std::fabs(diff / *x.value)) : num_text(std::fabs(diff)),
+                      diff > 0 ? "above" : "below", num_text(std::fabs(diff) - tol), diff > 0 ? "higher" : "lower");
   }
   if (ok && x.at_most && got > *x.at_most) {
     ok = false;
-    o.message = fmt::format("{}: expected {} <= {}; got {}, {} above", who, x.metric, num_text(*x.at_most), num_text(got),
-                            num_text(got - *x.at_most));
+    o.message = fmt::format("{}: expected {} <= {}; got {}, {} above", who, x.metric, num_text(*x.at_most),
+                            num_text(got), num_text(got - *x.at_most));
   }
   if (ok && x.at_least && got < *x.at_least) {
     ok = false;
-    o.message = fmt::format("{}: expected {} >= {}; got {}, {} below", who, x.metric, num_text(*x.at_least), num_text(got),
-                            num_text(*x.at_least - got));
+    o.message = fmt::format("{}: expected {} >= {}; got {}, {} below", who, x.metric, num_text(*x.at_least),
+                            num_text(got), num_text(*x.at_least - got));
   }
   if (ok) o.message = fmt::format("{}: {} = {}", who, x.metric, num_text(got));
   o.status = ok ? "pass" : "fail";

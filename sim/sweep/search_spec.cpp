@@ -76,8 +76,9 @@ void parse_space(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
     d.error("/space", "expected an object of lists");
     return;
   }
-  check_known_keys(sp, {"tp", "pp", "dp", "micro_batch", "schedule", "interleave", "recompute", "zero", "sequence_parallel"},
-             "/space", d);
+  check_known_keys(
+      sp, {"tp", "pp", "dp", "micro_batch", "schedule", "interleave", "recompute", "zero", "sequence_parallel"},
+      "/space", d);
   read_list(sp, "tp", s.space.tp, d);
   read_list(sp, "pp", s.space.pp, d);
   read_list(sp, "dp", s.space.dp, d);
@@ -146,9 +147,10 @@ SearchSpec parse_search(const nlohmann::json& doc, const std::string& file) {
   SearchSpec s;
   s.file = file;
   if (!doc.is_object()) throw InputError("", "a search file is a JSON object with \"base\"", file);
-  check_known_keys(doc, {"description", "base", "objective", "max_devices", "device_counts", "max_power_w", "top_k",
-                   "prune_mode", "space"},
-             "", d);
+  check_known_keys(doc,
+                   {"description", "base", "objective", "max_devices", "device_counts", "max_power_w", "top_k",
+                    "prune_mode", "space"},
+                   "", d);
   if (!doc.contains("base")) d.error("/base", "missing: a scenario file name or an inline scenario");
   else {
     try {

@@ -14,7 +14,6 @@
 namespace hcsim {
 namespace {
 
-
 // N nodes of g GPUs, NVSwitches that reduce. NVLink 300 GB/s x 0.8 = B_nv = 240 GB/s, 1 us an
 // edge (GPU -> switch -> GPU: alpha = 2 us); one NIC per GPU, 50 GB/s, 1 us, all on one leaf
 // of 64 ports (GPU -> NIC -> leaf -> NIC -> GPU: alpha = 2 us, B_nic = 50 GB/s, no spine).
@@ -171,11 +170,13 @@ TEST(NvlsTree, AutoPicksItForLargeBuffersWhereSwitchesReduce) {
   // Small buffers: its 25 + 2 x 20.9 us latency loses to the trees and rings.
   const TopologyGraph topo = cluster(2, 8), no_reduction = cluster(2, 8, false);
   const CollectiveCostModel m(topo);
-  EXPECT_EQ(m.estimate(testing::first_devices(16), CollectiveOp::all_reduce, Bytes(1073741824.0)).algorithm, "nvls_tree");
+  EXPECT_EQ(m.estimate(testing::first_devices(16), CollectiveOp::all_reduce, Bytes(1073741824.0)).algorithm,
+            "nvls_tree");
   EXPECT_NE(m.estimate(testing::first_devices(16), CollectiveOp::all_reduce, Bytes(65536)).algorithm, "nvls_tree");
   // Without reducing switches it is not a candidate, and naming it is refused with why.
   const CollectiveCostModel plain(no_reduction);
-  EXPECT_NE(plain.estimate(testing::first_devices(16), CollectiveOp::all_reduce, Bytes(1073741824.0)).algorithm, "nvls_tree");
+  EXPECT_NE(plain.estimate(testing::first_devices(16), CollectiveOp::all_reduce, Bytes(1073741824.0)).algorithm,
+            "nvls_tree");
   try {
     (void)plain.estimate(testing::first_devices(16), CollectiveOp::all_reduce, Bytes(1073741824.0), "nvls_tree");
     ADD_FAILURE() << "nvls_tree ran without reducing switches";
@@ -195,9 +196,11 @@ TEST(NvlsTree, InNetworkOnOneNodeTakesNcclsNvlsFigures) {
     const auto e = m.estimate(testing::first_devices(n), CollectiveOp::all_reduce, Bytes(s), "in_network");
     const double want = kAlphaNvls + s * (n + 1) / (n * share * kBnv) + 25e-6;
     EXPECT_NEAR(e.time.value(), want, want * 1e-9) << n;
-    EXPECT_EQ(m.estimate(testing::first_devices(n), CollectiveOp::all_reduce, Bytes(s)).algorithm, n == 4 ? "ring" : "in_network");
+    EXPECT_EQ(m.estimate(testing::first_devices(n), CollectiveOp::all_reduce, Bytes(s)).algorithm,
+              n == 4 ? "ring" : "in_network");
     // 8 KiB: 25 us loses to LL rings and trees.
-    EXPECT_NE(m.estimate(testing::first_devices(n), CollectiveOp::all_reduce, Bytes(8192)).algorithm, "in_network") << n;
+    EXPECT_NE(m.estimate(testing::first_devices(n), CollectiveOp::all_reduce, Bytes(8192)).algorithm, "in_network")
+        << n;
   }
 }
 

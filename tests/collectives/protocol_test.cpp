@@ -113,7 +113,8 @@ TEST(CollectiveProtocol, TreePaysItsStepLatencyPerLevelNotPerChunk) {
   const CollectiveCostModel ideal(g, {.protocols = ProtocolSet::ideal()});
   const CollectiveCostModel m(g, {.protocols = one(1, f_tree, base, l, 1e15, 1, 1)});
   for (double s : {8.0, 1048576.0, 268435456.0}) {
-    const auto net = ideal.estimate(testing::first_devices(8), CollectiveOp::all_reduce, Bytes(s), "double_binary_tree");
+    const auto net =
+        ideal.estimate(testing::first_devices(8), CollectiveOp::all_reduce, Bytes(s), "double_binary_tree");
     const auto e = m.estimate(testing::first_devices(8), CollectiveOp::all_reduce, Bytes(s), "double_binary_tree");
     const double want = net.time.value() + base + 2 * 3 * l + net.bandwidth_term.value() * (1 / f_tree - 1);
     EXPECT_NEAR(e.time.value(), want, want * 1e-12) << s;
@@ -124,7 +125,8 @@ TEST(CollectiveProtocol, TreePaysItsStepLatencyPerLevelNotPerChunk) {
 TEST(CollectiveProtocol, InNetworkReductionRunsSimpleOnly) {
   // tuning.cc: NVLS and NVLS-tree are costed for the Simple protocol alone.
   const TopologyGraph g = build_proto({{"type", "nvswitch-cluster"}, {"nvswitch_reduction", true}}, 8);
-  const auto e = CollectiveCostModel(g).estimate(testing::first_devices(8), CollectiveOp::all_reduce, Bytes(8), "in_network");
+  const auto e =
+      CollectiveCostModel(g).estimate(testing::first_devices(8), CollectiveOp::all_reduce, Bytes(8), "in_network");
   EXPECT_EQ(e.protocol, "Simple");
 }
 

@@ -27,13 +27,15 @@ void expect_partition(const Metrics& m) {
     EXPECT_GE(d.bubble.value(), 0);
     EXPECT_GE(d.idle.value(), 0);
     for (Seconds x : d.exposed_comm) EXPECT_GE(x.value(), 0);
-    EXPECT_NEAR(d.compute.value() + d.exposed_comm_total().value() + d.bubble.value() + d.idle.value(), step, kSumRoundingMetrics * step)
+    EXPECT_NEAR(d.compute.value() + d.exposed_comm_total().value() + d.bubble.value() + d.idle.value(), step,
+                kSumRoundingMetrics * step)
         << "device " << d.device;
   }
   for (const auto& s : m.stages) {
     double comm = 0;
     for (Seconds x : s.exposed_comm) comm += x.value();
-    EXPECT_NEAR(s.compute.value() + comm + s.bubble.value() + s.idle.value(), step, kSumRoundingMetrics * step) << "stage " << s.stage;
+    EXPECT_NEAR(s.compute.value() + comm + s.bubble.value() + s.idle.value(), step, kSumRoundingMetrics * step)
+        << "stage " << s.stage;
   }
 }
 

@@ -50,7 +50,8 @@ TEST(ContextParallel, StageMemoryActivationsDivideByCp) {
   // Model states: the same weights on every CP rank; ZeRO-1 shards the optimizer over dp*cp.
   four.zero = one.zero = 1;
   one.dp = 4;
-  EXPECT_DOUBLE_EQ(stage_memory(gpt3_cp(), four, w, sh).optimizer.value(), stage_memory(gpt3_cp(), one, w, sh).optimizer.value());
+  EXPECT_DOUBLE_EQ(stage_memory(gpt3_cp(), four, w, sh).optimizer.value(),
+                   stage_memory(gpt3_cp(), one, w, sh).optimizer.value());
 }
 
 TaskGraph lower(const TransformerConfig& c, const StrategySpec& st, std::int64_t batch) {
