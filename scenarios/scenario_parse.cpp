@@ -58,6 +58,8 @@ LayoutRequest layout_request(const Scenario& sc) {
   r.global_batch = sc.workload.global_batch;
   r.micro_batch = sc.workload.micro_batch;
   r.layers_per_stage = &sc.strategy.layers_per_stage;
+  r.sequence_parallel = sc.strategy.sequence_parallel;
+  r.zero = sc.strategy.zero;
   r.uniform_stages = std::all_of(sc.stage_pool.begin(), sc.stage_pool.end(), [&](int p) {
     return same_device_model(sc.pools[p], sc.pools[sc.stage_pool[0]]);
   });
@@ -225,6 +227,24 @@ struct Parser {
     if (c.heads % c.kv_heads != 0)
       diag.error("/workload/model/overrides/kv_heads",
                  fmt::format("heads {} must be divisible by kv_heads {}", c.heads, c.kv_heads));
+    moe_rules(c, resolved);
+  }
+
+  // Mixture of experts: the MoE keys need experts > 0, k of E experts, an MoE layer at all.
+  void moe_rules(const TransformerConfig& c, const nlohmann::json& resolved) {
+    const std::string at = "/workload/model/overrides/";
+    if (!c.is_moe()) {
+      for (const char* k : {"top_k", "expert_ffn_hidden", "shared_ffn_hidden", "moe_first_dense", "moe_every",
+                            "capacity_factor", "router_skew"})
+        if (resolved.is_object() && resolved.contains(k) && !resolved[k].is_null())
+          diag.error(at + k, fmt::format("\"{}\" is an MoE setting: it needs \"experts\" > 0", k));
+      return;
+    }
+    if (c.moe.top_k > c.moe.experts)
+      diag.error(at + "top_k", fmt::format("top_k = {} exceeds the {} experts", c.moe.top_k, c.moe.experts));
+    if (c.moe_layers(0, c.layers) == 0)
+      diag.error(at + "moe_first_dense",
+                 fmt::format("no MoE layer: the first {} of {} layers are dense", c.moe.first_dense, c.layers));
   }
 
   void workload(const Params& w) {
@@ -244,6 +264,7 @@ struct Parser {
     st.tp = static_cast<int>(s.integer("tp"));
     st.pp = static_cast<int>(s.integer("pp"));
     st.cp = static_cast<int>(s.integer("cp"));
+    st.ep = static_cast<int>(s.integer("ep"));
     st.schedule = s.string("schedule");
     st.interleave = static_cast<int>(s.integer("interleave"));
     st.sequence_parallel = s.boolean("sequence_parallel");
@@ -285,6 +306,10 @@ struct Parser {
       if (k == "dp") {
         if (sc.strategy.zero == 3)
           diag.error(path, "a gradient codec does not apply under zero 3: its per-unit reduce-scatters are not compressed");
+        if (sc.model.is_moe())
+          diag.error(path,
+                     "a gradient codec of an MoE model is not modelled (its experts' gradients reduce over other "
+                     "groups)");
         sc.dp_codec = codec;
         sc.strategy.dp_codec = codec.get();
         sc.strategy.dp_on_incompatible = cfg->on_incompatible;

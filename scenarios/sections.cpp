@@ -89,6 +89,9 @@ const ParamTable& strategy() {
       {.name = "cp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 4096,
        .help = "context-parallel degree: each rank holds s/cp tokens, attention as a K/V ring (causal: s a multiple "
                "of 2*cp, load-balanced chunks)"},
+      {.name = "ep", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 65536,
+       .help = "expert-parallel degree (MoE models): each MoE layer's routed experts spread over groups of ep devices "
+               "of a stage, tokens exchanged by all-to-all; divides the experts and dp*cp*tp"},
       {.name = "schedule", .kind = ParamKind::choice, .def = "1f1b",
        .choices = [] {
          register_builtin_schedules();

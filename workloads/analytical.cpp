@@ -151,6 +151,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     ShardCosts shard(lay, sp.sharding, s, cost);
     PassCost f, b;
     Seconds cp_f{}, cp_b{};  // exposed ring-attention sends per micro-batch
+    Seconds ep_f{}, ep_b{};  // MoE all-to-alls per micro-batch
     Seconds zf{}, zb{};      // exposed ZeRO-3 / FSDP gathers and reductions per micro-batch
     for (int ch = 0; ch < v; ++ch) {
       const ChunkTotals& ct = *sp.totals[static_cast<std::size_t>(ch)];
@@ -158,6 +159,8 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       add_pass(b, tp.pass(ct.bwd, ct.comm_bytes));
       cp_f += ring_exposed(ct.fwd, lay, s, cost);
       cp_b += ring_exposed(ct.bwd, lay, s, cost);
+      for (const EpComm& e : ct.fwd.ep) ep_f += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
+      for (const EpComm& e : ct.bwd.ep) ep_b += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
       if (sp.sharding.on) {
         zf += shard.exposed(ct.fwd, false, tp, ct.comm_bytes);
         zb += shard.exposed(ct.bwd, true, tp, ct.comm_bytes);
@@ -183,12 +186,13 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     a.compute = m * (f.compute + b.compute);
     a.tp_comm = m * (f.comm + b.comm);
     a.cp_comm = m * (cp_f + cp_b);
+    a.ep_comm = m * (ep_f + ep_b);
     a.pp_comm = m * pp;
     a.flops = m * (f.flops + b.flops);
     a.model_flops = m * (f.model_flops + b.model_flops);
     a.dynamic_energy = m * (f.energy + b.energy);
-    c[static_cast<std::size_t>(s)] = f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b + zf + zb;
-    bwd[static_cast<std::size_t>(s)] = b.compute + b.comm + cp_b + zb;
+    c[static_cast<std::size_t>(s)] = f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b + ep_f + ep_b + zf + zb;
+    bwd[static_cast<std::size_t>(s)] = b.compute + b.comm + cp_b + ep_b + zb;
   }
   const Seconds cmax = *std::max_element(c.begin(), c.end());
   const Seconds csum = std::accumulate(c.begin(), c.end(), Seconds{});
@@ -200,10 +204,10 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   for (int s = 0; s < p; ++s) {
     auto& a = r.stages[static_cast<std::size_t>(s)];
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
-    const DeviceGroup replicas = lay.replica_group(s);
+    const DeviceGroup replicas = lay.replica_group(s), expert_replicas = lay.expert_replica_group(s);
     Seconds dp_total{}, dp_last{};
     for (const BucketPoint& bp : sp.buckets) {
-      dp_last = reduction_time(bp.reduction, replicas, cost);
+      dp_last = reduction_time(bp.reduction, replicas, cost) + reduction_time(bp.expert, expert_replicas, cost);
       dp_total += bp.repeat * dp_last;
     }
     a.dp_exposed = st.overlap_dp ? max(dp_last, dp_total - bwd[static_cast<std::size_t>(s)] / v) : dp_total;
@@ -211,6 +215,8 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     if (!in.offload_stream.empty()) a.offload = 2.0 * in.offload_stream[static_cast<std::size_t>(s)];
     a.dynamic_energy += sp.optimizer.energy;
     if (sp.zero_gather_bytes > Bytes{}) a.optimizer += cost(replicas, CollectiveOp::all_gather, sp.zero_gather_bytes);
+    if (sp.expert_gather_bytes > Bytes{})
+      a.optimizer += cost(expert_replicas, CollectiveOp::all_gather, sp.expert_gather_bytes);
     const Seconds last_backward = r.pipeline - drain;
     r.step_time = max(r.step_time, last_backward + a.dp_exposed + a.offload + a.optimizer);
     drain += bwd[static_cast<std::size_t>(s)] / v;
@@ -219,7 +225,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     auto& a = r.stages[static_cast<std::size_t>(s)];
     // ZeRO-3 / FSDP's exposed gathers and reductions are inside the pipeline's passes.
     const Seconds zero3 = shard_x[static_cast<std::size_t>(s)];
-    a.bubble = max(Seconds{}, r.pipeline - a.compute - a.tp_comm - a.cp_comm - a.pp_comm - zero3);
+    a.bubble = max(Seconds{}, r.pipeline - a.compute - a.tp_comm - a.cp_comm - a.ep_comm - a.pp_comm - zero3);
     a.idle = max(Seconds{}, r.step_time - r.pipeline - a.dp_exposed - a.offload - a.optimizer);
     a.dp_exposed += zero3;
   }

@@ -17,6 +17,9 @@
 // sharded_pass_time (below), and what it adds to the units' compute is part of c_s.
 // Context parallelism: c_s also holds the ring-attention sends attention blocks do not
 // hide; data-parallel groups span the dp * cp ranks of equal weights.
+// MoE: c_s also holds each pass's dispatch and combine all-to-alls over the expert group;
+// the routed experts' gradient reductions (and ZeRO-1/2 gathers) run over the expert
+// replica group beside the others, in the same buckets.
 // Collective times come from a callback (the topology-aware collective cost model), so
 // this file knows no topology.
 
@@ -32,6 +35,7 @@ struct AnalyticalStage {
   Seconds compute{};     // per step: forward + backward + recompute compute
   Seconds tp_comm{};     // per step: tensor/sequence-parallel collectives (on the critical path)
   Seconds cp_comm{};     // per step: ring-attention sends not hidden behind attention blocks
+  Seconds ep_comm{};     // per step: MoE dispatch and combine all-to-alls (on the critical path)
   Seconds pp_comm{};     // per step: pipeline sends on the critical path
   Seconds dp_exposed{};  // gradient collectives not hidden behind the last backward
   Seconds optimizer{};   // optimizer (+ ZeRO parameter all-gather)

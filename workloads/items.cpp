@@ -42,18 +42,36 @@ class ItemBuilder {
                             static_cast<double>(c_.kv_heads * c_.head_dim() / st_.tp) * dtype_bytes(storage_dtype(shape_.dtype)));
     layer_ops_ = transformer_layer_ops(c_, shape_);
     if (sharded_parameters(st_)) units_ = layer_units(c_, st_.sharding, layer_ops_, st_.tp);
+    if (c_.is_moe()) {
+      moe_ops_ = moe_layer_ops(c_, shape_);
+      // Attention, norms, router and shared experts split over tp; the routed experts over ep.
+      moe_dense_params_ = c_.moe_dense_params() / st_.tp;
+      moe_expert_params_ = c_.moe_expert_params() / st_.ep;
+    }
   }
 
   [[nodiscard]] Bytes act_bytes() const { return act_bytes_; }
 
-  ChunkItems build(int layers, bool embedding, bool head) {
+  // The chunk's layers first_layer .. first_layer + layers - 1 (kinds: MoE or dense).
+  ChunkItems build(int layers, bool embedding, bool head, int first_layer = 0) {
+    std::vector<bool> moe(static_cast<std::size_t>(layers));
+    for (int l = 0; l < layers; ++l) moe[static_cast<std::size_t>(l)] = c_.moe_layer(first_layer + l);
+    return build_kinds(moe, embedding, head);
+  }
+
+  // A chunk whose layer l is an MoE layer where moe[l].
+  ChunkItems build_kinds(const std::vector<bool>& moe, bool embedding, bool head) {
+    const int layers = static_cast<int>(moe.size());
     ChunkItems out;
     const double head_params =
         (!c_.tied_embeddings || !embedding) ? static_cast<double>(c_.vocab) * static_cast<double>(c_.hidden) / st_.tp : 0.0;
     const double emb_params = c_.embedding_params() / st_.tp;
     const std::vector<LayerUnit> whole{{0, 0, 0}};  // one unit of the end's own parameters
     if (embedding) forward_ops(embedding_ops(c_, shape_), out.fwd, Phase::forward, units(whole, emb_params));
-    for (int l = 0; l < layers; ++l) forward_ops(layer_ops_, out.fwd, Phase::forward, units_, l);
+    auto ops = [&](int l) -> const std::vector<LayerOp>& {
+      return moe[static_cast<std::size_t>(l)] ? moe_ops_ : layer_ops_;
+    };
+    for (int l = 0; l < layers; ++l) forward_ops(ops(l), out.fwd, Phase::forward, units_, l);
     if (head) forward_ops(head_ops(c_, shape_), out.fwd, Phase::forward, units(whole, head_params));
 
     if (head) {
@@ -61,18 +79,25 @@ class ItemBuilder {
       accumulate(out.bwd, head_params, 1);
       bucket(out, Bytes(head_params * grad_e_));
     }
-    for (int l = 0; l < layers; ++l) {
+    for (int l = layers - 1; l >= 0; --l) {  // backward runs the layers last to first
+      const bool is_moe = moe[static_cast<std::size_t>(l)];
+      const double dense = is_moe ? moe_dense_params_ : c_.layer_params() / st_.tp;
+      const double expert = is_moe ? moe_expert_params_ : 0.0;
       // Full recomputation runs the layer's forward again inside its backward: the whole
       // layer is gathered for both.
       if (st_.recompute == Recompute::full) {
-        unit(out.bwd, c_.layer_params() / st_.tp, sum_gathered(units_));
-        forward_ops(layer_ops_, out.bwd, Phase::recompute, {}, l);
-        backward_ops(layer_ops_, out.bwd, {}, l);
+        unit(out.bwd, dense, sum_gathered(units_));
+        forward_ops(ops(l), out.bwd, Phase::recompute, {}, l);
+        backward_ops(ops(l), out.bwd, {}, l);
       } else {
-        backward_ops(layer_ops_, out.bwd, units_, l);
+        backward_ops(ops(l), out.bwd, units_, l);
       }
-      accumulate(out.bwd, c_.layer_params() / st_.tp, c_.layer_tensors());
-      bucket(out, Bytes(c_.layer_params() / st_.tp * grad_e_));
+      // An MoE layer's tensors: the dense layer's, the router, and per local expert its
+      // two or three matrices (and two biases for GPT).
+      const auto local = static_cast<int>(c_.moe.experts / std::max(1, st_.ep));
+      const int tensors = c_.layer_tensors() + (is_moe ? 1 + local * (c_.gated_mlp ? 3 : 4) : 0);
+      accumulate(out.bwd, dense + expert, tensors);
+      bucket(out, Bytes(dense * grad_e_), Bytes(expert * grad_e_));
     }
     if (embedding) {
       backward_ops(embedding_ops(c_, shape_), out.bwd, units(whole, emb_params));
@@ -117,13 +142,29 @@ class ItemBuilder {
     k.launches = tensors;
     compute(out, k, Phase::backward, Flops{});
   }
-  void bucket(ChunkItems& out, Bytes grad_bytes) {
+  // A bucket marker: `grad_bytes` of gradients ready (of which `expert` are routed experts'
+  // gradients, reduced over the expert replica group).
+  void bucket(ChunkItems& out, Bytes grad_bytes, Bytes expert = Bytes{}) {
     Item b;
     b.kind = Item::Kind::bucket;
     b.grad_bytes = grad_bytes;
+    b.expert_grad_bytes = expert;
     out.bwd.push_back(b);
     out.grad_bytes += grad_bytes;
     out.markers.push_back(grad_bytes);
+    if (c_.is_moe()) {
+      out.expert_grad_bytes += expert;
+      out.expert_markers.push_back(expert);
+    }
+  }
+  // An MoE dispatch or combine over the expert-parallel group (none with ep = 1).
+  void ep_comm(std::vector<Item>& out, Bytes bytes) {
+    if (st_.ep <= 1 || bytes <= Bytes{}) return;
+    Item it;
+    it.kind = Item::Kind::ep_comm;
+    it.op = CollectiveOp::all_to_all;
+    it.comm_bytes = bytes;
+    out.push_back(it);
   }
 
   void compute(std::vector<Item>& out, const Kernel& k, Phase phase, Flops model_flops) {
@@ -188,6 +229,7 @@ class ItemBuilder {
       const bool ub = userbuffers();
       if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather, ub);
       if (ub && op.tp_allreduce_after) comm(out, CollectiveOp::reduce_scatter, true);
+      ep_comm(out, op.ep_all_to_all);
       const Flops mf = phase == Phase::forward ? op.kernel.flops * op.model_work : Flops{};
       if (op.attention_core) attention(out, op.kernel, phase, mf, kv_block_bytes_);
       else if (ub && (op.column_parallel || op.tp_allreduce_after)) compute_chunked(out, op.kernel, phase, mf);
@@ -232,10 +274,13 @@ class ItemBuilder {
         const bool async = op.column_parallel && st_.tp_overlap != TpOverlap::none;
         const CollectiveOp grad_op = st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
         if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather, async);
-        if (op.tp_allreduce_after && userbuffers()) compute_chunked(out, backward_gemm(f, false), Phase::backward, f.flops);
-        else compute(out, backward_gemm(f, false), Phase::backward, f.flops);
+        const Flops mf = f.flops * op.model_work;
+        if (op.tp_allreduce_after && userbuffers())
+          compute_chunked(out, backward_gemm(f, false), Phase::backward, mf);
+        else
+          compute(out, backward_gemm(f, false), Phase::backward, mf);
         if (async) comm(out, grad_op, true);
-        compute(out, backward_gemm(f, true), Phase::backward, f.flops);
+        compute(out, backward_gemm(f, true), Phase::backward, mf);
         if (op.column_parallel && !async) comm(out, grad_op);
       } else {
         Kernel b = f;
@@ -251,6 +296,8 @@ class ItemBuilder {
         if (op.attention_core) attention(out, b, Phase::backward, model, 2.0 * kv_block_bytes_);
         else compute(out, b, Phase::backward, model);
       }
+      // The gradient of a dispatch or combine goes back the way the tokens came.
+      ep_comm(out, op.ep_all_to_all);
       name_from(out, first, op.name, layer);
     }
   }
@@ -263,6 +310,8 @@ class ItemBuilder {
   Bytes act_bytes_{}, kv_block_bytes_{};
   double grad_e_ = 2;  // bytes of a gradient element (MainGrads)
   std::vector<LayerOp> layer_ops_;
+  std::vector<LayerOp> moe_ops_;                         // of an MoE layer (MoE models)
+  double moe_dense_params_ = 0, moe_expert_params_ = 0;  // of an MoE layer on this device
   std::vector<LayerUnit> units_;  // of one layer; empty without ZeRO-3 / FSDP
 };
 
@@ -280,6 +329,10 @@ void add_counted(std::vector<T>& list, const T& r, Same same) {
 
 void add_ring(std::vector<CpRing>& rings, const CpRing& r) {
   add_counted(rings, r, [](const CpRing& a, const CpRing& b) { return a.t == b.t && a.bytes == b.bytes; });
+}
+
+void add_ep(std::vector<EpComm>& list, const EpComm& e) {
+  add_counted(list, e, [](const EpComm& a, const EpComm& b) { return a.bytes == b.bytes; });
 }
 
 void add_hidden(std::vector<HiddenComm>& hidden, const HiddenComm& h) {
@@ -312,6 +365,9 @@ PassTotals pass_totals(const std::vector<Item>& items) {
       }
     } else if (it.kind == Item::Kind::unit) {
       p.units.push_back({Seconds{}, {}, {}, it.comm_bytes, it.grad_bytes});
+    } else if (it.kind == Item::Kind::ep_comm) {
+      HCSIM_ASSERT(p.units.empty(), "ZeRO-3 / FSDP units of an MoE layer");
+      add_ep(p.ep, {it.comm_bytes, 1});
     }
   }
   HCSIM_ASSERT(!overlapped, "a tensor-parallel collective runs beside a compute item: none follows it");
@@ -338,36 +394,56 @@ PassTotals add_scaled(const PassTotals& a, const PassTotals& b, int k) {
   for (std::size_t i = 0; i < p.comm.size(); ++i) p.comm[i] += k * b.comm[i];
   for (const CpRing& r : b.cp) add_ring(p.cp, {r.t, r.bytes, k * r.count});
   for (const HiddenComm& h : b.hidden) add_hidden(p.hidden, {h.op, h.t, k * h.count});
+  for (const EpComm& e : b.ep) add_ep(p.ep, {e.bytes, k * e.count});
   return p;
 }
 
 }  // namespace
 
-ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head) {
-  // Every layer of a chunk has the same items, so the chunk is its embedding and head
-  // (no layer) plus `layers` times one layer.
+ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head,
+                         int first_layer) {
+  // Every layer of a kind (dense or MoE) has the same items, so the chunk is its embedding
+  // and head (no layer) plus each kind's count times one layer of that kind.
   ItemBuilder b(in, dev);
   const ChunkItems ends = b.build(0, embedding, head);
-  const ChunkItems one = b.build(1, false, false);
+  const ChunkItems dense = b.build_kinds({false}, false, false);
+  const int n_moe = static_cast<int>(in.model->moe_layers(first_layer, layers)), n_dense = layers - n_moe;
+  const ChunkItems moe = n_moe > 0 ? b.build_kinds({true}, false, false) : ChunkItems{};
   ChunkTotals t;
   const PassTotals ef = pass_totals(ends.fwd), eb = pass_totals(ends.bwd);
-  const PassTotals of = pass_totals(one.fwd), ob = pass_totals(one.bwd);
-  t.fwd = add_scaled(ef, of, layers);
-  t.bwd = add_scaled(eb, ob, layers);
+  const PassTotals of = pass_totals(dense.fwd), ob = pass_totals(dense.bwd);
+  t.fwd = add_scaled(ef, of, n_dense);
+  t.bwd = add_scaled(eb, ob, n_dense);
+  if (n_moe > 0) {
+    t.fwd = add_scaled(t.fwd, pass_totals(moe.fwd), n_moe);
+    t.bwd = add_scaled(t.bwd, pass_totals(moe.bwd), n_moe);
+  }
   t.fwd.units = splice_units(ef.units, embedding ? 1 : 0, of.units, layers);
   t.bwd.units = splice_units(eb.units, head ? 1 : 0, ob.units, layers);
   t.comm_bytes = b.act_bytes();
-  t.grad_bytes = ends.grad_bytes + layers * one.grad_bytes;
-  // Backward order: the head's marker, each layer's, the embedding's.
+  t.grad_bytes = ends.grad_bytes + n_dense * dense.grad_bytes + n_moe * moe.grad_bytes;
+  t.expert_grad_bytes = n_moe * moe.expert_grad_bytes;
+  // Backward order: the head's marker, each layer's (last to first), the embedding's.
   const std::size_t head_markers = head ? 1 : 0;
-  t.markers.assign(ends.markers.begin(), ends.markers.begin() + static_cast<std::ptrdiff_t>(head_markers));
-  for (int l = 0; l < layers; ++l) t.markers.insert(t.markers.end(), one.markers.begin(), one.markers.end());
-  t.markers.insert(t.markers.end(), ends.markers.begin() + static_cast<std::ptrdiff_t>(head_markers), ends.markers.end());
+  auto splice = [&](std::vector<Bytes>& out, const std::vector<Bytes>& e, const std::vector<Bytes>& d,
+                    const std::vector<Bytes>& m) {
+    out.assign(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(std::min(head_markers, e.size())));
+    for (int l = layers - 1; l >= 0; --l) {
+      const auto& one = in.model->moe_layer(first_layer + l) ? m : d;
+      out.insert(out.end(), one.begin(), one.end());
+    }
+    if (head_markers < e.size()) out.insert(out.end(), e.begin() + static_cast<std::ptrdiff_t>(head_markers), e.end());
+  };
+  splice(t.markers, ends.markers, dense.markers, moe.markers);
+  if (in.model->is_moe()) splice(t.expert_markers, ends.expert_markers, dense.expert_markers, moe.expert_markers);
   return t;
 }
 
-ChunkItems build_chunk_items(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head) {
-  return ItemBuilder(in, dev).build(layers, embedding, head);
+ChunkItems build_chunk_items(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head,
+                             int first_layer) {
+  ChunkItems out = ItemBuilder(in, dev).build(layers, embedding, head, first_layer);
+  out.first_layer = first_layer;
+  return out;
 }
 
 Kernel optimizer_kernel(double shard, double params, DType precision, double grad_e) {

@@ -19,7 +19,9 @@ struct Item {
   // unit: ZeRO-3 / FSDP, the items up to the next unit marker (or the pass's end) use the
   // parameters of one unit (workloads/plan_sharding.cpp): comm_bytes of them all-gathered
   // before, grad_bytes of gradients reduce-scattered after its backward.
-  enum class Kind : std::uint8_t { compute, tp_comm, bucket, cp_ring, unit } kind = Kind::compute;
+  // ep_comm: an MoE token dispatch or combine, an all-to-all of comm_bytes per rank over
+  // the expert-parallel group (workloads/layout.hpp).
+  enum class Kind : std::uint8_t { compute, tp_comm, bucket, cp_ring, unit, ep_comm } kind = Kind::compute;
   Phase phase = Phase::forward;
   Seconds t{};  // compute
   Flops flops{}, model_flops{};
@@ -31,6 +33,7 @@ struct Item {
   // for both (StrategySpec::tp_overlap).
   bool overlap_next = false;
   Bytes grad_bytes{};                          // bucket: gradients now ready; unit: its gradients
+  Bytes expert_grad_bytes{};                   // bucket: routed experts' gradients now ready
   std::uint32_t label = 0xFFFFFFFFu;           // task label; default: by phase
   // compute, cp_ring: the model op it runs (transformer_ops.cpp's name; null for the
   // gradient accumulation, codec and optimizer kernels) and its transformer layer within
@@ -41,14 +44,19 @@ struct Item {
 
 struct ChunkItems {
   std::vector<Item> fwd, bwd;
-  Bytes grad_bytes{};          // gradient bytes of the chunk on one device
+  Bytes grad_bytes{};          // gradient bytes of the chunk on one device (routed experts' apart)
+  Bytes expert_grad_bytes{};   // of the routed experts (MoE)
   std::vector<Bytes> markers;  // the bucket markers' gradient bytes, in backward order
+  // MoE: the routed experts' gradient bytes of each marker (reduced over the expert replica
+  // group, workloads/layout.hpp); empty for a dense model.
+  std::vector<Bytes> expert_markers;
   int first_layer = 0;         // the model's index of the chunk's first transformer layer
 };
 
-// Items of a chunk of `layers` transformer layers (plus the embedding on the first
-// virtual stage and the head on the last) on device `dev`.
-ChunkItems build_chunk_items(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head);
+// Items of a chunk of `layers` transformer layers from the model's layer `first_layer` (plus
+// the embedding on the first virtual stage and the head on the last) on device `dev`.
+ChunkItems build_chunk_items(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head,
+                             int first_layer = 0);
 
 // The sums the analytical mode needs from a chunk's items, per pass: compute time, FLOPs,
 // model FLOPs and dynamic energy of the compute items, and how many tensor-parallel
@@ -77,6 +85,11 @@ struct UnitTotals {
   std::vector<HiddenComm> hidden;
   Bytes gather{}, grads{};
 };
+// MoE all-to-alls of one pass over the expert-parallel group: count of them of `bytes`.
+struct EpComm {
+  Bytes bytes{};
+  int count = 0;
+};
 struct PassTotals {
   Seconds t{};  // compute, cp_ring compute included
   Flops flops{}, model_flops{};
@@ -85,14 +98,17 @@ struct PassTotals {
   std::vector<HiddenComm> hidden;
   std::vector<CpRing> cp;     // context-parallel rings (none when cp = 1)
   std::vector<UnitTotals> units;  // in pass order (none without ZeRO-3 / FSDP)
+  std::vector<EpComm> ep;         // MoE dispatch and combine (none for a dense model or ep = 1)
 };
 struct ChunkTotals {
   PassTotals fwd, bwd;
   Bytes comm_bytes{};  // payload of every tensor-parallel collective
-  Bytes grad_bytes{};
+  Bytes grad_bytes{}, expert_grad_bytes{};
   std::vector<Bytes> markers;  // as ChunkItems::markers
+  std::vector<Bytes> expert_markers;
 };
-ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head);
+ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head,
+                         int first_layer = 0);
 
 // The optimizer step of one device, as Megatron-LM's mixed-precision optimizer runs it
 // (megatron/optimizer/optimizer.py, MixedPrecisionOptimizer.step), over the `shard`

@@ -40,9 +40,53 @@ std::string_view layout_issue_text(LayoutIssue i) {
     case LayoutIssue::zero: return "ZeRO stage outside 0..3";
     case LayoutIssue::context: return "sequence not divisible for context parallelism";
     case LayoutIssue::placement: return "a pipeline stage straddles two device pools";
+    case LayoutIssue::experts:
+      return "expert parallelism does not fit the model or the layout";
   }
   return "";
 }
+
+namespace {
+
+// Expert parallelism (layout.hpp); true when a broken rule stops the check.
+template <class Broken>
+bool expert_rules(const LayoutRequest& r, Broken& broken) {
+  const Layout& l = r.layout;
+  const TransformerConfig& c = *r.model;
+  auto rule = [&](std::string_view path, const std::function<std::string()>& msg) {
+    return broken(LayoutIssue::experts, path, msg);
+  };
+  if (!c.is_moe()) {
+    return l.ep != 1 && rule("/strategy/ep", [&] {
+             return fmt::format("ep = {} needs an MoE model (\"experts\" > 0 in the model)", l.ep);
+           });
+  }
+  if (c.moe.experts % l.ep != 0)
+    return rule("/strategy/ep", [&] {
+      return fmt::format("the model's {} experts are not divisible by ep = {}", c.moe.experts, l.ep);
+    });
+  if (l.per_stage() % l.ep != 0)
+    return rule("/strategy/ep", [&] {
+      return fmt::format("ep = {} does not divide the {} devices of a stage (dp*cp*tp = {}*{}*{})", l.ep, l.per_stage(),
+                         l.dp, l.cp, l.tp);
+    });
+  if (c.moe.shared_ffn % l.tp != 0)
+    return rule("/strategy/tp", [&] {
+      return fmt::format("the shared experts' size {} is not divisible by tp = {}", c.moe.shared_ffn, l.tp);
+    });
+  if (l.tp > 1 && !r.sequence_parallel)
+    return rule("/strategy/sequence_parallel", [] {
+      return std::string(
+          "an MoE model with tp > 1 needs \"sequence_parallel\": true (tokens enter the experts on "
+          "their sequence-parallel shard, as in Megatron-Core)");
+    });
+  if (r.zero >= 3 && l.dp * l.cp > 1)
+    return rule("/strategy/zero",
+                [] { return std::string("ZeRO-3 / FSDP of an MoE model is not modelled; use zero 0, 1 or 2"); });
+  return false;
+}
+
+}  // namespace
 
 void check_layout(const LayoutRequest& r, const LayoutSink& sink) {
   const Layout& l = r.layout;
@@ -94,6 +138,7 @@ void check_layout(const LayoutRequest& r, const LayoutSink& sink) {
       broken(LayoutIssue::ffn, "/strategy/tp",
              [&] { return fmt::format("the MLP size {} is not divisible by tp = {}", c.ffn_hidden, l.tp); }))
     return;
+  if (expert_rules(r, broken)) return;
   const int v = r.interleaved ? r.interleave : 1;
   if (r.interleave > 1 && !r.interleaved &&
       broken(LayoutIssue::interleave, "/strategy/interleave",

@@ -16,6 +16,16 @@
 //   replica group of (stage, tensor rank t):  (first(stage) + t, tp, dp * cp)
 //   context ring hop k of a stage:            (context rank k, its successor's offset, 2)
 //   pipeline pair (stage a -> stage b):       (first(a), first(b) - first(a), 2)
+//
+// Expert parallelism (MoE models; Megatron-Core's "parallel folding", Liu et al. 2025,
+// arXiv 2504.14960): the experts' layout folds over the same dp * cp * tp devices of a stage
+// as attention's, expert rank fastest (expert tensor parallelism 1): the stage's local
+// device i = device - first(stage) has expert rank i % ep and expert-data-parallel rank
+// i / ep.
+//   expert group (stage, j):                  (first(stage) + j * ep, 1, ep)
+//   expert replica group (stage, rank r):     (first(stage) + r, ep, dp * cp * tp / ep)
+// An expert group exchanges its tokens (all-to-all); an expert replica group holds the same
+// experts and reduces their gradients.
 
 #include <array>
 #include <cstdint>
@@ -48,7 +58,7 @@ struct DeviceGroup {
 };
 
 struct Layout {
-  int dp = 1, tp = 1, pp = 1, cp = 1;
+  int dp = 1, tp = 1, pp = 1, cp = 1, ep = 1;
 
   [[nodiscard]] int replicas() const { return dp * cp; }          // ranks of equal weights
   [[nodiscard]] int per_stage() const { return dp * cp * tp; }    // devices of one stage
@@ -80,12 +90,37 @@ struct Layout {
   [[nodiscard]] DeviceGroup pipeline_pair(int from, int to) const {
     return {first_device(from), first_device(to) - first_device(from), 2, {{{per_stage(), 1}, {}}}};
   }
+  // Expert-data-parallel ranks: devices of a stage that hold the same experts.
+  [[nodiscard]] int expert_replicas() const { return per_stage() / ep; }
+  // Siblings: the stage's other expert groups.
+  [[nodiscard]] DeviceGroup expert_group(int stage, int j = 0) const {
+    return {first_device(stage) + j * ep, 1, ep, {{{expert_replicas(), ep}, {}}}};
+  }
+  // Siblings: the other expert ranks' replica groups.
+  [[nodiscard]] DeviceGroup expert_replica_group(int stage, int rank = 0) const {
+    return {first_device(stage) + rank, ep, expert_replicas(), {{{ep, 1}, {}}}};
+  }
 };
 
 // The rule a layout breaks, for callers that need a code rather than the message.
 enum class LayoutIssue : std::uint8_t {
-  none, degrees, too_many_devices, heads, kv_heads, ffn, schedule, interleave, batch, interleaved_batch,
-  too_many_micro_batches, layers, uneven_layers, zero, context, placement
+  none,
+  degrees,
+  too_many_devices,
+  heads,
+  kv_heads,
+  ffn,
+  schedule,
+  interleave,
+  batch,
+  interleaved_batch,
+  too_many_micro_batches,
+  layers,
+  uneven_layers,
+  zero,
+  context,
+  placement,
+  experts
 };
 std::string_view layout_issue_text(LayoutIssue i);
 
@@ -113,6 +148,10 @@ struct LayoutRequest {
   // The cluster's compute pools when stages are placed by device order (no stage_pools
   // given): each stage must sit inside one pool. Null: placement is not checked here.
   const std::vector<PoolSpan>* pools = nullptr;
+  // MoE models: sequence parallelism (needed with tp > 1) and the ZeRO stage (ZeRO-3 / FSDP
+  // of experts is not modelled).
+  bool sequence_parallel = false;
+  int zero = 0;
 };
 
 // Receives each broken rule: its code, JSON pointer and (on request) its message. Return
@@ -121,7 +160,9 @@ using LayoutSink = std::function<bool(LayoutIssue, std::string_view path, const 
 
 // The cross-field layout rules, in the order the parser reports them: layout = devices,
 // context parallelism (s divisible by cp, even s/cp for causal models), heads, key/value
-// heads and MLP divisible by tp, the schedule's interleaving, batch divisibility, the
+// heads and MLP divisible by tp, expert parallelism (MoE: ep divides the experts and a
+// stage's devices; sequence parallelism with tp > 1; no ZeRO-3), the schedule's
+// interleaving, batch divisibility, the
 // micro-batch limit, layers enough for the model chunks, layers_per_stage when given, and
 // the stages' placement in the pools (when `pools` is set).
 void check_layout(const LayoutRequest& r, const LayoutSink& sink);

@@ -136,6 +136,96 @@ class Emitter {
     return tasks_.compute(device, it, phase, s, mb, dep, kNone);
   }
 
+  // MoE: the stage-local index of built rank r (replica d, tensor rank t), and the groups
+  // of the expert layout (workloads/layout.hpp: expert rank i % ep, expert group i / ep).
+  int local(int d, int t) const { return d * st_.tp + t; }
+  // The task graph's group of a layout group, made once per (stage, index) in `cache`.
+  std::uint32_t graph_group(std::map<std::pair<int, int>, std::uint32_t>& cache, int s, int j, const DeviceGroup& g) {
+    auto [it, added] = cache.try_emplace(std::make_pair(s, j), 0);
+    if (added) {
+      std::vector<std::uint32_t> devs;
+      for (int k = 0; k < g.count; ++k) devs.push_back(static_cast<std::uint32_t>(g.device(k)));
+      it->second = g_.add_group(std::move(devs));
+    }
+    return it->second;
+  }
+  std::uint32_t expert_group(int s, int j) {
+    return graph_group(expert_groups_, s, j, plan_.layout.expert_group(s, j));
+  }
+  std::uint32_t expert_replica_group(int s, int q) {
+    return graph_group(expert_replica_groups_, s, q, plan_.layout.expert_replica_group(s, q));
+  }
+
+  // One collective per group key(r) of the built ranks r (the ranks of a group waiting for
+  // each other), each after its built ranks' `chain` and `extra` tasks; `out` gets the ids.
+  // Groups with no built rank (symmetry) are the first collective's mirrors: groups
+  // `all` minus the keys seen, one mirror set per (stage, kind).
+  template <class Key, class Group>
+  void emit_keyed(int s, const std::vector<TaskId>& chain, const std::vector<TaskId>* extra, std::vector<TaskId>& out,
+                  int all, Key key, Group group, const std::function<TaskId(std::uint32_t, std::vector<TaskId>&)>& make,
+                  std::map<int, std::uint32_t>& sets) {
+    std::map<int, std::vector<std::size_t>> ranks;  // group key -> built ranks
+    for (int d = 0; d < dp_; ++d)
+      for (int t = 0; t < tp_; ++t) ranks[key(d, t)].push_back(static_cast<std::size_t>(d * tp_ + t));
+    TaskId first = kNone;
+    for (const auto& [k, rs] : ranks) {
+      std::vector<TaskId> deps;
+      for (std::size_t r : rs) {
+        deps.push_back(chain[r]);
+        if (extra) deps.push_back((*extra)[r]);
+      }
+      const TaskId id = make(group(k), deps);
+      for (std::size_t r : rs) out[r] = id;
+      if (first == kNone) first = id;
+    }
+    if (static_cast<int>(ranks.size()) < all) {
+      auto [it, added] = sets.try_emplace(s, 0);
+      if (added) {
+        std::vector<std::uint32_t> groups;
+        for (int k = 0; k < all; ++k)
+          if (!ranks.count(k)) groups.push_back(group(k));
+        it->second = g_.add_group_mirror_set(std::move(groups));
+      }
+      g_.add_mirror(first, it->second);
+    }
+  }
+
+  // MoE dispatch or combine: an all-to-all of each expert group holding a built rank.
+  void emit_ep_comm(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain, std::vector<TaskId>& extra) {
+    const Layout& lay = plan_.layout;
+    std::vector<TaskId> out = chain;
+    emit_keyed(
+        s, chain, &extra, out, lay.expert_replicas(), [&](int d, int t) { return local(d, t) / lay.ep; },
+        [&](int j) { return expert_group(s, j); },
+        [&](std::uint32_t group, std::vector<TaskId>& deps) {
+          return tasks_.collective(group, it.op, it.comm_bytes, CommClass::ep,
+                                   op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, false);
+        },
+        ep_mirrors_);
+    chain = std::move(out);
+    std::fill(extra.begin(), extra.end(), kNone);
+  }
+
+  // MoE: a collective of the routed experts' gradients or parameters over each expert
+  // replica group holding a built rank, after `chain`.
+  void emit_expert_collective(int s, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int mb,
+                              const std::vector<TaskId>& chain, std::map<int, std::uint32_t>& sets) {
+    const Layout& lay = plan_.layout;
+    std::vector<TaskId> out(chain.size(), kNone);
+    emit_keyed(
+        s, chain, nullptr, out, lay.ep, [&](int d, int t) { return local(d, t) % lay.ep; },
+        [&](int q) { return expert_replica_group(s, q); },
+        [&](std::uint32_t group, std::vector<TaskId>& deps) {
+          return tasks_.collective(group, op, bytes, cls, phase, s, mb, deps, true);
+        },
+        sets);
+  }
+  void emit_expert_reduction(int s, const GradReduction& red, const std::vector<TaskId>& chain) {
+    HCSIM_ASSERT(!red.codec.compressed, "a gradient codec on the experts' reduction");
+    for (const GradReduction::Phase& ph : red.phases)
+      emit_expert_collective(s, ph.op, ph.bytes, plan_.grad_class, Phase::backward, m_ - 1, chain, expert_dp_mirrors_);
+  }
+
   // The plan's reductions issued at this point of stage s's pass over `chunk` (its last
   // micro-batch's backward): bucket marker `marker`, or -1 after the pass's items.
   void issue_buckets(int s, int chunk, int marker, const std::function<void()>& flush, const std::vector<TaskId>& chain) {
@@ -144,6 +234,7 @@ class Emitter {
     while (k < buckets.size() && buckets[k].chunk == chunk && buckets[k].marker == marker) {
       flush();
       emit_grad_collective(s, buckets[k].reduction, chain);
+      emit_expert_reduction(s, buckets[k].expert, chain);
       ++k;
     }
   }
@@ -218,6 +309,11 @@ class Emitter {
         HCSIM_ASSERT(beside.empty(), "two tensor-parallel collectives run beside one compute item");
         if (it.overlap_next) beside.assign(chain.size(), kNone);
         emit_tp_comm(s, op, it, chain, extra, it.overlap_next ? beside : chain);
+        continue;
+      }
+      if (it.kind == Item::Kind::ep_comm) {
+        flush();
+        emit_ep_comm(s, op, it, chain, extra);
         continue;
       }
       // Gradient bucket marker: the plan's reductions issued here (last micro-batch only).
@@ -366,6 +462,7 @@ class Emitter {
       for (int d = 0; d < dp_; ++d)
         for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = tasks_.compute_tail(dev(s, d, t));
       emit_grad_collective(s, sp.buckets.front().reduction, chain);
+      emit_expert_reduction(s, sp.buckets.front().expert, chain);
     }
     // Adam over this device's parameters (its 1/dp shard under ZeRO >= 1).
     std::vector<TaskId> upd(static_cast<std::size_t>(ranks_), kNone);
@@ -393,6 +490,9 @@ class Emitter {
         mirror_dp(s, t, tasks_.collective(dp_group(s, t), CollectiveOp::all_gather, sp.zero_gather_bytes, CommClass::zero,
                                        Phase::optimizer, s, 0, deps, true));
       }
+    if (sp.expert_gather_bytes > Bytes{})
+      emit_expert_collective(s, CollectiveOp::all_gather, sp.expert_gather_bytes, CommClass::zero, Phase::optimizer, 0,
+                             upd, expert_gather_mirrors_);
   }
 
   // One stream of a device's optimizer state (the plan's offload_bytes) from its memory
@@ -461,6 +561,8 @@ class Emitter {
   std::map<std::uint64_t, std::vector<TaskId>> recv_;
   std::map<std::pair<int, int>, std::uint32_t> tp_groups_, dp_groups_;
   std::map<int, std::uint32_t> tp_mirrors_, dp_mirrors_;      // mirror sets by stage
+  std::map<int, std::uint32_t> ep_mirrors_, expert_dp_mirrors_, expert_gather_mirrors_;
+  std::map<std::pair<int, int>, std::uint32_t> expert_groups_, expert_replica_groups_;
   std::map<std::array<int, 3>, std::uint32_t> pair_mirrors_;  // by (from stage, to stage, kind)
   std::vector<std::size_t> next_bucket_;  // per stage: the plan's next bucket point
   StreamTasks tasks_{g_, static_cast<std::uint32_t>(st_.pp * st_.dp * st_.tp)};  // interns the phases' labels first

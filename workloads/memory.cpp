@@ -7,14 +7,18 @@
 
 namespace hcsim {
 
+double stage_expert_params_per_device(const TransformerConfig& c, const StrategySpec& st, const StageShape& sh) {
+  return sh.moe_layers * c.moe_expert_params() / st.ep;
+}
+
 double stage_params_per_device(const TransformerConfig& c, const StrategySpec& st, const StageShape& sh) {
-  double p = sh.layers * c.layer_params();
+  double p = (sh.layers - sh.moe_layers) * c.layer_params() + sh.moe_layers * c.moe_dense_params();
   const double emb = static_cast<double>(c.vocab) * static_cast<double>(c.hidden);
   if (sh.has_embedding) p += c.embedding_params();
   // The head's matrix: its own when untied; a copy of the word embeddings on the last
   // stage when tied and the pipeline splits them (Megatron keeps both copies in sync).
   if (sh.has_head && (!c.tied_embeddings || !sh.has_embedding)) p += emb;
-  return p / st.tp;
+  return p / st.tp + stage_expert_params_per_device(c, st, sh);
 }
 
 Bytes sharding_buffers(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w, const StageShape& sh) {
@@ -36,14 +40,19 @@ Bytes sharding_buffers(const TransformerConfig& c, const StrategySpec& st, const
 MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
                              const StageShape& sh) {
   const double psi = stage_params_per_device(c, st, sh);
-  // ZeRO shards over the dp * cp ranks of equal weights (hybrid sharding: the shard group).
-  const double nd = shard_ranks(st);
+  const double experts = stage_expert_params_per_device(c, st, sh), dense = psi - experts;
+  // ZeRO shards over the dp * cp ranks of equal weights (hybrid sharding: the shard group);
+  // the routed experts over their expert replica group.
+  const double nd = shard_ranks(st), ne = st.layout().expert_replicas();
+  auto sharded = [&](int stage) {
+    return dense / (st.zero >= stage ? nd : 1.0) + experts / (st.zero >= stage ? ne : 1.0);
+  };
   MemoryBreakdown m;
   const double e = dtype_bytes(storage_dtype(w.precision));
-  m.weights = Bytes(e * psi / (st.zero >= 3 ? nd : 1.0));
+  m.weights = Bytes(e * sharded(3));
   // Gradients as they accumulate: an fp32 main-gradient buffer or the model's datatype.
-  m.gradients = Bytes(grad_element_bytes(st, w.precision) * psi / (st.zero >= 2 ? nd : 1.0));
-  m.optimizer = Bytes(12.0 * psi / (st.zero >= 1 ? nd : 1.0));  // fp32 master, momentum, variance
+  m.gradients = Bytes(grad_element_bytes(st, w.precision) * sharded(2));
+  m.optimizer = Bytes(12.0 * sharded(1));                                // fp32 master, momentum, variance
   if (st.offload == Offload::pool) std::swap(m.optimizer, m.offloaded);  // the state lives in the pool
 
   const double s = static_cast<double>(c.seq_len / st.cp), b = static_cast<double>(w.micro_batch);
@@ -52,10 +61,13 @@ MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st,
   // Korthikanti's Table 2 for each variant (tests/workloads/activation_test.cpp).
   // Under context parallelism every activation covers this rank's s/cp tokens.
   const ShardShape shape = shard_shape(w, st);
-  Bytes act = layer_activation_bytes(c, shape, st.recompute) * sh.layers * sh.in_flight;
+  Bytes act = layer_activation_bytes(c, shape, st.recompute) * (sh.layers - sh.moe_layers) * sh.in_flight;
+  if (sh.moe_layers > 0) act += layer_activation_bytes(c, shape, st.recompute, true) * sh.moe_layers * sh.in_flight;
   if (st.recompute == Recompute::full && sh.layers > 0) {
     // One layer's full activations are live while it is recomputed and back-propagated.
-    act += layer_activation_bytes(c, shape, Recompute::none);
+    Bytes one = layer_activation_bytes(c, shape, Recompute::none);
+    if (sh.moe_layers > 0) one = max(one, layer_activation_bytes(c, shape, Recompute::none, true));
+    act += one;
   }
   if (sh.has_head) act += Bytes(4.0 * s * b * static_cast<double>(c.vocab) / st.tp + 4.0 * s * b * h / st.tp);
   // Without deallocation, every chunk's output (b s h, s/t tokens under sequence

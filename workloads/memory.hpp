@@ -6,6 +6,9 @@
 // times the micro-batches the pipeline schedule keeps in flight (1F1B: p - s; GPipe: m),
 // plus the last stage's fp32 logits (4 s b V / t) and communication buffers. Under context
 // parallelism (cp) activations and logits cover s/cp tokens and ZeRO partitions over dp * cp.
+// MoE layers keep their own activations (moe_layer_ops) and hold E/ep routed experts, whose
+// gradients and optimizer state ZeRO partitions over the expert replica group
+// (dp * cp * tp / ep ranks).
 
 #include <string>
 
@@ -27,10 +30,14 @@ struct StageShape {
   bool has_embedding = false;
   bool has_head = false;
   double in_flight = 1;     // micro-batches of activations kept at peak
+  double moe_layers = 0;    // of `layers`, the MoE layers (MoE models)
 };
 
-// Parameters held by one device of the stage (one tensor-parallel shard).
+// Parameters held by one device of the stage (one tensor-parallel shard; of an MoE layer,
+// its E/ep routed experts whole).
 double stage_params_per_device(const TransformerConfig& c, const StrategySpec& st, const StageShape& sh);
+// Of which the routed experts' (MoE), sharded by ZeRO over the expert replica group.
+double stage_expert_params_per_device(const TransformerConfig& c, const StrategySpec& st, const StageShape& sh);
 
 MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
                              const StageShape& sh);

@@ -31,9 +31,9 @@ Item codec_item(const ComputeDevice& dev, Flops flops, Bytes traffic) {
   return it;
 }
 
-GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& dev, Bytes bytes) {
+GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& dev, Bytes bytes, bool expert) {
   const StrategySpec& st = *in.strategy;
-  const int ranks = st.grad_ranks();
+  const int ranks = expert ? st.layout().expert_replicas() : st.grad_ranks();
   const CollectiveOp plain = st.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
   GradReduction r;
   r.bytes = bytes;
@@ -69,37 +69,51 @@ std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& p
   std::vector<BucketPoint> out;
   // ZeRO-3 / FSDP reduce-scatter each unit's gradients as its backward ends, every
   // micro-batch (plan_sharding.cpp), not in buckets of the last one.
-  if (st.grad_ranks() <= 1 || stage.sharding.on) return out;
-  auto add = [&](int chunk, int marker, Bytes bytes) {
-    if (bytes <= Bytes{}) return;
+  // MoE: the routed experts' gradients are reduced over the expert replica group (dp*cp*tp/ep
+  // ranks), the rest over the replica group; a bucket holds both (Megatron-Core keeps the
+  // experts' in buffers of their own, filled in the same order).
+  const bool experts = in.model->is_moe() && st.layout().expert_replicas() > 1;
+  if ((st.grad_ranks() <= 1 && !experts) || stage.sharding.on) return out;
+  auto add = [&](int chunk, int marker, Bytes bytes, Bytes expert) {
+    if (st.grad_ranks() <= 1) bytes = Bytes{};
+    if (!experts) expert = Bytes{};
+    if (bytes <= Bytes{} && expert <= Bytes{}) return;
     // For the closed forms, a run of equal reductions is one entry (a chunk's layers fill
     // equal buckets): the search builds a plan per layout.
     if (detail == PlanDetail::totals && !out.empty() && out.back().chunk == chunk && out.back().marker >= 0 &&
-        marker == out.back().marker + out.back().repeat && out.back().reduction.bytes == bytes) {
+        marker == out.back().marker + out.back().repeat && out.back().reduction.bytes == bytes &&
+        out.back().expert.bytes == expert) {
       ++out.back().repeat;
       return;
     }
-    out.push_back({chunk, marker, plan_grad_reduction(in, *stage.device, bytes)});
+    BucketPoint bp;
+    bp.chunk = chunk;
+    bp.marker = marker;
+    if (bytes > Bytes{}) bp.reduction = plan_grad_reduction(in, *stage.device, bytes);
+    if (expert > Bytes{}) bp.expert = plan_grad_reduction(in, *stage.device, expert, true);
+    out.push_back(std::move(bp));
   };
   if (!st.overlap_dp) {
-    add(-1, -1, stage.grad_bytes);
+    add(-1, -1, stage.grad_bytes, stage.expert_grad_bytes);
     return out;
   }
   // Only the last micro-batch's backward completes gradients; its passes come in chunk
   // order v-1, ..., 0, the last being the stage's last backward pass.
-  Bytes filled{};
+  Bytes filled{}, filled_expert{};
   for (int c = plan.v - 1; c >= 0; --c) {
     const auto& markers = stage.chunk_markers(c);
+    const auto& expert = stage.chunk_expert_markers(c);
     for (std::size_t i = 0; i < markers.size(); ++i) {
       filled += markers[i];
-      if (filled >= st.dp_bucket) {
-        add(c, static_cast<int>(i), filled);
-        filled = Bytes{};
+      if (!expert.empty()) filled_expert += expert[i];
+      if (filled + filled_expert >= st.dp_bucket) {
+        add(c, static_cast<int>(i), filled, filled_expert);
+        filled = filled_expert = Bytes{};
       }
     }
   }
   // The stage's last backward pass: whatever is left in the bucket goes now.
-  add(0, -1, filled);
+  add(0, -1, filled, filled_expert);
   return out;
 }
 

@@ -17,19 +17,24 @@ void plan_optimizer(const LoweringInput& in, StagePlan& sp) {
   const StrategySpec& st = *in.strategy;
   const int ranks = st.grad_ranks();
   const double g = grad_element_bytes(st, in.workload->precision);
-  const double params = sp.grad_bytes / Bytes(g);
-  // ZeRO-1/2 gather the updated parameters in the model's datatype.
-  sp.zero_gather_bytes = st.zero >= 1 && st.zero <= 2 && ranks > 1
-                             ? Bytes(params * dtype_bytes(storage_dtype(in.workload->precision)))
-                             : Bytes{};
+  const double dense = sp.grad_bytes / Bytes(g), experts = sp.expert_grad_bytes / Bytes(g);
+  const double params = dense + experts;
+  const double e = dtype_bytes(storage_dtype(in.workload->precision));
+  // ZeRO-1/2 gather the updated parameters in the model's datatype; an MoE model's routed
+  // experts are sharded over, and gathered from, their expert replica group.
+  const bool zero12 = st.zero >= 1 && st.zero <= 2;
+  const int expert_ranks = st.layout().expert_replicas();
+  sp.zero_gather_bytes = zero12 && ranks > 1 ? Bytes(dense * e) : Bytes{};
+  sp.expert_gather_bytes = zero12 && expert_ranks > 1 && experts > 0 ? Bytes(experts * e) : Bytes{};
   const double shard = st.zero >= 1 ? static_cast<double>(shard_ranks(st)) : 1.0;
-  const Kernel k = optimizer_kernel(params / shard, params, in.workload->precision, g);
+  const double shard_params = dense / shard + experts / (st.zero >= 1 ? expert_ranks : 1);
+  const Kernel k = optimizer_kernel(shard_params, params, in.workload->precision, g);
   sp.optimizer = Item{};
   sp.optimizer.phase = Phase::optimizer;
   sp.optimizer.t = sp.device->time(k);
   sp.optimizer.bytes = k.bytes;
   sp.optimizer.energy = sp.device->dynamic_energy(k);
-  sp.offload_bytes = st.offload == Offload::pool ? offload_state_bytes(params / shard) : Bytes{};
+  sp.offload_bytes = st.offload == Offload::pool ? offload_state_bytes(shard_params) : Bytes{};
 }
 
 }  // namespace hcsim

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "workloads/items.hpp"
 #include "workloads/transformer.hpp"
 
 namespace hcsim {
@@ -21,7 +22,12 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
   };
   const auto layer = transformer_layer_ops(c, sh);
   std::vector<Seconds> per_layer(static_cast<std::size_t>(p)), fixed(static_cast<std::size_t>(p));
-  for (int s = 0; s < p; ++s) per_layer[s] = pass_time(layer, *stage_device[s]);
+  // An MoE model's layer: the mean over its dense and MoE layers.
+  const double moe_share = static_cast<double>(c.moe_layers(0, c.layers)) / static_cast<double>(c.layers);
+  const auto moe = c.is_moe() ? moe_layer_ops(c, sh) : std::vector<LayerOp>{};
+  for (int s = 0; s < p; ++s)
+    per_layer[s] = (1 - moe_share) * pass_time(layer, *stage_device[s]) +
+                   (moe_share > 0 ? moe_share * pass_time(moe, *stage_device[s]) : Seconds{});
   fixed[0] += pass_time(embedding_ops(c, sh), *stage_device[0]);
   fixed[static_cast<std::size_t>(p - 1)] += pass_time(head_ops(c, sh), *stage_device[static_cast<std::size_t>(p - 1)]);
   // Min-max apportionment: each stage starts with v layers (one per chunk); every further
@@ -48,6 +54,13 @@ std::vector<StageShape> stage_shapes(const LoweringInput& in) {
     StageShape sh;
     sh.stage = s;
     sh.layers = in.layers_per_stage[s];
+    // MoE layers among the stage's chunks (virtual stages c * p + s).
+    for (int c = 0; c < v && in.model->is_moe(); ++c) {
+      int first = 0;
+      for (int u = 0; u < c * p + s; ++u)
+        first += chunk_layers(in.layers_per_stage[static_cast<std::size_t>(u % p)], v, u / p);
+      sh.moe_layers += static_cast<double>(in.model->moe_layers(first, chunk_layers(in.layers_per_stage[s], v, c)));
+    }
     sh.has_embedding = s == 0;
     sh.has_head = s == p - 1;
     sh.in_flight = in.schedule->in_flight(s, p, m, v);

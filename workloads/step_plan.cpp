@@ -12,8 +12,8 @@ namespace hcsim {
 struct ChunkCache::Impl {
   // (model, device) by address: the caller keeps both alive and unchanged while the cache lives.
   // The last four: ZeRO-3 / FSDP's unit markers (sharded, unit kind, bucket, persistence).
-  using Key = std::tuple<std::uintptr_t, std::uintptr_t, int, bool, bool, std::int64_t, int, bool, bool, Recompute, DType,
-                         int, bool, ShardUnit, double, double>;
+  using Key = std::tuple<std::uintptr_t, std::uintptr_t, int, bool, bool, std::int64_t, int, bool, bool, Recompute,
+                         DType, int, bool, ShardUnit, double, double, int, int>;
   std::map<Key, ChunkTotals> chunks;
 };
 
@@ -21,7 +21,9 @@ ChunkCache::ChunkCache() : impl_(std::make_unique<Impl>()) {}
 ChunkCache::~ChunkCache() = default;
 
 const ChunkTotals& ChunkCache::get(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding,
-                                   bool head) {
+                                   bool head, int first_layer) {
+  // A dense model's chunks of equal length are equal wherever they start.
+  if (!in.model->is_moe()) first_layer = 0;
   const StrategySpec& st = *in.strategy;
   const Impl::Key key{reinterpret_cast<std::uintptr_t>(in.model),
                       reinterpret_cast<std::uintptr_t>(&dev),
@@ -38,10 +40,12 @@ const ChunkTotals& ChunkCache::get(const LoweringInput& in, const ComputeDevice&
                       sharded_parameters(st),
                       st.sharding.unit,
                       st.sharding.prefetch_bucket,
-                      st.sharding.persistence_threshold};
+                      st.sharding.persistence_threshold,
+                      first_layer,
+                      st.ep};
   auto& chunks = impl_->chunks;
   auto it = chunks.find(key);
-  if (it == chunks.end()) it = chunks.emplace(key, chunk_totals(in, dev, layers, embedding, head)).first;
+  if (it == chunks.end()) it = chunks.emplace(key, chunk_totals(in, dev, layers, embedding, head, first_layer)).first;
   return it->second;
 }
 
@@ -73,14 +77,18 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
       const int vs = plan.vstage(s, c);
       const int layers = chunk_layers(in.layers_per_stage[static_cast<std::size_t>(s)], plan.v, c);
       const bool embedding = vs == 0, head = vs == plan.vstages() - 1;
+      int first = 0;  // the layers of the virtual stages before this one (the totals of a dense model need none)
+      if (detail == PlanDetail::items || in.model->is_moe())
+        for (int u = 0; u < vs; ++u)
+          first += chunk_layers(in.layers_per_stage[static_cast<std::size_t>(u % p)], plan.v, u / p);
       if (detail == PlanDetail::items) {
-        sp.chunks.push_back(build_chunk_items(in, *sp.device, layers, embedding, head));
-        for (int u = 0; u < vs; ++u)  // the layers of the virtual stages before this one
-          sp.chunks.back().first_layer += chunk_layers(in.layers_per_stage[static_cast<std::size_t>(u % p)], plan.v, u / p);
+        sp.chunks.push_back(build_chunk_items(in, *sp.device, layers, embedding, head, first));
         sp.grad_bytes += sp.chunks.back().grad_bytes;
+        sp.expert_grad_bytes += sp.chunks.back().expert_grad_bytes;
       } else {
-        sp.totals.push_back(&cache->get(in, *sp.device, layers, embedding, head));
+        sp.totals.push_back(&cache->get(in, *sp.device, layers, embedding, head, first));
         sp.grad_bytes += sp.totals.back()->grad_bytes;
+        sp.expert_grad_bytes += sp.totals.back()->expert_grad_bytes;
       }
     }
     plan_optimizer(in, sp);

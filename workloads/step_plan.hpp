@@ -62,6 +62,9 @@ struct BucketPoint {
   // PlanDetail::totals only: the same reduction at this many consecutive bucket points
   // (markers marker, marker + 1, ...; the layers of a chunk fill equal buckets).
   int repeat = 1;
+  // MoE: the routed experts' gradients of the same bucket, reduced over the expert replica
+  // group (bytes 0: none).
+  GradReduction expert;
 };
 
 // ZeRO-3 / FSDP per unit (Zhao et al. VLDB 2023, PyTorch FSDP; Rajbhandari et al. SC20 §5):
@@ -89,9 +92,14 @@ struct StagePlan {
   // each chunk's gradient bytes and bucket markers.
   std::vector<ChunkItems> chunks;
   std::vector<const ChunkTotals*> totals;
-  Bytes grad_bytes{};              // gradients of one device, all chunks
+  Bytes grad_bytes{};         // gradients of one device, all chunks (routed experts' apart)
+  Bytes expert_grad_bytes{};  // MoE: the routed experts' gradients of one device
   [[nodiscard]] const std::vector<Bytes>& chunk_markers(int c) const {
     return chunks.empty() ? totals[static_cast<std::size_t>(c)]->markers : chunks[static_cast<std::size_t>(c)].markers;
+  }
+  [[nodiscard]] const std::vector<Bytes>& chunk_expert_markers(int c) const {
+    return chunks.empty() ? totals[static_cast<std::size_t>(c)]->expert_markers
+                          : chunks[static_cast<std::size_t>(c)].expert_markers;
   }
 
   // Data parallelism: with overlap, reductions issued during the last micro-batch's
@@ -109,6 +117,7 @@ struct StagePlan {
   // are all-gathered (zero_gather_bytes; 0 for none).
   ShardPlan sharding;
   Bytes zero_gather_bytes{};
+  Bytes expert_gather_bytes{};  // MoE, ZeRO-1/2: the routed experts' shards, over the expert replica group
 
   // Optimizer over this device's parameters (its shard under ZeRO >= 1), and with
   // offload the bytes of each stream of its state from and back to the pool.
@@ -138,7 +147,8 @@ class ChunkCache {
   ~ChunkCache();
   ChunkCache(const ChunkCache&) = delete;
   ChunkCache& operator=(const ChunkCache&) = delete;
-  const ChunkTotals& get(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head);
+  const ChunkTotals& get(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head,
+                         int first_layer = 0);
 
  private:
   struct Impl;
@@ -151,7 +161,8 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail = PlanDetail
 // The builders build_step_plan() calls, one per concern (and their tests).
 // Data-parallel buckets and codecs (plan_gradients.cpp): the reduction of `bytes` of
 // stage gradients over the replica group, and the stage's issue points.
-GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& dev, Bytes bytes);
+GradReduction plan_grad_reduction(const LoweringInput& in, const ComputeDevice& dev, Bytes bytes, bool expert = false);
+// `expert`: the reduction of routed experts' gradients, over the expert replica group.
 std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& plan, const StagePlan& stage,
                                       PlanDetail detail);
 // Pipeline sends (plan_pipeline.cpp): wire bytes and codec of the stage's sends.

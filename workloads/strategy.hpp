@@ -81,7 +81,12 @@ struct StrategySpec {
   int cp = 1;
   // Ranks that hold the same weights and reduce gradients together (ZeRO shards over them).
   [[nodiscard]] int grad_ranks() const { return dp * cp; }
-  [[nodiscard]] Layout layout() const { return {dp, tp, pp, cp}; }
+  // Expert parallelism (MoE models): the routed experts of each MoE layer are spread over
+  // groups of ep devices of a stage (workloads/layout.hpp), tokens dispatched to them and
+  // combined back by all-to-all; expert gradients are reduced over the stage's devices
+  // that hold the same experts.
+  int ep = 1;
+  [[nodiscard]] Layout layout() const { return {dp, tp, pp, cp, ep}; }
   std::string schedule = "1f1b";  // pipeline schedule registry key
   int interleave = 1;             // v: model chunks per device (interleaved-1f1b)
   bool sequence_parallel = false;

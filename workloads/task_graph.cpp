@@ -14,6 +14,7 @@ std::string_view comm_class_name(CommClass c) {
     case CommClass::zero: return "zero";
     case CommClass::offload: return "offload";
     case CommClass::cp: return "cp";
+    case CommClass::ep: return "ep";
   }
   return "?";
 }

@@ -21,7 +21,7 @@ using TaskId = std::uint32_t;
 
 enum class TaskKind : std::uint8_t { compute, send, collective };
 // Which parallelism a communication serves (report breakdown by kind).
-enum class CommClass : std::uint8_t { none, tp, sp, pp, dp, zero, offload, cp };
+enum class CommClass : std::uint8_t { none, tp, sp, pp, dp, zero, offload, cp, ep };
 enum class Phase : std::uint8_t { forward, backward, recompute, optimizer, other };
 enum class Stream : std::uint8_t { compute, comm };
 

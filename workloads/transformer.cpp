@@ -4,15 +4,46 @@
 
 namespace hcsim {
 
+double TransformerConfig::mlp_params(std::int64_t inner) const {
+  const double h = static_cast<double>(hidden), f = static_cast<double>(inner);
+  if (inner <= 0) return 0;
+  // SwiGLU: gate, up and down matrices, no biases; GELU MLP: 2hf and biases f + h.
+  return family == "llama" ? 3 * h * f : 2 * h * f + f + h;
+}
+
 double TransformerConfig::layer_params() const {
-  const double h = static_cast<double>(hidden), f = static_cast<double>(ffn_hidden);
+  const double h = static_cast<double>(hidden);
   const double kv = static_cast<double>(kv_heads * head_dim());
   if (family == "llama") {
     // q, o: h^2 each; k, v: h*kv each; SwiGLU: 3 h f; two RMSNorm weights; no biases.
-    return 2 * h * h + 2 * h * kv + 3 * h * f + 2 * h;
+    return 2 * h * h + 2 * h * kv + mlp_params(ffn_hidden) + 2 * h;
   }
   // GPT/BERT (Narayanan eq. 2): QKV 3h^2+3h, projection h^2+h, MLP 2hf+f+h, two LayerNorms 4h.
-  return 3 * h * h + 3 * h + h * h + h + 2 * h * f + f + h + 4 * h;
+  return 3 * h * h + 3 * h + h * h + h + mlp_params(ffn_hidden) + 4 * h;
+}
+
+double TransformerConfig::moe_dense_params() const {
+  // The dense layer without its MLP, plus the router (h x E, no bias) and the shared experts.
+  return layer_params() - mlp_params(ffn_hidden) + static_cast<double>(hidden) * static_cast<double>(moe.experts) +
+         mlp_params(moe.shared_ffn);
+}
+
+std::int64_t TransformerConfig::moe_layers(std::int64_t first, std::int64_t count) const {
+  if (!is_moe() || count <= 0) return 0;
+  // Layers i >= first_dense with (i - first_dense) % every == 0, among [first, first + count).
+  auto upto = [&](std::int64_t end) {  // MoE layers among [0, end)
+    const std::int64_t span = end - moe.first_dense;
+    return span <= 0 ? std::int64_t{0} : (span + moe.every - 1) / moe.every;
+  };
+  return upto(first + count) - upto(first);
+}
+
+double TransformerConfig::active_params() const {
+  const std::int64_t n_moe = moe_layers(0, layers);
+  double p = total_params();
+  if (n_moe > 0)
+    p -= static_cast<double>(n_moe) * static_cast<double>(moe.experts - moe.top_k) * mlp_params(moe.expert_ffn);
+  return p;
 }
 
 double TransformerConfig::embedding_params() const {
@@ -23,7 +54,9 @@ double TransformerConfig::embedding_params() const {
 }
 
 double TransformerConfig::total_params() const {
-  double p = static_cast<double>(layers) * layer_params() + embedding_params();
+  const std::int64_t n_moe = moe_layers(0, layers);
+  double p = static_cast<double>(layers - n_moe) * layer_params() +
+             static_cast<double>(n_moe) * (moe_dense_params() + moe_expert_params()) + embedding_params();
   if (!tied_embeddings) p += static_cast<double>(vocab) * static_cast<double>(hidden);
   return p;
 }
@@ -33,7 +66,7 @@ namespace {
 ParamTable transformer_params(const char* family) {
   const bool llama = std::string(family) == "llama";
   const bool bert = std::string(family) == "bert";
-  return {
+  ParamTable t = {
       {.name = "layers", .kind = ParamKind::integer, .min = 1, .max = 100000, .help = "transformer layers l"},
       {.name = "hidden", .kind = ParamKind::integer, .min = 1, .max = 1 << 20, .help = "hidden size h"},
       {.name = "heads", .kind = ParamKind::integer, .min = 1, .max = 1 << 16, .help = "attention heads a"},
@@ -46,6 +79,28 @@ ParamTable transformer_params(const char* family) {
       {.name = "seq_len", .kind = ParamKind::integer, .def = bert ? 512 : 2048, .min = 1, .max = 1 << 22,
        .help = "sequence length s"},
   };
+  if (bert) return t;
+  // Mixture of experts (transformer.hpp): absent or experts = 0, a dense model.
+  const ParamTable moe = {
+      {.name = "experts", .kind = ParamKind::integer, .def = 0, .min = 0, .max = 1 << 16,
+       .help = "routed experts E of each MoE layer (0: a dense model)"},
+      {.name = "top_k", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1 << 10,
+       .help = "experts each token is routed to (MoE; default 2)"},
+      {.name = "expert_ffn_hidden", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1 << 22,
+       .help = "inner size of one routed expert (MoE; default ffn_hidden)"},
+      {.name = "shared_ffn_hidden", .kind = ParamKind::integer, .def = nullptr, .min = 0, .max = 1 << 22,
+       .help = "inner size of the shared experts together, which every token passes through (MoE; default 0: none)"},
+      {.name = "moe_first_dense", .kind = ParamKind::integer, .def = nullptr, .min = 0, .max = 100000,
+       .help = "the first layers that stay dense (MoE; default 0)"},
+      {.name = "moe_every", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 100000,
+       .help = "after them every k-th layer is an MoE layer (MoE; default 1: all; GShard and Switch: 2)"},
+      {.name = "capacity_factor", .kind = ParamKind::number, .def = nullptr, .min = 0, .max = 64,
+       .help = "expert capacity as a multiple of its even share: pads and drops (MoE; default 0: dropless)"},
+      {.name = "router_skew", .kind = ParamKind::number, .def = nullptr, .min = 0, .max = 8,
+       .help = "Zipf exponent of the routing distribution, expert j's share ~ (j+1)^-skew (MoE; default 0: uniform)"},
+  };
+  t.insert(t.end(), moe.begin(), moe.end());
+  return t;
 }
 
 std::unique_ptr<TransformerModel> make_model(const char* family, const Params& p) {
@@ -64,6 +119,17 @@ std::unique_ptr<TransformerModel> make_model(const char* family, const Params& p
   c.learned_positions = fam != "llama";
   c.tied_embeddings = fam != "llama";
   c.causal = fam != "bert";
+  if (fam != "bert" && p.integer("experts") > 0) {
+    MoeConfig& m = c.moe;
+    m.experts = p.integer("experts");
+    m.top_k = p.has("top_k") ? static_cast<int>(p.integer("top_k")) : 2;
+    m.expert_ffn = p.has("expert_ffn_hidden") ? p.integer("expert_ffn_hidden") : c.ffn_hidden;
+    m.shared_ffn = p.has("shared_ffn_hidden") ? p.integer("shared_ffn_hidden") : 0;
+    m.first_dense = p.has("moe_first_dense") ? static_cast<int>(p.integer("moe_first_dense")) : 0;
+    m.every = p.has("moe_every") ? static_cast<int>(p.integer("moe_every")) : 1;
+    m.capacity_factor = p.has("capacity_factor") ? p.number("capacity_factor") : 0.0;
+    m.skew = p.has("router_skew") ? p.number("router_skew") : 0.0;
+  }
   return std::make_unique<TransformerModel>(c);
 }
 
@@ -109,6 +175,29 @@ void register_presets() {
   add_preset("llama3-405b", "llama",
              {{"layers", 126}, {"hidden", 16384}, {"heads", 128}, {"kv_heads", 8}, {"ffn_hidden", 53248},
               {"vocab", 128256}, {"seq_len", 8192}}, l3);
+  // Mixtures of experts.
+  add_preset("mixtral-8x7b", "llama",
+             {{"layers", 32}, {"hidden", 4096}, {"heads", 32}, {"kv_heads", 8}, {"ffn_hidden", 14336},
+              {"vocab", 32000}, {"seq_len", 4096}, {"experts", 8}, {"top_k", 2}},
+             "Jiang et al. 2024, Mixtral of Experts (arXiv 2401.04088), Table 1 (46.7B parameters, 12.9B active); "
+             "sequence 4,096 as NVIDIA's NeMo performance tables train it");
+  add_preset("mixtral-8x22b", "llama",
+             {{"layers", 56}, {"hidden", 6144}, {"heads", 48}, {"kv_heads", 8}, {"ffn_hidden", 16384},
+              {"vocab", 32768}, {"seq_len", 4096}, {"experts", 8}, {"top_k", 2}},
+             "Mistral AI, Mixtral 8x22B model card and release note, April 2024 (141B parameters, 39B active)");
+  add_preset("qwen1.5-moe-a2.7b", "llama",
+             {{"layers", 24}, {"hidden", 2048}, {"heads", 16}, {"kv_heads", 16}, {"ffn_hidden", 5632},
+              {"vocab", 151936}, {"seq_len", 8192}, {"experts", 60}, {"top_k", 4}, {"expert_ffn_hidden", 1408},
+              {"shared_ffn_hidden", 5632}},
+             "Qwen Team, Qwen1.5-MoE: Matching 7B Model Performance with 1/3 Activated Parameters (March 2024) and "
+             "its model configuration: 60 routed experts of 1,408, top-4, shared experts of 5,632 (14.3B parameters, "
+             "2.7B active); the attention's QKV biases and the shared experts' gate (h + 3h per layer) not counted");
+  add_preset("gshard-gpt-1.1t", "gpt",
+             {{"layers", 32}, {"hidden", 4096}, {"heads", 32}, {"vocab", 51200}, {"seq_len", 2048}, {"experts", 512},
+              {"top_k", 2}, {"moe_every", 2}},
+             "Artetxe et al. 2022, Efficient Large Scale Language Modeling with Mixtures of Experts (arXiv "
+             "2112.10684), Table 1: the 1.1T model, GPT-3 6.7B's dimensions with 512 experts in every other layer, "
+             "GShard's top-2 gating");
 }
 
 }  // namespace

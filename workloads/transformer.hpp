@@ -5,6 +5,16 @@
 // per-layer forward op list (shapes, FLOPs, bytes) for one tensor-parallel shard, from which
 // backward and recomputation are derived. Parameter count follows Narayanan et al. eq. 2:
 // P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)) for GPT (learned positions, 4h MLP).
+//
+// Mixture of experts (Shazeer et al. 2017, arXiv 1701.06538; GShard, Lepikhin et al. 2021,
+// arXiv 2006.16668; Switch, Fedus et al. 2022, arXiv 2101.03961; Mixtral, Jiang et al. 2024,
+// arXiv 2401.04088; DeepSeekMoE, Dai et al. 2024, arXiv 2401.06066): in an MoE layer the MLP
+// is E routed experts (each an MLP of inner size expert_ffn, the family's kind: SwiGLU for
+// LLaMA, GELU with biases for GPT), a router (an h x E linear map, softmax, top-k), and
+// optionally shared experts every token passes through (one MLP of inner size shared_ffn).
+// Layer i (from 0) is an MoE layer when i >= first_dense and (i - first_dense) % every == 0
+// (Megatron-Core's moe_layer_freq; GShard and Switch: every = 2; DeepSeek-V3: first_dense =
+// 3). A token activates k routed experts: active parameters count k of the E.
 
 #include <cstdint>
 #include <string>
@@ -15,6 +25,23 @@
 #include "sim/core/registry.hpp"
 
 namespace hcsim {
+
+// The MoE part of a model (experts = 0: a dense model).
+struct MoeConfig {
+  std::int64_t experts = 0;     // routed experts E
+  int top_k = 2;                // experts per token k
+  std::int64_t expert_ffn = 0;  // inner size of one routed expert
+  std::int64_t shared_ffn = 0;  // inner size of the shared experts together (0: none)
+  int first_dense = 0;          // the first layers stay dense
+  int every = 1;                // then every `every`-th layer is an MoE layer
+  // Tokens an expert takes, as a multiple of its even share (GShard's capacity factor):
+  // > 0 pads every expert to its capacity and drops the tokens beyond it; 0: dropless
+  // (every routed token is computed, Megatron-Core's default).
+  double capacity_factor = 0;
+  // The routing distribution: expert j (from 0) receives a share proportional to
+  // (j + 1)^-skew of the routed tokens (Zipf; 0: uniform).
+  double skew = 0;
+};
 
 struct TransformerConfig {
   std::string family;          // "gpt", "llama", "bert"
@@ -30,10 +57,33 @@ struct TransformerConfig {
   bool learned_positions = true;  // GPT/BERT position table (s x h); LLaMA uses rotary
   bool tied_embeddings = true;    // LM head shares the embedding matrix
   bool causal = true;
+  MoeConfig moe;
 
   [[nodiscard]] std::int64_t head_dim() const { return hidden / heads; }
-  // Parameters of one transformer layer (weights and biases).
+  [[nodiscard]] bool is_moe() const { return moe.experts > 0; }
+  // Whether layer i (from 0) is an MoE layer.
+  [[nodiscard]] bool moe_layer(std::int64_t i) const {
+    return is_moe() && i >= moe.first_dense && (i - moe.first_dense) % moe.every == 0;
+  }
+  // MoE layers among layers [first, first + count).
+  [[nodiscard]] std::int64_t moe_layers(std::int64_t first, std::int64_t count) const;
+  // Parameters of one dense transformer layer (weights and biases).
   [[nodiscard]] double layer_params() const;
+  // Parameters of an MLP of inner size f (the family's kind).
+  [[nodiscard]] double mlp_params(std::int64_t f) const;
+  // Of an MoE layer: attention, norms, router and shared experts (`dense_part`), and the
+  // routed experts (`expert_part`, all E of them).
+  [[nodiscard]] double moe_dense_params() const;
+  [[nodiscard]] double moe_expert_params() const {
+    return static_cast<double>(moe.experts) * mlp_params(moe.expert_ffn);
+  }
+  // Parameters of layer i.
+  [[nodiscard]] double layer_params_at(std::int64_t i) const {
+    return moe_layer(i) ? moe_dense_params() + moe_expert_params() : layer_params();
+  }
+  // Parameters a token uses (k routed experts of each MoE layer; every parameter of a
+  // dense model).
+  [[nodiscard]] double active_params() const;
   // Parameter tensors of one layer: weights of the four GEMMs and the two norms, and for
   // GPT/BERT their biases (a framework hook or kernel per tensor).
   [[nodiscard]] int layer_tensors() const { return family == "llama" ? 6 : 12; }
@@ -69,6 +119,10 @@ struct LayerOp {
                                     // which skips the masked half that the model count includes
   Bytes backward_bytes{};           // HBM traffic of the backward pass; 0: the general rule (items.cpp)
   int backward_launches = 0;        // kernels of the backward pass; 0: as many as forward
+  // MoE token dispatch or combine: an all-to-all of this many bytes per rank over the
+  // expert-parallel group before the op in forward, after its backward in backward (the
+  // gradient goes back the way the tokens came). 0: none.
+  Bytes ep_all_to_all{};
 };
 
 struct ShardShape {
@@ -80,15 +134,41 @@ struct ShardShape {
   int cp = 1;                    // context parallel: this rank holds s/cp tokens of each sequence
   bool fused_cross_entropy = false;  // strategy.cross_entropy_fusion
   bool fused_kernels = true;         // strategy.fused_kernels
+  int ep = 1;                        // expert parallel: this rank holds E/ep routed experts
 };
 ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st);
 
 std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const ShardShape& s);
 
+// How routed tokens fall on the ep ranks of an expert-parallel group (rank r holds experts
+// r E/ep .. (r+1) E/ep - 1, Megatron-Core's contiguous placement), from the routing
+// distribution (MoeConfig::skew) and the capacity factor C:
+//   rank_share[r]  the fraction of routed tokens whose expert rank r holds (sum 1);
+//   load           tokens the busiest rank computes and receives, as a multiple of the even
+//                  share N k (N tokens per rank, k experts each): dropless, ep max_r
+//                  rank_share[r]; with C > 0 every expert is padded to its capacity, C;
+//   dropped        the fraction of routed tokens beyond their expert's capacity (C > 0).
+struct MoeLoad {
+  std::vector<double> rank_share;
+  double load = 1, dropped = 0;
+};
+MoeLoad moe_load(const MoeConfig& m, int ep);
+
+// The forward ops of an MoE layer (transformer.hpp): the dense layer's attention half, the
+// shared experts (tensor-parallel as a dense MLP), the router, the tokens permuted and
+// dispatched to their experts' ranks (all-to-all over the expert-parallel group), the
+// rank's E/ep experts as grouped GEMMs over the busiest rank's tokens (MoeLoad::load: every
+// rank waits for it at the combine), the combine all-to-all and the weighted un-permute.
+// With tp > 1 the tokens enter on their sequence-parallel shard (s/t per rank; Megatron-Core
+// requires sequence parallelism for MoE with tensor parallelism) and the experts are not
+// split over tp (expert tensor parallelism 1).
+std::vector<LayerOp> moe_layer_ops(const TransformerConfig& c, const ShardShape& s);
+
 // Activation bytes one layer keeps for its backward pass, summed over its ops: everything
 // (none), everything but the score tensors (selective recomputation, or a fused attention
 // kernel that never stores them), or only the layer input (full recomputation, 2 s b h).
-Bytes layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Recompute r);
+// `moe`: of an MoE layer.
+Bytes layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Recompute r, bool moe = false);
 
 }  // namespace hcsim
 

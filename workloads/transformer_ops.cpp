@@ -36,7 +36,9 @@
 // activations shrink by cp; its attention takes its s/cp queries against all s keys
 // (the K/V blocks of the other ranks arrive over the ring, workloads/items.cpp), 1/cp of
 // the attention work with the load-balanced causal chunk assignment (2 cp chunks).
+#include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "transformer.hpp"
 
@@ -168,10 +170,109 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   return ops;
 }
 
-Bytes layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Recompute r) {
+MoeLoad moe_load(const MoeConfig& m, int ep) {
+  MoeLoad out;
+  const std::int64_t e = std::max<std::int64_t>(1, m.experts);
+  const std::int64_t per_rank = std::max<std::int64_t>(1, e / std::max(1, ep));
+  std::vector<double> w(static_cast<std::size_t>(e));
+  double sum = 0;
+  for (std::int64_t j = 0; j < e; ++j) sum += w[static_cast<std::size_t>(j)] = std::pow(d(j + 1), -m.skew);
+  out.rank_share.assign(static_cast<std::size_t>(e / per_rank), 0.0);
+  for (std::int64_t j = 0; j < e; ++j) {
+    w[static_cast<std::size_t>(j)] /= sum;
+    out.rank_share[static_cast<std::size_t>(j / per_rank)] += w[static_cast<std::size_t>(j)];
+  }
+  if (m.capacity_factor > 0) {
+    // Each expert takes C / E of the routed tokens, padded up to it, the rest dropped.
+    const double cap = m.capacity_factor / d(e);
+    for (double x : w) out.dropped += std::max(0.0, x - cap);
+    out.load = m.capacity_factor;
+  } else {
+    out.load = d(static_cast<std::int64_t>(out.rank_share.size())) *
+               *std::max_element(out.rank_share.begin(), out.rank_share.end());
+  }
+  return out;
+}
+
+std::vector<LayerOp> moe_layer_ops(const TransformerConfig& c, const ShardShape& s) {
+  const DType act = storage_dtype(s.dtype);
+  const double e = dtype_bytes(act), g = dtype_bytes(s.dtype);
+  const bool fp8 = s.dtype == DType::fp8;
+  const MoeConfig& m = c.moe;
+  const std::vector<LayerOp> dense = transformer_layer_ops(c, s);
+  std::vector<LayerOp> ops;
+  // The attention half, up to and including the second norm.
+  for (const LayerOp& op : dense) {
+    ops.push_back(op);
+    if (std::string_view(op.name) == "norm2") break;
+  }
+  // Shared experts: the dense MLP at inner size shared_ffn, tensor-parallel as it is.
+  if (m.shared_ffn > 0) {
+    TransformerConfig sc = c;
+    sc.ffn_hidden = m.shared_ffn;
+    bool mlp = false;
+    for (const LayerOp& op : transformer_layer_ops(sc, s)) {
+      const std::string_view n = op.name;
+      if (n == "norm2")
+        mlp = true;
+      else if (n == "dropout_residual2")
+        break;
+      else if (mlp) {
+        ops.push_back(op);
+        ops.back().name = n == "mlp_up"            ? "shared_up"
+                          : n == "activation"      ? "shared_activation"
+                          : n == "mlp_down"        ? "shared_down"
+                          : n == "fp8_cast_mlp_up" ? "fp8_cast_shared_up"
+                                                   : "fp8_cast_shared_down";
+      }
+    }
+  }
+  // Tokens of this rank: its sequence-parallel shard (all b s/cp without tensor parallelism).
+  const std::int64_t n_tok = s.micro_batch * (c.seq_len / s.cp) / (s.sequence_parallel ? s.tp : 1);
+  const double n = d(n_tok), h = d(c.hidden), k = m.top_k, experts = d(m.experts);
+  const MoeLoad load = moe_load(m, s.ep);
+  // Router: logits (N x E), then softmax and top-k in fp32 (read the logits, write the
+  // probabilities, then k indices and weights per token).
+  ops.push_back({"router", gemm_kernel(n_tok, m.experts, c.hidden, act), false, false, false});
+  ops.back().saved_bytes = Bytes(e * n * h);
+  ops.push_back(mem_op("router_topk", KernelKind::softmax, n * experts * (e + 4) + n * k * 12, act));
+  ops.back().saved_bytes = Bytes(4 * n * experts);
+  // Permute: each token copied once per chosen expert, grouped by expert (read and write N k h).
+  ops.push_back(mem_op("permute", KernelKind::elementwise, 2 * n * k * h * e, act));
+  // The busiest rank's tokens, spread over its E/ep local experts (one grouped GEMM).
+  const double routed = n * k * load.load;
+  const std::int64_t local = std::max<std::int64_t>(1, m.experts / s.ep);
+  const std::int64_t per_expert = static_cast<std::int64_t>(std::ceil(routed / d(local)));
+  const double received = d(per_expert * local);
+  const std::int64_t f = m.expert_ffn;
+  const Bytes wire(s.ep > 1 ? routed * h * e : 0.0);
+  if (fp8) ops.push_back(mem_op("fp8_cast_expert_up", KernelKind::elementwise, received * h * (3 * e + g), act));
+  ops.push_back(
+      {"expert_up", gemm_kernel(per_expert, c.gated_mlp ? 2 * f : f, c.hidden, s.dtype, local), false, false, false});
+  ops.back().ep_all_to_all = wire;  // dispatch
+  ops.back().saved_bytes = Bytes(g * received * h);
+  // Model FLOPs: the even share N k, not the busiest rank's excess or padding.
+  ops.back().model_work = 1.0 / (received / (n * k));
+  ops.push_back(mem_op("expert_activation", KernelKind::elementwise, received * d(f) * (c.gated_mlp ? 3 : 2) * e, act));
+  ops.back().saved_bytes = Bytes(e * received * d(f) * (c.gated_mlp ? 2 : 1));
+  if (fp8) ops.push_back(mem_op("fp8_cast_expert_down", KernelKind::elementwise, received * d(f) * (3 * e + g), act));
+  ops.push_back({"expert_down", gemm_kernel(per_expert, c.hidden, f, s.dtype, local), false, false, false});
+  ops.back().saved_bytes = Bytes(g * received * d(f));
+  ops.back().model_work = 1.0 / (received / (n * k));
+  // Un-permute: the expert outputs back (combine), weighted by the router's probabilities
+  // and summed per token (read N k h, write N h); keeps the expert outputs for the weights'
+  // gradient.
+  ops.push_back(mem_op("unpermute", KernelKind::elementwise, (n * k + n) * h * e, act));
+  ops.back().ep_all_to_all = wire;  // combine
+  ops.back().saved_bytes = Bytes(e * n * k * h);
+  ops.push_back(dense.back());  // dropout_residual2
+  return ops;
+}
+
+Bytes layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Recompute r, bool moe) {
   if (r == Recompute::full) return Bytes(dtype_bytes(storage_dtype(s.dtype)) * d(s.micro_batch * c.seq_len / s.cp) * d(c.hidden));
   Bytes total{};
-  for (const LayerOp& op : transformer_layer_ops(c, s))
+  for (const LayerOp& op : moe ? moe_layer_ops(c, s) : transformer_layer_ops(c, s))
     total += op.saved_bytes - (r == Recompute::selective || s.flash_attention ? op.saved_score_bytes : Bytes{});
   return total;
 }
@@ -220,6 +321,7 @@ ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st) {
   ShardShape s{w.micro_batch, st.tp, st.sequence_parallel, st.flash_attention, w.precision, st.cp};
   s.fused_cross_entropy = st.cross_entropy_fusion;
   s.fused_kernels = st.fused_kernels;
+  s.ep = st.ep;
   return s;
 }
 

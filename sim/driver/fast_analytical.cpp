@@ -97,7 +97,9 @@ struct FastAnalytical::Impl {
 LayoutRequest FastAnalytical::Impl::request(const FastLayout& l) {
   LayoutRequest r;
   r.model = &base.model;
-  r.layout = {l.dp, l.tp, l.pp, l.cp};
+  r.layout = {l.dp, l.tp, l.pp, l.cp, base.strategy.ep};  // the base's expert parallelism
+  r.sequence_parallel = l.sequence_parallel;
+  r.zero = l.zero;
   r.devices = l.cluster_devices > 0 ? l.cluster_devices : r.layout.devices();
   r.interleaved = in.schedule && in.schedule->interleaved();
   r.interleave = l.interleave;
@@ -156,7 +158,7 @@ void FastAnalytical::Impl::memory(FastResult& r) {
   const int p = strategy.pp;
   const std::vector<StageShape> shapes = stage_shapes(in);  // run_scenario's shapes
   const bool offload = router != nullptr;
-  const bool same = uniform && !offload && std::all_of(in.layers_per_stage.begin(), in.layers_per_stage.end(),
+  const bool same = uniform && !offload && !base.model.is_moe() && std::all_of(in.layers_per_stage.begin(), in.layers_per_stage.end(),
                                                        [&](int x) { return x == in.layers_per_stage[0]; });
   StageShape interior{-1, 0, false, false, -1};
   r.fits = true;

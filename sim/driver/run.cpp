@@ -112,6 +112,8 @@ double estimate_tasks(const Scenario& sc) {
   // Context parallelism: per layer and pass up to three attention rings (forward,
   // recomputation, backward) of cp blocks and cp - 1 sends.
   if (st.cp > 1) per_pass += layers_per_stage * 3.0 * 2.0 * st.cp;
+  // Expert parallelism: per MoE layer and pass two all-to-alls, each splitting the compute.
+  if (st.ep > 1) per_pass += static_cast<double>(sc.model.moe_layers(0, sc.model.layers)) / st.pp * 4.0;
   const double ranks = sc.simulation.symmetry ? static_cast<double>(st.pp) * st.cp
                                              : static_cast<double>(st.grad_ranks()) * st.tp * st.pp;
   // A schedule step costs the planner about a tenth of what a task costs the engine
@@ -166,6 +168,7 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
     dm.exposed_comm[static_cast<std::size_t>(sc.strategy.sequence_parallel ? CommClass::sp : CommClass::tp)] =
         st.tp_comm;
     dm.exposed_comm[static_cast<std::size_t>(CommClass::cp)] = st.cp_comm;
+    dm.exposed_comm[static_cast<std::size_t>(CommClass::ep)] = st.ep_comm;
     dm.exposed_comm[static_cast<std::size_t>(CommClass::pp)] = st.pp_comm;
     dm.exposed_comm[static_cast<std::size_t>(CommClass::offload)] = st.offload;
     dm.exposed_comm[static_cast<std::size_t>(sc.strategy.zero >= 1 ? CommClass::zero : CommClass::dp)] =

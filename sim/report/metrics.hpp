@@ -30,7 +30,7 @@
 
 namespace hcsim {
 
-inline constexpr std::size_t kCommClasses = 8;  // indexed by CommClass (0 = none, unused)
+inline constexpr std::size_t kCommClasses = 9;  // indexed by CommClass (0 = none, unused)
 
 // GPT-3's training run, 300 B tokens (Brown et al. 2020 §2.2): the default N of "time to
 // train N tokens" until a scenario states its own.

@@ -43,6 +43,26 @@ json run_json(const Scenario& sc, const Metrics& m) {
     pools.push_back({{"name", p.name}, {"type", p.type}, {"preset", p.preset}, {"count", p.count},
                      {"first_device", p.first_device}, {"attach_to", p.attach_to}});
   const auto& st = sc.strategy;
+  json strategy = {{"dp", st.dp},
+                   {"tp", st.tp},
+                   {"pp", st.pp},
+                   {"cp", st.cp},
+                   {"ep", st.ep},
+                   {"schedule", st.schedule},
+                   {"interleave", st.interleave},
+                   {"micro_batch", sc.workload.micro_batch},
+                   {"global_batch", sc.workload.global_batch},
+                   {"micro_batches", sc.workload.micro_batches(st.dp)}};
+  if (sc.model.is_moe()) {
+    // The routing's load on the ranks of an expert group (workloads/transformer.hpp: moe_load).
+    const MoeLoad load = moe_load(sc.model.moe, st.ep);
+    strategy["moe"] = {{"experts", sc.model.moe.experts},
+                       {"top_k", sc.model.moe.top_k},
+                       {"moe_layers", sc.model.moe_layers(0, sc.model.layers)},
+                       {"rank_share", load.rank_share},
+                       {"busiest_rank_load", load.load},
+                       {"dropped_fraction", load.dropped}};
+  }
   return {{"format", kReportFormat},
           {"hcsim_version", kVersion},
           {"scenario", sc.name},
@@ -50,10 +70,7 @@ json run_json(const Scenario& sc, const Metrics& m) {
           {"devices", sc.device_count()},
           {"simulated_devices", m.simulated_devices},
           {"pools", pools},
-          {"strategy",
-           {{"dp", st.dp}, {"tp", st.tp}, {"pp", st.pp}, {"cp", st.cp}, {"schedule", st.schedule}, {"interleave", st.interleave},
-            {"micro_batch", sc.workload.micro_batch}, {"global_batch", sc.workload.global_batch},
-            {"micro_batches", sc.workload.micro_batches(st.dp)}}}};
+          {"strategy", strategy}};
 }
 
 json energy_json(const Scenario& sc, const Metrics& m) {

@@ -9,7 +9,7 @@ namespace {
 
 // When several kinds of communication wait at once, the time is charged to the first of
 // this list: the one on the critical path of the forward/backward pass comes first.
-constexpr std::array<CommClass, 7> kPriority{CommClass::tp, CommClass::sp, CommClass::cp, CommClass::pp,
+constexpr std::array<CommClass, 8> kPriority{CommClass::tp, CommClass::sp, CommClass::cp, CommClass::ep, CommClass::pp,
                                              CommClass::zero, CommClass::dp, CommClass::offload};
 
 struct Event {

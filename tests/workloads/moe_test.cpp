@@ -1,0 +1,285 @@
+// Mixture-of-experts models and expert parallelism (workloads/transformer.hpp, layout.hpp):
+// the presets' parameter counts, total and active, against the models' papers; which
+// layers are MoE layers; an MoE layer's model FLOPs in closed form; the routing's load per
+// rank (Zipf shares, capacity factor); the dispatch and combine bytes of the plan; the
+// experts' memory sharded over ep and, under ZeRO-1, over the expert replica group; and the
+// layout rules.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "../support/test_device.hpp"
+#include "../support/test_lowering.hpp"
+#include "sim/core/error.hpp"
+#include "workloads/items.hpp"
+#include "workloads/layout.hpp"
+#include "workloads/memory.hpp"
+#include "workloads/step_plan.hpp"
+
+namespace hcsim {
+namespace {
+
+TransformerConfig preset(const char* name) {
+  register_builtin_transformers();
+  const Preset* p = transformer_presets().find(name);
+  EXPECT_NE(p, nullptr) << name;
+  Diagnostics diag;
+  auto m = transformer_models().build(p->type, p->values, "/m", diag);
+  EXPECT_TRUE(m) << name;
+  return m->config;
+}
+
+// The published totals are rounded: the tolerance is half the last digit given.
+TEST(MoeModels, ParametersTotalAndActiveMatchTheirPapers) {
+  struct Row {
+    const char* name;
+    double total, active, half_digit;  // parameters, in units of 1e9
+  };
+  for (const Row& r : {
+           // Jiang et al. 2024 (Mixtral of Experts) and Mistral AI's release: 46.7B, 12.9B.
+           Row{"mixtral-8x7b", 46.7, 12.9, 0.05},
+           // Mistral AI, Mixtral 8x22B release (April 2024): 141B, 39B.
+           Row{"mixtral-8x22b", 141, 39, 0.5},
+           // Qwen Team, Qwen1.5-MoE-A2.7B (March 2024): 14.3B, 2.7B activated.
+           Row{"qwen1.5-moe-a2.7b", 14.3, 2.7, 0.05},
+       }) {
+    const TransformerConfig c = preset(r.name);
+    EXPECT_NEAR(c.total_params() / 1e9, r.total, r.half_digit) << r.name;
+    EXPECT_NEAR(c.active_params() / 1e9, r.active, r.half_digit) << r.name;
+  }
+  // Artetxe et al. 2022, Table 1: 1.1T (GPT-3 6.7B with 512 experts in 16 of 32 layers).
+  const TransformerConfig g = preset("gshard-gpt-1.1t");
+  EXPECT_NEAR(g.total_params() / 1e12, 1.1, 0.05);
+  // Active: the dense 6.7B model plus, per MoE layer, one more expert (top-2: 8h^2 + 5h)
+  // and the router (512 h).
+  const TransformerConfig dense = preset("gpt3-6.7b");
+  const double h = 4096;
+  EXPECT_NEAR(g.active_params(), dense.total_params() + 16 * (8 * h * h + 4 * h + h + 512 * h), 1.0);
+}
+
+TEST(MoeModels, MixtralParameterCountInClosedForm) {
+  // Per layer: q, o 2h^2; k, v 2 h (8 * 128); 8 SwiGLU experts 8 * 3 h f; router h * 8;
+  // two RMSNorms 2h. Untied embeddings 2 V h.
+  const TransformerConfig c = preset("mixtral-8x7b");
+  const double h = 4096, f = 14336, kv = 1024, V = 32000;
+  const double layer = 2 * h * h + 2 * h * kv + 8 * 3 * h * f + 8 * h + 2 * h;
+  EXPECT_DOUBLE_EQ(c.total_params(), 32 * layer + 2 * V * h);
+  EXPECT_DOUBLE_EQ(c.active_params(), 32 * (layer - 6 * 3 * h * f) + 2 * V * h);
+}
+
+TEST(MoeModels, LayerKindsFollowFirstDenseAndEvery) {
+  TransformerConfig c = preset("mixtral-8x7b");
+  c.layers = 61;
+  c.moe.first_dense = 3;  // DeepSeek-V3's three dense layers
+  EXPECT_FALSE(c.moe_layer(2));
+  EXPECT_TRUE(c.moe_layer(3));
+  EXPECT_EQ(c.moe_layers(0, 61), 58);
+  EXPECT_EQ(c.moe_layers(0, 4), 1);
+  c.moe.first_dense = 0;
+  c.moe.every = 2;  // GShard: every other layer, from the first
+  EXPECT_TRUE(c.moe_layer(0));
+  EXPECT_FALSE(c.moe_layer(1));
+  EXPECT_EQ(c.moe_layers(0, 32), 16);
+  EXPECT_EQ(c.moe_layers(1, 3), 1);  // layers 1, 2, 3: only 2
+  EXPECT_EQ(c.moe_layers(5, 0), 0);
+}
+
+TEST(MoeLoad, UniformRoutingIsEvenAndZipfLoadsTheFirstRank) {
+  MoeConfig m;
+  m.experts = 8;
+  const MoeLoad even = moe_load(m, 4);
+  ASSERT_EQ(even.rank_share.size(), 4u);
+  for (double x : even.rank_share) EXPECT_DOUBLE_EQ(x, 0.25);
+  EXPECT_DOUBLE_EQ(even.load, 1.0);
+  // Zipf, exponent 1: expert j's share (1/(j+1)) / H_8; rank 0 holds experts 0 and 1.
+  m.skew = 1;
+  const double h8 = 1 + 1 / 2. + 1 / 3. + 1 / 4. + 1 / 5. + 1 / 6. + 1 / 7. + 1 / 8.;
+  const MoeLoad zipf = moe_load(m, 4);
+  EXPECT_NEAR(zipf.rank_share[0], 1.5 / h8, 1e-15);
+  EXPECT_NEAR(zipf.rank_share[3], (1 / 7. + 1 / 8.) / h8, 1e-15);
+  EXPECT_NEAR(zipf.load, 4 * 1.5 / h8, 1e-14);
+  EXPECT_DOUBLE_EQ(zipf.dropped, 0.0);
+  // Capacity factor 1.25: every expert padded to 1.25/8 of the tokens; experts 0 and 1
+  // (shares 1/H_8 and 1/(2 H_8)) drop what is beyond it.
+  m.capacity_factor = 1.25;
+  const MoeLoad cap = moe_load(m, 4);
+  EXPECT_DOUBLE_EQ(cap.load, 1.25);
+  EXPECT_NEAR(cap.dropped, (1 / h8 - 1.25 / 8) + (0.5 / h8 - 1.25 / 8), 1e-15);
+}
+
+// A small Mixtral-like model: 4 layers, 16 experts, top 2.
+TransformerConfig small_moe() {
+  TransformerConfig c = preset("mixtral-8x7b");
+  c.layers = 4;
+  c.hidden = 1024;
+  c.heads = 8;
+  c.kv_heads = 8;
+  c.ffn_hidden = 2048;
+  c.vocab = 4096;
+  c.seq_len = 1024;
+  c.moe.experts = 16;
+  c.moe.expert_ffn = 2048;
+  return c;
+}
+
+double model_flops(const std::vector<LayerOp>& ops) {
+  double f = 0;
+  for (const LayerOp& op : ops)
+    if (op.kernel.kind == KernelKind::gemm) f += op.kernel.flops.value() * op.model_work;
+  return f;
+}
+
+TEST(MoeLayer, ModelFlopsAreTheDenseHalfPlusRouterPlusKExperts) {
+  TransformerConfig c = small_moe();
+  ShardShape s;
+  s.micro_batch = 2;
+  const double n = 2 * 1024, h = 1024, f = 2048, k = 2, e = 16;
+  TransformerConfig no_mlp = c;
+  // The dense layer's GEMMs less its MLP (6 n h f for SwiGLU), plus the router 2 n h E and
+  // k SwiGLU experts per token, 6 n k h f: the skew and ep change who computes, not this.
+  const double dense = model_flops(transformer_layer_ops(c, s));
+  const double expect = dense - 6 * n * h * f + 2 * n * h * e + 6 * n * k * h * f;
+  EXPECT_NEAR(model_flops(moe_layer_ops(c, s)), expect, 1e-6 * expect);
+  c.moe.skew = 1.2;
+  s.ep = 4;
+  EXPECT_NEAR(model_flops(moe_layer_ops(c, s)), expect, 1e-6 * expect);
+  // The busiest rank's grouped GEMM computes load * n k tokens (up to rounding per expert).
+  const MoeLoad load = moe_load(c.moe, 4);
+  for (const LayerOp& op : moe_layer_ops(c, s))
+    if (std::string_view(op.name) == "expert_up") {
+      EXPECT_EQ(op.kernel.batch, 4);  // 16 experts over ep 4
+      EXPECT_EQ(op.kernel.m, static_cast<std::int64_t>(std::ceil(load.load * n * k / 4)));
+      EXPECT_DOUBLE_EQ(op.ep_all_to_all.value(), load.load * n * k * h * 2);  // bf16 tokens
+    }
+}
+
+TEST(ExpertParallel, DispatchAndCombineAreTwoAllToAllsPerMoeLayerAndPass) {
+  register_builtin_schedules();
+  const TransformerConfig c = small_moe();
+  WorkloadSpec w;
+  w.global_batch = 16;
+  w.micro_batch = 1;
+  StrategySpec st;
+  st.dp = 8;
+  st.ep = 8;
+  testing::TestDevice dev;
+  const auto sched = pipeline_schedules().get("1f1b", "").make(Params());
+  const LoweringInput in = testing::uniform_lowering(c, st, w, *sched, dev);
+  const ChunkItems ci = build_chunk_items(in, dev, 4, true, true);
+  // Per rank and all-to-all: its n k tokens of h bf16 elements, n = s (b = 1).
+  const double bytes = 1024.0 * 2 * 1024 * 2;
+  for (const auto* pass : {&ci.fwd, &ci.bwd}) {
+    int count = 0;
+    for (const Item& it : *pass)
+      if (it.kind == Item::Kind::ep_comm) {
+        ++count;
+        EXPECT_EQ(it.op, CollectiveOp::all_to_all);
+        EXPECT_DOUBLE_EQ(it.comm_bytes.value(), bytes);
+      }
+    EXPECT_EQ(count, 2 * 4);
+  }
+  // The closed forms see the same: 8 all-to-alls of these bytes each way.
+  const ChunkTotals t = chunk_totals(in, dev, 4, true, true);
+  ASSERT_EQ(t.fwd.ep.size(), 1u);
+  EXPECT_EQ(t.fwd.ep[0].count, 8);
+  EXPECT_EQ(t.bwd.ep[0].count, 8);
+  // Gradients: each layer's attention, norms and router whole (dense part), its 16/8 = 2
+  // experts apart (fp32 main gradients: 4 B each).
+  EXPECT_DOUBLE_EQ(ci.expert_grad_bytes.value(), 4 * 2 * c.mlp_params(2048) * 4);
+  EXPECT_DOUBLE_EQ(t.expert_grad_bytes.value(), ci.expert_grad_bytes.value());
+  EXPECT_EQ(t.expert_markers, ci.expert_markers);
+  EXPECT_EQ(t.markers, ci.markers);
+  // Without expert parallelism there is nothing to exchange.
+  st.ep = 1;
+  for (const Item& it : build_chunk_items(in, dev, 4, true, true).fwd) EXPECT_NE(it.kind, Item::Kind::ep_comm);
+}
+
+TEST(ExpertParallel, ExpertGradientsReduceOverTheExpertReplicaGroup) {
+  register_builtin_schedules();
+  const TransformerConfig c = small_moe();
+  WorkloadSpec w;
+  w.global_batch = 16;
+  StrategySpec st;
+  st.dp = 8;
+  st.ep = 4;
+  st.overlap_dp = false;
+  testing::TestDevice dev;
+  const auto sched = pipeline_schedules().get("1f1b", "").make(Params());
+  const LoweringInput in = testing::uniform_lowering(c, st, w, *sched, dev);
+  const StepPlan plan = build_step_plan(in);
+  const StagePlan& sp = plan.stages[0];
+  ASSERT_EQ(sp.buckets.size(), 1u);
+  EXPECT_EQ(sp.buckets[0].reduction.bytes, sp.grad_bytes);
+  EXPECT_EQ(sp.buckets[0].expert.bytes, sp.expert_grad_bytes);
+  // Expert replica group of rank 1: devices 1, 5 (stride ep, dp / ep = 2 of them).
+  const DeviceGroup g = plan.layout.expert_replica_group(0, 1);
+  EXPECT_EQ(g.first, 1);
+  EXPECT_EQ(g.stride, 4);
+  EXPECT_EQ(g.count, 2);
+  const DeviceGroup a2a = plan.layout.expert_group(0, 1);
+  EXPECT_EQ(a2a.first, 4);
+  EXPECT_EQ(a2a.count, 4);
+}
+
+TEST(ExpertParallel, MemoryShardsTheExpertsOverEpAndTheirStateOverTheExpertReplicas) {
+  const TransformerConfig c = small_moe();
+  WorkloadSpec w;
+  StrategySpec st;
+  st.dp = 16;
+  StageShape sh{0, 4, false, false, 1, 4};
+  const double dense = 4 * c.moe_dense_params(), experts = 4 * c.moe_expert_params();
+  EXPECT_DOUBLE_EQ(stage_params_per_device(c, st, sh), dense + experts);
+  st.ep = 8;
+  EXPECT_DOUBLE_EQ(stage_params_per_device(c, st, sh), dense + experts / 8);
+  EXPECT_DOUBLE_EQ(stage_expert_params_per_device(c, st, sh), experts / 8);
+  // ZeRO-1: Adam's 12 B per parameter over dp = 16 for the dense part, over the 16 / 8 = 2
+  // expert replicas for the experts.
+  st.zero = 1;
+  EXPECT_DOUBLE_EQ(stage_memory(c, st, w, sh).optimizer.value(), 12 * (dense / 16 + experts / 8 / 2));
+}
+
+TEST(ExpertParallel, LayoutRulesNameTheirField) {
+  const TransformerConfig moe = small_moe(), dense = preset("gpt3-1.3b");
+  LayoutRequest r;
+  r.model = &moe;
+  r.layout = {8, 1, 1, 1, 8};
+  r.devices = 8;
+  r.global_batch = 8;
+  EXPECT_EQ(first_layout_issue(r), LayoutIssue::none);
+  std::string path;
+  auto issue = [&](const LayoutRequest& q) {
+    LayoutIssue got = LayoutIssue::none;
+    check_layout(q, [&](LayoutIssue i, std::string_view p, const std::function<std::string()>&) {
+      got = i;
+      path = p;
+      return false;
+    });
+    return got;
+  };
+  LayoutRequest q = r;
+  q.layout.ep = 32;  // more than 16 experts
+  EXPECT_EQ(issue(q), LayoutIssue::experts);
+  EXPECT_EQ(path, "/strategy/ep");
+  q = r;
+  q.layout = {6, 1, 1, 1, 4};  // 4 does not divide the stage's 6 devices
+  q.devices = 6;
+  q.global_batch = 6;
+  EXPECT_EQ(issue(q), LayoutIssue::experts);
+  q = r;
+  q.layout = {4, 2, 1, 1, 8};  // tp 2 without sequence parallelism
+  EXPECT_EQ(issue(q), LayoutIssue::experts);
+  EXPECT_EQ(path, "/strategy/sequence_parallel");
+  q.sequence_parallel = true;
+  EXPECT_EQ(issue(q), LayoutIssue::none);
+  q.zero = 3;
+  EXPECT_EQ(issue(q), LayoutIssue::experts);
+  EXPECT_EQ(path, "/strategy/zero");
+  q = r;
+  q.model = &dense;
+  q.global_batch = 64;
+  EXPECT_EQ(issue(q), LayoutIssue::experts);
+  EXPECT_EQ(path, "/strategy/ep");
+}
+
+}  // namespace
+}  // namespace hcsim
