@@ -228,6 +228,7 @@ struct Parser {
       diag.error("/workload/model/overrides/kv_heads",
                  fmt::format("heads {} must be divisible by kv_heads {}", c.heads, c.kv_heads));
     moe_rules(c, resolved);
+    mla_rules(c, resolved);
   }
 
   // Mixture of experts: the MoE keys need experts > 0, k of E experts, an MoE layer at all.
@@ -245,6 +246,15 @@ struct Parser {
     if (c.moe_layers(0, c.layers) == 0)
       diag.error(at + "moe_first_dense",
                  fmt::format("no MoE layer: the first {} of {} layers are dense", c.moe.first_dense, c.layers));
+  }
+
+  // Multi-head latent attention: its dimensions need kv_lora_rank > 0.
+  void mla_rules(const TransformerConfig& c, const nlohmann::json& resolved) {
+    if (c.is_mla() || !resolved.is_object()) return;
+    for (const char* k : {"q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
+      if (resolved.contains(k) && !resolved[k].is_null())
+        diag.error("/workload/model/overrides/" + std::string(k),
+                   fmt::format("\"{}\" is a multi-head latent attention setting: it needs \"kv_lora_rank\" > 0", k));
   }
 
   void workload(const Params& w) {

@@ -39,7 +39,7 @@ class ItemBuilder {
                        dtype_bytes(storage_dtype(shape_.dtype)));
     // Ring attention step: the local K and V blocks, 2 b (s/cp) h_kv / t elements.
     kv_block_bytes_ = Bytes(2.0 * static_cast<double>(shape_.micro_batch * (c_.seq_len / st_.cp)) *
-                            static_cast<double>(c_.kv_heads * c_.head_dim() / st_.tp) * dtype_bytes(storage_dtype(shape_.dtype)));
+                            static_cast<double>(c_.kv_width() / 2 / st_.tp) * dtype_bytes(storage_dtype(shape_.dtype)));
     layer_ops_ = transformer_layer_ops(c_, shape_);
     if (sharded_parameters(st_)) units_ = layer_units(c_, st_.sharding, layer_ops_, st_.tp);
     if (c_.is_moe()) {

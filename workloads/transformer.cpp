@@ -11,15 +11,27 @@ double TransformerConfig::mlp_params(std::int64_t inner) const {
   return family == "llama" ? 3 * h * f : 2 * h * f + f + h;
 }
 
+double TransformerConfig::attention_params() const {
+  const double h = static_cast<double>(hidden), a = static_cast<double>(heads);
+  if (is_mla()) {
+    // Queries: h q_rank + q_rank (norm) + q_rank a (nope + rope), or h a (nope + rope) direct;
+    // keys and values: h (kv_rank + rope) + kv_rank (norm) + kv_rank a (nope + v); output a v h.
+    const double q = static_cast<double>(mla.q_rank), kv = static_cast<double>(mla.kv_rank);
+    const double qk = static_cast<double>(mla.nope_dim + mla.rope_dim), v = static_cast<double>(mla.v_dim);
+    const double query = mla.q_rank > 0 ? h * q + q + q * a * qk : h * a * qk;
+    return query + h * (kv + static_cast<double>(mla.rope_dim)) + kv + kv * a * (static_cast<double>(mla.nope_dim) + v) +
+           a * v * h;
+  }
+  const double kvw = static_cast<double>(kv_heads * head_dim());
+  // LLaMA: q, o h^2 each; k, v h*kv each; no biases. GPT/BERT: QKV 3h^2 + 3h, projection h^2 + h.
+  return family == "llama" ? 2 * h * h + 2 * h * kvw : 3 * h * h + 3 * h + h * h + h;
+}
+
 double TransformerConfig::layer_params() const {
   const double h = static_cast<double>(hidden);
-  const double kv = static_cast<double>(kv_heads * head_dim());
-  if (family == "llama") {
-    // q, o: h^2 each; k, v: h*kv each; SwiGLU: 3 h f; two RMSNorm weights; no biases.
-    return 2 * h * h + 2 * h * kv + mlp_params(ffn_hidden) + 2 * h;
-  }
-  // GPT/BERT (Narayanan eq. 2): QKV 3h^2+3h, projection h^2+h, MLP 2hf+f+h, two LayerNorms 4h.
-  return 3 * h * h + 3 * h + h * h + h + mlp_params(ffn_hidden) + 4 * h;
+  // LLaMA: SwiGLU 3 h f and two RMSNorm weights; GPT/BERT (Narayanan eq. 2): MLP 2hf + f + h
+  // and two LayerNorms 4h.
+  return attention_params() + mlp_params(ffn_hidden) + (family == "llama" ? 2 * h : 4 * h);
 }
 
 double TransformerConfig::moe_dense_params() const {
@@ -100,6 +112,21 @@ ParamTable transformer_params(const char* family) {
        .help = "Zipf exponent of the routing distribution, expert j's share ~ (j+1)^-skew (MoE; default 0: uniform)"},
   };
   t.insert(t.end(), moe.begin(), moe.end());
+  if (!llama) return t;
+  // Multi-head latent attention (transformer.hpp), DeepSeek's configuration names.
+  const ParamTable mla = {
+      {.name = "kv_lora_rank", .kind = ParamKind::integer, .def = 0, .min = 0, .max = 1 << 20,
+       .help = "multi-head latent attention: key/value compression d_c (0: standard attention)"},
+      {.name = "q_lora_rank", .kind = ParamKind::integer, .def = nullptr, .min = 0, .max = 1 << 20,
+       .help = "MLA query compression d_c' (default 0: queries projected directly)"},
+      {.name = "qk_nope_head_dim", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1 << 14,
+       .help = "MLA per-head query/key dimension without rotary positions (default 128)"},
+      {.name = "qk_rope_head_dim", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1 << 14,
+       .help = "MLA decoupled rotary query/key dimension (default 64)"},
+      {.name = "v_head_dim", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1 << 14,
+       .help = "MLA per-head value dimension (default 128)"},
+  };
+  t.insert(t.end(), mla.begin(), mla.end());
   return t;
 }
 
@@ -129,6 +156,14 @@ std::unique_ptr<TransformerModel> make_model(const char* family, const Params& p
     m.every = p.has("moe_every") ? static_cast<int>(p.integer("moe_every")) : 1;
     m.capacity_factor = p.has("capacity_factor") ? p.number("capacity_factor") : 0.0;
     m.skew = p.has("router_skew") ? p.number("router_skew") : 0.0;
+  }
+  if (fam == "llama" && p.integer("kv_lora_rank") > 0) {
+    MlaConfig& a = c.mla;
+    a.kv_rank = p.integer("kv_lora_rank");
+    if (p.has("q_lora_rank")) a.q_rank = p.integer("q_lora_rank");
+    if (p.has("qk_nope_head_dim")) a.nope_dim = p.integer("qk_nope_head_dim");
+    if (p.has("qk_rope_head_dim")) a.rope_dim = p.integer("qk_rope_head_dim");
+    if (p.has("v_head_dim")) a.v_dim = p.integer("v_head_dim");
   }
   return std::make_unique<TransformerModel>(c);
 }
@@ -192,6 +227,15 @@ void register_presets() {
              "Qwen Team, Qwen1.5-MoE: Matching 7B Model Performance with 1/3 Activated Parameters (March 2024) and "
              "its model configuration: 60 routed experts of 1,408, top-4, shared experts of 5,632 (14.3B parameters, "
              "2.7B active); the attention's QKV biases and the shared experts' gate (h + 3h per layer) not counted");
+  add_preset("deepseek-v3", "llama",
+             {{"layers", 61}, {"hidden", 7168}, {"heads", 128}, {"kv_heads", 128}, {"ffn_hidden", 18432},
+              {"vocab", 129280}, {"seq_len", 4096}, {"experts", 256}, {"top_k", 8}, {"expert_ffn_hidden", 2048},
+              {"shared_ffn_hidden", 2048}, {"moe_first_dense", 3}, {"kv_lora_rank", 512}, {"q_lora_rank", 1536},
+              {"qk_nope_head_dim", 128}, {"qk_rope_head_dim", 64}, {"v_head_dim", 128}},
+             "DeepSeek-AI 2024, DeepSeek-V3 Technical Report (arXiv 2412.19437), sections 2.1 and 4.2: 61 layers, "
+             "h 7,168, MLA (128 heads, d_c 512, d_c' 1,536, 128 + 64 query/key and 128 value dimensions), the first 3 "
+             "layers dense (18,432), then 1 shared and 256 routed experts of 2,048, top-8; sequence 4,096 as "
+             "pre-trained (671B parameters, 37B active; the multi-token-prediction module not included)");
   add_preset("gshard-gpt-1.1t", "gpt",
              {{"layers", 32}, {"hidden", 4096}, {"heads", 32}, {"vocab", 51200}, {"seq_len", 2048}, {"experts", 512},
               {"top_k", 2}, {"moe_every", 2}},

@@ -15,6 +15,14 @@
 // Layer i (from 0) is an MoE layer when i >= first_dense and (i - first_dense) % every == 0
 // (Megatron-Core's moe_layer_freq; GShard and Switch: every = 2; DeepSeek-V3: first_dense =
 // 3). A token activates k routed experts: active parameters count k of the E.
+//
+// Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, §2.1; DeepSeek-V3, arXiv
+// 2412.19437, §2.1.1), as trained (keys and values up-projected, not absorbed): queries
+// through a low-rank down projection h -> q_rank (RMSNorm) and up projection to a heads x
+// (nope + rope) per token; keys and values through a shared down projection h -> kv_rank +
+// rope (the decoupled rotary key, shared by the heads; RMSNorm on the kv_rank part) and an
+// up projection kv_rank -> heads x (nope + v); attention scores over nope + rope dimensions,
+// values of v; the output projection heads v -> h.
 
 #include <cstdint>
 #include <string>
@@ -25,6 +33,15 @@
 #include "sim/core/registry.hpp"
 
 namespace hcsim {
+
+// Multi-head latent attention (kv_rank = 0: standard attention).
+struct MlaConfig {
+  std::int64_t q_rank = 0;      // query compression d_c' (0: queries projected directly)
+  std::int64_t kv_rank = 0;     // key/value compression d_c
+  std::int64_t nope_dim = 128;  // per-head query/key dimension without rotary positions
+  std::int64_t rope_dim = 64;   // decoupled rotary query/key dimension
+  std::int64_t v_dim = 128;     // per-head value dimension
+};
 
 // The MoE part of a model (experts = 0: a dense model).
 struct MoeConfig {
@@ -58,8 +75,17 @@ struct TransformerConfig {
   bool tied_embeddings = true;    // LM head shares the embedding matrix
   bool causal = true;
   MoeConfig moe;
+  MlaConfig mla;
 
   [[nodiscard]] std::int64_t head_dim() const { return hidden / heads; }
+  [[nodiscard]] bool is_mla() const { return mla.kv_rank > 0; }
+  // Key and value elements per token, all heads (what attention reads per key and a
+  // context-parallel ring passes on): 2 kv_heads head_dim, or under MLA heads (nope + rope + v).
+  [[nodiscard]] std::int64_t kv_width() const {
+    return is_mla() ? heads * (mla.nope_dim + mla.rope_dim + mla.v_dim) : 2 * kv_heads * head_dim();
+  }
+  // Parameters of the attention block: projections (and their biases for GPT), MLA's norms.
+  [[nodiscard]] double attention_params() const;
   [[nodiscard]] bool is_moe() const { return moe.experts > 0; }
   // Whether layer i (from 0) is an MoE layer.
   [[nodiscard]] bool moe_layer(std::int64_t i) const {

@@ -89,13 +89,39 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   };
   norm("norm1");
   quantise("fp8_cast_qkv", norm_tokens * h);
-  ops.push_back({"qkv", gemm_kernel(tokens, q_out + 2 * kv_out, c.hidden, s.dtype), false, false, true});
-
-  // Rotary positions (Su et al. 2021, RoFormer; LLaMA): Q and K of the local tokens are
-  // rotated by their own kernel, read and written once (Transformer Engine's fused RoPE).
-  if (!c.learned_positions) {
-    ops.push_back(mem_op("rope", KernelKind::elementwise, (eager ? 10.0 : 2.0) * d(tokens) * d(q_out + kv_out) * e, act));
-    if (eager) ops.back().kernel.launches = 10;
+  // Per head: query/key and value dimensions (MLA: nope + rope and v; else the head dimension).
+  const MlaConfig& ml = c.mla;
+  const std::int64_t heads_t = c.heads / t;
+  const std::int64_t dqk = c.is_mla() ? ml.nope_dim + ml.rope_dim : c.head_dim();
+  const std::int64_t dv = c.is_mla() ? ml.v_dim : c.head_dim();
+  if (c.is_mla()) {
+    // Multi-head latent attention (transformer.hpp): the down projections whole on every
+    // tensor-parallel rank over the gathered tokens (one all-gather under sequence
+    // parallelism, marked on the first), the up projections split by heads.
+    auto rms = [&](const char* name, std::int64_t width) {
+      ops.push_back(mem_op(name, KernelKind::norm, d(tokens) * d(width) * 2 * e, act));
+    };
+    if (ml.q_rank > 0) {
+      ops.push_back({"q_down", gemm_kernel(tokens, ml.q_rank, c.hidden, s.dtype), false, false, true});
+      rms("q_norm", ml.q_rank);
+      ops.push_back({"q_up", gemm_kernel(tokens, heads_t * dqk, ml.q_rank, s.dtype), false, false, false});
+    } else {
+      ops.push_back({"q_proj", gemm_kernel(tokens, heads_t * dqk, c.hidden, s.dtype), false, false, true});
+    }
+    ops.push_back({"kv_down", gemm_kernel(tokens, ml.kv_rank + ml.rope_dim, c.hidden, s.dtype), false, false, false});
+    rms("kv_norm", ml.kv_rank);
+    ops.push_back({"kv_up", gemm_kernel(tokens, heads_t * (ml.nope_dim + ml.v_dim), ml.kv_rank, s.dtype), false, false,
+                   false});
+    // Rotary positions on the queries' rope part and the shared rotary key, read and written.
+    ops.push_back(mem_op("rope", KernelKind::elementwise, 2.0 * d(tokens) * d((heads_t + 1) * ml.rope_dim) * e, act));
+  } else {
+    ops.push_back({"qkv", gemm_kernel(tokens, q_out + 2 * kv_out, c.hidden, s.dtype), false, false, true});
+    // Rotary positions (Su et al. 2021, RoFormer; LLaMA): Q and K of the local tokens are
+    // rotated by their own kernel, read and written once (Transformer Engine's fused RoPE).
+    if (!c.learned_positions) {
+      ops.push_back(mem_op("rope", KernelKind::elementwise, (eager ? 10.0 : 2.0) * d(tokens) * d(q_out + kv_out) * e, act));
+      if (eager) ops.back().kernel.launches = 10;
+    }
   }
 
   // Attention core over b * a/t heads: QK^T (s x s x hd) and AV (s x hd x s): 4 b s^2 h / t.
@@ -105,9 +131,10 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   att.batch = s.micro_batch * (c.heads / t);
   att.m = q_len;
   att.n = c.seq_len;
-  att.k = hd;
+  att.k = dqk;
   att.fused = s.flash_attention;
-  att.flops = Flops(4.0 * d(att.batch) * d(q_len) * d(c.seq_len) * d(hd));
+  // QK^T over dqk dimensions and AV over dv (4 b s^2 hd / t when both are the head dimension).
+  att.flops = Flops(2.0 * d(att.batch) * d(q_len) * d(c.seq_len) * d(dqk + dv));
   // A fused kernel of a causal model skips the key blocks above the diagonal: of n x n
   // tiles of 128 rows (FlashAttention-2/3's block, Dao 2023 section 3.1; Shah et al. 2024)
   // it computes n(n + 1)/2. The model FLOPs keep the full square (Megatron's eq. 3), so
@@ -121,7 +148,9 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   }
   // Q in and O out for the local tokens; K and V of all s tokens (the local block and, under
   // context parallelism, the cp - 1 blocks received).
-  const double qkvo = (d(tokens) * 2.0 * d(q_out) + d(s.micro_batch * c.seq_len) * 2.0 * d(kv_out)) * e;
+  // (MLA: Q of dqk and O of dv per head; K of dqk and V of dv per head over all s tokens.)
+  const double qkvo = c.is_mla() ? (d(tokens) * d(heads_t * (dqk + dv)) + d(s.micro_batch * c.seq_len) * d(heads_t * (dqk + dv))) * e
+                                 : (d(tokens) * 2.0 * d(q_out) + d(s.micro_batch * c.seq_len) * 2.0 * d(kv_out)) * e;
   double bytes = qkvo;
   if (!s.flash_attention) {
     // Unfused: scores written by QK^T, read+written by softmax, dropout (with a 1-byte
@@ -134,7 +163,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   ops.back().model_work = model_work;
 
   quantise("fp8_cast_attn_proj", d(tokens) * d(q_out));
-  ops.push_back({"attn_proj", gemm_kernel(tokens, c.hidden, q_out, s.dtype), false, true});
+  ops.push_back({"attn_proj", gemm_kernel(tokens, c.hidden, heads_t * dv, s.dtype), false, true});
   // Dropout + residual add: read x and residual, write y and a 1-byte mask.
   residual("dropout_residual1");
   norm("norm2");
@@ -158,11 +187,15 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   for (LayerOp& op : ops) {
     const std::string_view n = op.name;
     if (n == "norm1" || n == "norm2") op.saved_bytes = Bytes((eager_rms ? 4 + e : e) * norm_tokens * h);
-    else if (n == "qkv" || n == "mlp_up") op.saved_bytes = Bytes(g * gemm_in_tokens * h);
+    else if (n == "qkv" || n == "mlp_up" || n == "q_down" || n == "q_proj") op.saved_bytes = Bytes(g * gemm_in_tokens * h);
+    else if (n == "q_norm" || n == "q_up") op.saved_bytes = Bytes((n == "q_up" ? g : e) * d(tokens) * d(ml.q_rank));
+    else if (n == "kv_norm" || n == "kv_up") op.saved_bytes = Bytes((n == "kv_up" ? g : e) * d(tokens) * d(ml.kv_rank));
     else if (n == "attention") {
       op.saved_score_bytes = Bytes(scores * (2 * e + 1));  // softmax output, dropout mask, dropout output
-      op.saved_bytes = Bytes(e * d(tokens) * (d(q_out) + 2.0 * d(kv_out))) + op.saved_score_bytes;
-    } else if (n == "attn_proj") op.saved_bytes = Bytes(g * d(tokens) * d(q_out));
+      // Q, K and V (MLA: Q and K of dqk, V of dv per head).
+      const double qkv = c.is_mla() ? d(heads_t * (2 * dqk + dv)) : d(q_out) + 2.0 * d(kv_out);
+      op.saved_bytes = Bytes(e * d(tokens) * qkv) + op.saved_score_bytes;
+    } else if (n == "attn_proj") op.saved_bytes = Bytes(g * d(tokens) * d(heads_t * dv));
     else if (n == "dropout_residual1" || n == "dropout_residual2") op.saved_bytes = Bytes(c.rmsnorm && eager ? 0 : norm_tokens * h);
     else if (n == "activation") op.saved_bytes = Bytes(e * d(tokens) * d(ffn) * (c.gated_mlp ? (eager ? 3 : 2) : 1));
     else if (n == "mlp_down") op.saved_bytes = Bytes(g * d(tokens) * d(ffn));

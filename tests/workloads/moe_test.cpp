@@ -57,6 +57,44 @@ TEST(MoeModels, ParametersTotalAndActiveMatchTheirPapers) {
   EXPECT_NEAR(g.active_params(), dense.total_params() + 16 * (8 * h * h + 4 * h + h + 512 * h), 1.0);
 }
 
+TEST(MoeModels, DeepSeekV3WithLatentAttentionMatchesItsReport) {
+  // DeepSeek-V3 Technical Report (arXiv 2412.19437), sections 2.1.1 and 4.2. Per layer, MLA:
+  // W_DQ 7168 x 1536, its norm 1536, W_UQ and W_QR 1536 x 128 (128 + 64), W_DKV and W_KR
+  // 7168 x (512 + 64), its norm 512, W_UK and W_UV 512 x 128 (128 + 128), W_O 128 128 x 7168.
+  const TransformerConfig c = preset("deepseek-v3");
+  const double mla = 7168.0 * 1536 + 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512 + 512.0 * 128 * 256 +
+                     128.0 * 128 * 7168;
+  EXPECT_DOUBLE_EQ(c.attention_params(), mla);
+  // "671B total parameters with 37B activated for each token" (abstract; the 14B of the
+  // multi-token-prediction module apart). hcsim: 671.03 B; active 37.55 B counting both
+  // embedding matrices (36.6 B without the input embedding, of which a token reads one row):
+  // the report's rounding convention is not stated, so its 37 B is checked to the unit.
+  EXPECT_NEAR(c.total_params() / 1e9, 671, 0.5);
+  EXPECT_NEAR(c.active_params() / 1e9, 37, 0.6);
+  EXPECT_EQ(c.moe_layers(0, 61), 58);
+  // K and V per token: 128 heads of (128 + 64) and 128.
+  EXPECT_EQ(c.kv_width(), 128 * (192 + 128));
+}
+
+TEST(MoeModels, LatentAttentionFlopsAreItsProjectionsAndScores) {
+  // Per token, MLA's GEMMs: 2 (h d_c' + d_c' a (nope + rope) + h (d_c + rope) + d_c a (nope + v)
+  // + a v h); the scores and values 2 s a (nope + rope + v) per token over all s keys (model
+  // FLOPs: the full square).
+  TransformerConfig c = preset("deepseek-v3");
+  c.seq_len = 1024;
+  ShardShape s;
+  double gemm = 0, attention = 0;
+  for (const LayerOp& op : transformer_layer_ops(c, s)) {
+    if (op.kernel.kind == KernelKind::gemm) gemm += op.kernel.flops.value();
+    if (op.kernel.kind == KernelKind::attention) attention += op.kernel.flops.value() * op.model_work;
+  }
+  const double n = 1024, h = 7168, a = 128;
+  const double proj = 2 * n * (h * 1536 + 1536 * a * 192 + h * 576 + 512 * a * 256 + a * 128 * h);
+  const double mlp = 6 * n * h * 18432;
+  EXPECT_NEAR(gemm, proj + mlp, 1e-9 * gemm);
+  EXPECT_NEAR(attention, 2 * n * n * a * (192 + 128), 1e-9 * attention);
+}
+
 TEST(MoeModels, MixtralParameterCountInClosedForm) {
   // Per layer: q, o 2h^2; k, v 2 h (8 * 128); 8 SwiGLU experts 8 * 3 h f; router h * 8;
   // two RMSNorms 2h. Untied embeddings 2 V h.
