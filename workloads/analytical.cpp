@@ -198,7 +198,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
     TpCosts tp(cost, lay.tensor_group(s));
     ShardCosts shard(lay, sp.sharding, s, cost);
-    PassCost f, b, bi, bw;  // bi, bw: B and W of a split backward
+    PassCost f, b, bi, bw;   // bi, bw: B and W of a split backward
     Seconds cp_f{}, cp_b{};  // exposed ring-attention sends per micro-batch
     Seconds ep_f{}, ep_b{};  // MoE all-to-alls per micro-batch
     Seconds zf{}, zb{};      // exposed ZeRO-3 / FSDP gathers and reductions per micro-batch
@@ -238,7 +238,9 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
         // The recurrence's sends: to each neighbour its own hop (a codec's encode and decode
         // with it); blocking sends also hold this stage's compute.
         PassTimes& pt = passes[static_cast<std::size_t>(s)];
-        auto to = [&](int peer) { return cost(lay.pipeline_pair(s, peer), CollectiveOp::send_recv, sp.send_bytes) + codec; };
+        auto to = [&](int peer) {
+          return cost(lay.pipeline_pair(s, peer), CollectiveOp::send_recv, sp.send_bytes) + codec;
+        };
         if (s + 1 < p) pt.send_forward = to(s + 1);
         if (s > 0) pt.send_backward = to(s - 1);
         if (st.blocking_p2p) {

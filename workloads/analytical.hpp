@@ -73,8 +73,8 @@ Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool
 // to the next stage and to the previous one, each pass of the order starts when its stage
 // is free and its input has arrived (a forward: the previous stage's forward plus its send;
 // a B: the next stage's B plus its send; a W: its stage's B, earlier in the order). The
-// pipeline is the latest stage's end of this max-plus recurrence over the p orders (p (2m + m)
-// terms), exact for the order with per-stage times. For uniform stages (f, b, w, free sends,
+// pipeline is the latest stage's end of this max-plus recurrence over the p orders (3 p m
+// passes), exact for the order with per-stage times. For uniform stages (f, b, w, free sends,
 // w <= f, m >= p) ZB-H1 gives
 //   T_pipe = m (f + b + w) + (p - 1)(f + b - w)
 // (Qi et al. ICLR 2024 §3.1: the bubble (p-1)(T_F + T_B - T_W) against 1F1B's

@@ -40,8 +40,9 @@ struct Item {
   // the chunk (-1: the embedding or the head). The lowering names each task by them.
   const char* op_name = nullptr;
   std::int16_t layer = -1;
-  // compute: a weight-gradient GEMM (dW = X^T dY) or the separate accumulation of weight
-  // gradients; the W pass of a schedule that splits the backward (PassPart::weight).
+  // compute: a weight-gradient GEMM (dW = X^T dY), the embedding's backward (its weight
+  // gradient alone) or the separate accumulation of weight gradients: the W pass of a
+  // schedule that splits the backward (PassPart::weight).
   bool weight_grad = false;
 };
 

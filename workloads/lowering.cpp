@@ -247,10 +247,10 @@ class Emitter {
   void emit_pass(int s, const PipeOp& op) {
     const int vs = vstage(s, op.chunk);
     const ChunkItems& ci = stage(s).chunks[static_cast<std::size_t>(op.chunk)];
-    const auto& items = op.weight()                     ? ci.bwd_weight
-                        : op.part == PassPart::input    ? ci.bwd_input
-                        : op.backward                   ? ci.bwd
-                                                        : ci.fwd;
+    const auto& items = op.weight()                  ? ci.bwd_weight
+                        : op.part == PassPart::input ? ci.bwd_input
+                        : op.backward                ? ci.bwd
+                                                     : ci.fwd;
     std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone), extra(chain.size(), kNone);
     // W waits for nothing but the device's earlier tasks (its B among them).
     if (!op.weight())

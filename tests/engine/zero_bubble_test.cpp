@@ -78,8 +78,8 @@ std::vector<PassTimes> stage_passes(const ZbSetup& z) {
   std::vector<PassTimes> out;
   for (const StagePlan& sp : plan.stages) {
     const ChunkItems& ci = sp.chunks.front();
-    out.push_back({Seconds(items_time(ci.fwd)), Seconds(items_time(ci.bwd_input)),
-                   Seconds(items_time(ci.bwd_weight)), Seconds{}, Seconds{}});
+    out.push_back({Seconds(items_time(ci.fwd)), Seconds(items_time(ci.bwd_input)), Seconds(items_time(ci.bwd_weight)),
+                   Seconds{}, Seconds{}});
   }
   return out;
 }
