@@ -6,7 +6,8 @@
 // and decode); the pipeline takes
 //   T_pipe = m * max_s c_s + (sum_s c_s - max_s c_s) / v
 // which is (m + p - 1) c for uniform GPipe/1F1B stages and (m + (p-1)/v) c for interleaved
-// 1F1B (Narayanan et al. SC21 §2.2). Stage s finishes its last backward pass
+// 1F1B (Narayanan et al. SC21 §2.2); ZB-H1, which splits the backward, has its own
+// recurrence (pipeline_ends, below). Stage s finishes its last backward pass
 // sum_{j<s} b_j / v before stage 0; its gradient buckets are reduced behind that backward
 // (exposed: what the last micro-batch's backward does not hide, at least the last bucket),
 // then the optimizer runs (with its state offloaded: streamed in before and back after,
