@@ -16,6 +16,7 @@
 #include "sections.hpp"
 #include "topologies/transfer_time.hpp"
 #include "workloads/stage_layout.hpp"
+#include "workloads/step_plan.hpp"
 
 namespace hcsim {
 
@@ -289,6 +290,10 @@ struct Parser {
     st.dp_bucket = s.get<Bytes>("dp_bucket");
     st.sharding = resolve_sharding(s.has("fsdp") ? s.raw("fsdp") : nlohmann::json(), "/strategy/fsdp", st, diag,
                                    &res.fsdp);
+    if (pipeline_schedules().find(st.schedule) && sc.schedule().splits_backward() && sharded_parameters(st))
+      diag.error("/strategy/schedule", st.schedule +
+                                           " splits the backward into B and W passes, which is not modelled with "
+                                           "ZeRO-3 / FSDP parameter sharding (zero 3)");
     if (s.has("layers_per_stage")) {
       const auto& a = s.raw("layers_per_stage");
       for (std::size_t i = 0; i < a.size(); ++i) {

@@ -4,6 +4,8 @@
 #include <array>
 #include <numeric>
 
+#include "sim/core/error.hpp"
+
 namespace hcsim {
 namespace {
 
@@ -114,6 +116,51 @@ class ShardCosts {
 
 }  // namespace
 
+std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, int p, int m, const std::vector<PassTimes>& t) {
+  // Each stage runs its order one pass after another; a forward waits for the previous
+  // stage's forward of its micro-batch and that stage's send, a backward (B) for the next
+  // stage's; W for its B, earlier in the stage's own order. Passes are emitted in rounds
+  // over the stages, as the lowering does, each as far as its inputs exist.
+  const auto P = static_cast<std::size_t>(p), M = static_cast<std::size_t>(m);
+  std::vector<std::vector<PipeOp>> order(P);
+  for (int s = 0; s < p; ++s) order[static_cast<std::size_t>(s)] = schedule.order(s, p, m, 1);
+  const Seconds none(-1);
+  std::vector<Seconds> fwd(P * M, none), bwd(P * M, none), free(P);
+  std::vector<std::size_t> pos(P, 0);
+  std::size_t remaining = 0;
+  for (const auto& o : order) remaining += o.size();
+  while (remaining > 0) {
+    bool progress = false;
+    for (std::size_t s = 0; s < P; ++s) {
+      const PassTimes& ts = t[s];
+      for (; pos[s] < order[s].size(); ++pos[s], --remaining, progress = true) {
+        const PipeOp& op = order[s][pos[s]];
+        const auto i = static_cast<std::size_t>(op.microbatch);
+        Seconds ready{}, d{};
+        if (op.weight()) {
+          d = ts.w;
+        } else if (!op.backward) {
+          if (s > 0) {
+            if (fwd[(s - 1) * M + i] < Seconds{}) break;
+            ready = fwd[(s - 1) * M + i] + t[s - 1].send_forward;
+          }
+          d = ts.f;
+        } else {
+          if (s + 1 < P) {
+            if (bwd[(s + 1) * M + i] < Seconds{}) break;
+            ready = bwd[(s + 1) * M + i] + t[s + 1].send_backward;
+          }
+          d = op.part == PassPart::whole ? ts.b + ts.w : ts.b;
+        }
+        free[s] = max(free[s], ready) + d;
+        if (!op.weight()) (op.backward ? bwd : fwd)[s * M + i] = free[s];
+      }
+    }
+    HCSIM_ASSERT(progress, "pipeline schedule deadlocks: a pass waits for one that never comes");
+  }
+  return free;
+}
+
 Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool backward) {
   const std::size_t n = units.size();
   if (n == 0) return Seconds{};
@@ -145,11 +192,13 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   r.stages.resize(static_cast<std::size_t>(p));
   std::vector<Seconds> c(static_cast<std::size_t>(p)), bwd(c.size()), shard_x(c.size());
   Seconds fill_pp{};  // interleaved: pipeline sends on the fill and drain
+  const bool split = in.schedule->splits_backward();
+  std::vector<PassTimes> passes(split ? c.size() : 0);  // split backward: the recurrence's times
   for (int s = 0; s < p; ++s) {
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
     TpCosts tp(cost, lay.tensor_group(s));
     ShardCosts shard(lay, sp.sharding, s, cost);
-    PassCost f, b;
+    PassCost f, b, bi, bw;   // bi, bw: B and W of a split backward
     Seconds cp_f{}, cp_b{};  // exposed ring-attention sends per micro-batch
     Seconds ep_f{}, ep_b{};  // MoE all-to-alls per micro-batch
     Seconds zf{}, zb{};      // exposed ZeRO-3 / FSDP gathers and reductions per micro-batch
@@ -157,6 +206,10 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       const ChunkTotals& ct = *sp.totals[static_cast<std::size_t>(ch)];
       add_pass(f, tp.pass(ct.fwd, ct.comm_bytes));
       add_pass(b, tp.pass(ct.bwd, ct.comm_bytes));
+      if (split) {
+        add_pass(bi, tp.pass(ct.bwd_input, ct.comm_bytes));
+        add_pass(bw, tp.pass(ct.bwd_weight, ct.comm_bytes));
+      }
       cp_f += ring_exposed(ct.fwd, lay, s, cost);
       cp_b += ring_exposed(ct.bwd, lay, s, cost);
       for (const EpComm& e : ct.fwd.ep) ep_f += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
@@ -181,6 +234,26 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       // two hops per micro-batch are exposed.
       pp = v > 1 && !st.blocking_p2p ? Seconds{} : 2.0 * v * hop;
       fill_pp += v > 1 && s + 1 < p ? 2.0 * (st.blocking_p2p ? v : 1) * hop : Seconds{};
+      if (split) {
+        // The recurrence's sends: to each neighbour its own hop (a codec's encode and decode
+        // with it); blocking sends also hold this stage's compute.
+        PassTimes& pt = passes[static_cast<std::size_t>(s)];
+        auto to = [&](int peer) {
+          return cost(lay.pipeline_pair(s, peer), CollectiveOp::send_recv, sp.send_bytes) + codec;
+        };
+        if (s + 1 < p) pt.send_forward = to(s + 1);
+        if (s > 0) pt.send_backward = to(s - 1);
+        if (st.blocking_p2p) {
+          pt.f += pt.send_forward;
+          pt.b += pt.send_backward;
+        }
+      }
+    }
+    if (split) {
+      PassTimes& pt = passes[static_cast<std::size_t>(s)];
+      pt.f += f.compute + f.comm + cp_f + ep_f;
+      pt.b += bi.compute + bi.comm + cp_b + ep_b;
+      pt.w = bw.compute + bw.comm;
     }
     auto& a = r.stages[static_cast<std::size_t>(s)];
     a.compute = m * (f.compute + b.compute);
@@ -193,10 +266,18 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     a.dynamic_energy = m * (f.energy + b.energy);
     c[static_cast<std::size_t>(s)] = f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b + ep_f + ep_b + zf + zb;
     bwd[static_cast<std::size_t>(s)] = b.compute + b.comm + cp_b + ep_b + zb;
+    // Split backward: the buckets are issued in the last W, which alone hides them.
+    if (split) bwd[static_cast<std::size_t>(s)] = bw.compute + bw.comm;
   }
   const Seconds cmax = *std::max_element(c.begin(), c.end());
   const Seconds csum = std::accumulate(c.begin(), c.end(), Seconds{});
-  r.pipeline = m * cmax + (csum - cmax) / v + fill_pp;
+  std::vector<Seconds> ends;  // split backward: each stage's end in the recurrence
+  if (split) {
+    ends = pipeline_ends(*in.schedule, p, plan.m, passes);
+    r.pipeline = *std::max_element(ends.begin(), ends.end());
+  } else {
+    r.pipeline = m * cmax + (csum - cmax) / v + fill_pp;
+  }
   if (v > 1 && !st.blocking_p2p)
     for (auto& a : r.stages) a.pp_comm = fill_pp;
 
@@ -217,7 +298,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     if (sp.zero_gather_bytes > Bytes{}) a.optimizer += cost(replicas, CollectiveOp::all_gather, sp.zero_gather_bytes);
     if (sp.expert_gather_bytes > Bytes{})
       a.optimizer += cost(expert_replicas, CollectiveOp::all_gather, sp.expert_gather_bytes);
-    const Seconds last_backward = r.pipeline - drain;
+    const Seconds last_backward = split ? ends[static_cast<std::size_t>(s)] : r.pipeline - drain;
     r.step_time = max(r.step_time, last_backward + a.dp_exposed + a.offload + a.optimizer);
     drain += bwd[static_cast<std::size_t>(s)] / v;
   }

@@ -6,7 +6,8 @@
 // and decode); the pipeline takes
 //   T_pipe = m * max_s c_s + (sum_s c_s - max_s c_s) / v
 // which is (m + p - 1) c for uniform GPipe/1F1B stages and (m + (p-1)/v) c for interleaved
-// 1F1B (Narayanan et al. SC21 §2.2). Stage s finishes its last backward pass
+// 1F1B (Narayanan et al. SC21 §2.2); ZB-H1, which splits the backward, has its own
+// recurrence (pipeline_ends, below). Stage s finishes its last backward pass
 // sum_{j<s} b_j / v before stage 0; its gradient buckets are reduced behind that backward
 // (exposed: what the last micro-batch's backward does not hide, at least the last bucket),
 // then the optimizer runs (with its state offloaded: streamed in before and back after,
@@ -66,6 +67,27 @@ struct UnitCost {
   Seconds busy{}, gather{}, reduce{};
 };
 Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool backward);
+
+// A schedule that splits the backward into B and W (ZB-H1, workloads/pipeline_schedule.hpp):
+// with per micro-batch forward f_s, B b_s and W w_s on stage s (each with its exposed
+// tensor-parallel, ring and MoE communication, as c_s above) and the pipeline send's time
+// to the next stage and to the previous one, each pass of the order starts when its stage
+// is free and its input has arrived (a forward: the previous stage's forward plus its send;
+// a B: the next stage's B plus its send; a W: its stage's B, earlier in the order). The
+// pipeline is the latest stage's end of this max-plus recurrence over the p orders (3 p m
+// passes), exact for the order with per-stage times. For uniform stages (f, b, w, free sends,
+// w <= f, m >= p) ZB-H1 gives
+//   T_pipe = m (f + b + w) + (p - 1)(f + b - w)
+// (Qi et al. ICLR 2024 §3.1: the bubble (p-1)(T_F + T_B - T_W) against 1F1B's
+// (p-1)(T_F + T_B + T_W)): the s W passes stage s defers fill its drain. The gradient buckets
+// are issued in the last micro-batch's W, so only that pass's w_s hides them; stage s
+// reduces after its own end in the recurrence.
+struct PassTimes {
+  Seconds f{}, b{}, w{};
+  Seconds send_forward{}, send_backward{};  // to stage s + 1, to stage s - 1
+};
+// Each stage's end of `schedule`'s order (v = 1) under that recurrence.
+std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, int p, int m, const std::vector<PassTimes>& t);
 
 // Collective time over an arithmetic group (workloads/layout.hpp).
 using GroupCostFn = std::function<Seconds(const DeviceGroup& group, CollectiveOp op, Bytes bytes)>;

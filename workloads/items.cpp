@@ -1,6 +1,7 @@
 #include "items.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "sim/core/error.hpp"
 #include "workloads/step_plan.hpp"
@@ -100,7 +101,12 @@ class ItemBuilder {
       bucket(out, Bytes(dense * grad_e_), Bytes(expert * grad_e_));
     }
     if (embedding) {
+      // The embedding's backward computes only its weight gradient (no input gradient to
+      // send): all of it is W.
+      const std::size_t first = out.bwd.size();
       backward_ops(embedding_ops(c_, shape_), out.bwd, units(whole, emb_params));
+      for (std::size_t i = first; i < out.bwd.size(); ++i)
+        if (out.bwd[i].kind == Item::Kind::compute) out.bwd[i].weight_grad = true;
       accumulate(out.bwd, emb_params, c_.learned_positions ? 2 : 1);
       bucket(out, Bytes(emb_params * grad_e_));
     }
@@ -141,6 +147,7 @@ class ItemBuilder {
                              DType::fp32);
     k.launches = tensors;
     compute(out, k, Phase::backward, Flops{});
+    out.back().weight_grad = true;
   }
   // A bucket marker: `grad_bytes` of gradients ready (of which `expert` are routed experts'
   // gradients, reduced over the expert replica group).
@@ -281,6 +288,7 @@ class ItemBuilder {
           compute(out, backward_gemm(f, false), Phase::backward, mf);
         if (async) comm(out, grad_op, true);
         compute(out, backward_gemm(f, true), Phase::backward, mf);
+        out.back().weight_grad = true;
         if (op.column_parallel && !async) comm(out, grad_op);
       } else {
         Kernel b = f;
@@ -418,6 +426,20 @@ ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int 
     t.fwd = add_scaled(t.fwd, pass_totals(moe.fwd), n_moe);
     t.bwd = add_scaled(t.bwd, pass_totals(moe.bwd), n_moe);
   }
+  // B and W (split_backward), summed the same way.
+  auto split = [](const std::vector<Item>& bwd) {
+    std::array<std::vector<Item>, 2> bw;
+    split_backward(bwd, bw[0], bw[1]);
+    return std::array<PassTotals, 2>{pass_totals(bw[0]), pass_totals(bw[1])};
+  };
+  const auto es = split(ends.bwd), ds = split(dense.bwd);
+  t.bwd_input = add_scaled(es[0], ds[0], n_dense);
+  t.bwd_weight = add_scaled(es[1], ds[1], n_dense);
+  if (n_moe > 0) {
+    const auto ms = split(moe.bwd);
+    t.bwd_input = add_scaled(t.bwd_input, ms[0], n_moe);
+    t.bwd_weight = add_scaled(t.bwd_weight, ms[1], n_moe);
+  }
   t.fwd.units = splice_units(ef.units, embedding ? 1 : 0, of.units, layers);
   t.bwd.units = splice_units(eb.units, head ? 1 : 0, ob.units, layers);
   t.comm_bytes = b.act_bytes();
@@ -437,6 +459,25 @@ ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int 
   splice(t.markers, ends.markers, dense.markers, moe.markers);
   if (in.model->is_moe()) splice(t.expert_markers, ends.expert_markers, dense.expert_markers, moe.expert_markers);
   return t;
+}
+
+void split_backward(const std::vector<Item>& bwd, std::vector<Item>& input, std::vector<Item>& weight) {
+  input.clear();
+  weight.clear();
+  for (std::size_t i = 0; i < bwd.size(); ++i) {
+    const Item& it = bwd[i];
+    if ((it.kind == Item::Kind::compute && it.weight_grad) || it.kind == Item::Kind::bucket) {
+      weight.push_back(it);
+      continue;
+    }
+    input.push_back(it);
+    if (it.kind == Item::Kind::tp_comm && it.overlap_next) {
+      // The compute item it ran beside: the next one of the whole backward.
+      std::size_t j = i + 1;
+      while (j < bwd.size() && bwd[j].kind != Item::Kind::compute) ++j;
+      if (j < bwd.size() && bwd[j].weight_grad) input.back().overlap_next = false;
+    }
+  }
 }
 
 ChunkItems build_chunk_items(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head,

@@ -40,10 +40,17 @@ struct Item {
   // the chunk (-1: the embedding or the head). The lowering names each task by them.
   const char* op_name = nullptr;
   std::int16_t layer = -1;
+  // compute: a weight-gradient GEMM (dW = X^T dY), the embedding's backward (its weight
+  // gradient alone) or the separate accumulation of weight gradients: the W pass of a
+  // schedule that splits the backward (PassPart::weight).
+  bool weight_grad = false;
 };
 
 struct ChunkItems {
   std::vector<Item> fwd, bwd;
+  // A schedule that splits the backward (ZB-H1): bwd as B (bwd_input) and W (bwd_weight),
+  // split_backward's; empty otherwise.
+  std::vector<Item> bwd_input, bwd_weight;
   Bytes grad_bytes{};          // gradient bytes of the chunk on one device (routed experts' apart)
   Bytes expert_grad_bytes{};   // of the routed experts (MoE)
   std::vector<Bytes> markers;  // the bucket markers' gradient bytes, in backward order
@@ -52,6 +59,12 @@ struct ChunkItems {
   std::vector<Bytes> expert_markers;
   int first_layer = 0;         // the model's index of the chunk's first transformer layer
 };
+
+// The backward `bwd` split into B (`input`: every item but the weight-gradient compute items
+// and the bucket markers) and W (`weight`: those, in order, so each bucket marker follows
+// the weight gradients it covers). A tensor-parallel collective that ran beside a weight-
+// gradient GEMM (Item::overlap_next) has no compute item beside it in B: it runs exposed.
+void split_backward(const std::vector<Item>& bwd, std::vector<Item>& input, std::vector<Item>& weight);
 
 // Items of a chunk of `layers` transformer layers from the model's layer `first_layer` (plus
 // the embedding on the first virtual stage and the head on the last) on device `dev`.
@@ -102,6 +115,7 @@ struct PassTotals {
 };
 struct ChunkTotals {
   PassTotals fwd, bwd;
+  PassTotals bwd_input, bwd_weight;  // bwd as split_backward splits it (B and W)
   Bytes comm_bytes{};  // payload of every tensor-parallel collective
   Bytes grad_bytes{}, expert_grad_bytes{};
   std::vector<Bytes> markers;  // as ChunkItems::markers

@@ -8,6 +8,10 @@
 // items into one task (compute between two communication points is one activity). Passes
 // are emitted in a global topological order by stepping each stage through its schedule
 // whenever the activations or gradients it needs have been sent.
+// A schedule that splits the backward (ZB-H1) runs each as two passes from the plan's
+// split lists: B (input gradients) sends its output gradient to the previous virtual stage
+// as soon as it ends; W (weight gradients, and the bucket markers that issue the gradient
+// reductions after them) runs later on the same device and sends nothing.
 #include "lowering.hpp"
 #include "lowering_sharding.hpp"
 #include "lowering_tasks.hpp"
@@ -90,6 +94,7 @@ class Emitter {
   }
 
   bool ready(int s, const PipeOp& op) const {
+    if (op.weight()) return true;  // after its B, earlier in the stage's order
     const int vs = vstage(s, op.chunk);
     if (!op.backward) return vs == 0 || recv_.count(key(vs, op.microbatch, false));
     return vs == p_ * v_ - 1 || recv_.count(key(vs, op.microbatch, true));
@@ -199,7 +204,7 @@ class Emitter {
         [&](int j) { return expert_group(s, j); },
         [&](std::uint32_t group, std::vector<TaskId>& deps) {
           return tasks_.collective(group, it.op, it.comm_bytes, CommClass::ep,
-                                   op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, false);
+                                   op.forward() ? Phase::forward : Phase::backward, s, op.microbatch, deps, false);
         },
         ep_mirrors_);
     chain = std::move(out);
@@ -242,13 +247,19 @@ class Emitter {
   void emit_pass(int s, const PipeOp& op) {
     const int vs = vstage(s, op.chunk);
     const ChunkItems& ci = stage(s).chunks[static_cast<std::size_t>(op.chunk)];
-    const auto& items = op.backward ? ci.bwd : ci.fwd;
+    const auto& items = op.weight()                  ? ci.bwd_weight
+                        : op.part == PassPart::input ? ci.bwd_input
+                        : op.backward                ? ci.bwd
+                                                     : ci.fwd;
     std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone), extra(chain.size(), kNone);
-    if (auto it = recv_.find(key(vs, op.microbatch, op.backward)); it != recv_.end()) chain = it->second;
+    // W waits for nothing but the device's earlier tasks (its B among them).
+    if (!op.weight())
+      if (auto it = recv_.find(key(vs, op.microbatch, op.backward)); it != recv_.end()) chain = it->second;
     const bool sharded = stage(s).sharding.on;
     if (sharded) shard_.begin(s, stage(s).sharding, items, op.backward, op.microbatch);
     std::size_t unit = 0;
-    const bool last = op.backward && op.microbatch == m_ - 1;
+    // The pass that holds the bucket markers: the whole backward, or W.
+    const bool last = (op.part == PassPart::whole ? op.backward : op.weight()) && op.microbatch == m_ - 1;
     int marker = 0;
 
     Item acc;
@@ -324,7 +335,7 @@ class Emitter {
     HCSIM_ASSERT(beside.empty(), "a tensor-parallel collective runs beside a compute item: none follows it");
     if (sharded) shard_.end(chain);
     if (last) issue_buckets(s, op.chunk, -1, flush, chain);
-    send(s, op, vs, chain);
+    if (!op.weight()) send(s, op, vs, chain);
   }
 
   // A tensor-parallel collective of each data-parallel rank's tensor group after its ranks'
@@ -337,7 +348,7 @@ class Emitter {
       for (int t = 0; t < tp_; ++t)
         for (const auto* v : {&chain, &extra}) deps.push_back((*v)[static_cast<std::size_t>(d * tp_ + t)]);
       TaskId id = tasks_.collective(tp_group(s, d), it.op, it.comm_bytes, st_.sequence_parallel ? CommClass::sp : CommClass::tp,
-                                 op.backward ? Phase::backward : Phase::forward, s, op.microbatch, deps, false);
+                                 op.forward() ? Phase::forward : Phase::backward, s, op.microbatch, deps, false);
       for (int t = 0; t < tp_; ++t) out[static_cast<std::size_t>(d * tp_ + t)] = id;
       if (d == 0)  // the tensor-parallel collectives of the data-parallel ranks not built
         g_.add_mirror(id, group_mirrors(tp_mirrors_, s, dp_, st_.dp, [&](int k) { return tp_group(s, k); }));
@@ -369,7 +380,7 @@ class Emitter {
     block.model_flops /= cp_;
     block.bytes /= cp_;
     block.energy /= cp_;
-    const Phase pass = op.backward ? Phase::backward : Phase::forward;
+    const Phase pass = op.forward() ? Phase::forward : Phase::backward;
     auto ring_peer = [&](int d, int step) { return d / cp_ * cp_ + (d % cp_ + step + cp_) % cp_; };
     auto received = [&](const std::vector<TaskId>& ids, int d, int t) {
       const int from = ring_peer(d, -1);

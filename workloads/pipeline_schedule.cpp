@@ -68,10 +68,45 @@ class Interleaved final : public PipelineSchedule {
   }
 };
 
+// ZB-H1, the handcrafted zero-bubble schedule of Qi et al. (ICLR 2024, arXiv 2401.10241,
+// §3.1, Figure 3 top): 1F1B's order of forwards and B passes (p - s - 1 warm-up forwards,
+// then one forward one B, then the remaining B), each B followed by a W, except that stage
+// s defers its first s W passes: they run after its last B. The deferred W fill the tail
+// of the pipeline that 1F1B leaves idle (the later stages wait there for the B of the
+// earlier ones), so with m >= p and pass times F, B, W (W <= F) the pipeline takes
+// m (F + B + W) + (p - 1)(F + B - W) against 1F1B's m (F + B + W) + (p - 1)(F + B + W).
+// A stage keeps a micro-batch's activations from its forward until its W: p - s - 1 warm-up
+// forwards plus the steady state's one plus the s deferred W make min(p, m) on every stage,
+// 1F1B's stage-0 peak ("all workers maintain the same number of in-flight microbatches",
+// §3.1), so the peak over the stages is 1F1B's.
+class ZbH1 final : public PipelineSchedule {
+ public:
+  std::string_view type() const override { return "zb-h1"; }
+  bool splits_backward() const override { return true; }
+  std::vector<PipeOp> order(int stage, int p, int m, int) const override {
+    const int warm = std::min(p - stage - 1, m);
+    std::vector<PipeOp> out;
+    int w = 0;  // next W
+    auto backward = [&](int i) {
+      out.push_back({true, i, 0, PassPart::input});
+      if (i >= stage) out.push_back({false, w++, 0, PassPart::weight});
+    };
+    for (int i = 0; i < warm; ++i) out.push_back({false, i, 0});
+    for (int i = 0; i < m - warm; ++i) {
+      out.push_back({false, warm + i, 0});
+      backward(i);
+    }
+    for (int i = m - warm; i < m; ++i) backward(i);
+    while (w < m) out.push_back({false, w++, 0, PassPart::weight});
+    return out;
+  }
+  double in_flight(int, int p, int m, int) const override { return std::min(p, m); }
+};
+
 template <class S>
-void add_schedule(const char* help) {
-  pipeline_schedules().add({S().type().data(), help, {}, [](const Params&) { return std::make_unique<S>(); },
-                            "Huang et al. 2019 (GPipe); Narayanan et al. 2021 (PipeDream-Flush); SC21 §2.2"});
+void add_schedule(const char* help,
+                  const char* source = "Huang et al. 2019 (GPipe); Narayanan et al. 2021 (PipeDream-Flush); SC21 §2.2") {
+  pipeline_schedules().add({S().type().data(), help, {}, [](const Params&) { return std::make_unique<S>(); }, source});
 }
 
 }  // namespace
@@ -88,6 +123,8 @@ void register_builtin_schedules() {
   add_schedule<GPipe>("all forwards, then all backwards; stage keeps m micro-batches of activations");
   add_schedule<OneFOneB>("PipeDream-Flush: p-s-1 warm-up forwards, then one forward one backward; keeps p-s");
   add_schedule<Interleaved>("interleaved 1F1B with v chunks per device; bubble (p-1)/(v m); needs m divisible by p");
+  add_schedule<ZbH1>("zero bubble ZB-H1: backward split into B and W, stage s defers s W; bubble (p-1)(F+B-W)",
+                     "Qi et al., Zero Bubble Pipeline Parallelism, ICLR 2024 (arXiv 2401.10241) §3.1");
 }
 
 std::string_view recompute_name(Recompute r) {

@@ -2,11 +2,16 @@
 // Pipeline schedules as per-stage orders of forward and backward micro-batch passes:
 // GPipe (Huang et al. 2019: all forwards, then all backwards), 1F1B / PipeDream-Flush
 // (Narayanan et al. 2021: p-s-1 warm-up forwards, then alternate, then drain), and
-// interleaved 1F1B with v model chunks per device (Narayanan et al. SC21 §2.2.2). The
-// engine does not know schedules: the order becomes task dependencies.
+// interleaved 1F1B with v model chunks per device (Narayanan et al. SC21 §2.2.2), and ZB-H1
+// (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, arXiv 2401.10241, §3.1 and
+// Figure 3), which splits each backward into B (input gradients, sent on at once) and W
+// (weight gradients, run later on the same device). The engine does not know schedules:
+// the order becomes task dependencies.
 // Bubble fraction, uniform stages, free communication: (p-1)/(m+p-1) for GPipe and 1F1B,
-// (p-1)/(v m + p - 1) for interleaved 1F1B.
+// (p-1)/(v m + p - 1) for interleaved 1F1B; ZB-H1's bubble is (p-1)(F+B-W) where 1F1B's is
+// (p-1)(F+B+W), for pass times F, B, W and m >= p (workloads/analytical.hpp).
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -14,10 +19,18 @@
 
 namespace hcsim {
 
+// Which part of the backward a pass runs: all of it (GPipe, 1F1B, interleaved), or, where
+// a schedule splits it (ZB-H1), B (`input`: everything but the weight-gradient GEMMs and
+// their accumulation, Item::weight_grad) or W (`weight`: those, and the gradient buckets).
+enum class PassPart : std::uint8_t { whole, input, weight };
+
 struct PipeOp {
-  bool backward = false;
+  bool backward = false;  // B, or the whole backward (part whole); W passes have it false
   int microbatch = 0;
   int chunk = 0;  // model chunk on this device (0..v-1); virtual stage = chunk * p + stage
+  PassPart part = PassPart::whole;
+  [[nodiscard]] bool weight() const { return part == PassPart::weight; }
+  [[nodiscard]] bool forward() const { return !backward && !weight(); }
 };
 
 class PipelineSchedule {
@@ -25,6 +38,8 @@ class PipelineSchedule {
   virtual ~PipelineSchedule() = default;
   [[nodiscard]] virtual std::string_view type() const = 0;
   [[nodiscard]] virtual bool interleaved() const { return false; }
+  // Whether the order's backward passes are split into B and W (PassPart input, weight).
+  [[nodiscard]] virtual bool splits_backward() const { return false; }
   // The order of passes on `stage` (0..p-1) for m micro-batches and v chunks.
   [[nodiscard]] virtual std::vector<PipeOp> order(int stage, int p, int m, int v) const = 0;
   // Micro-batches whose activations stage 0 keeps at peak (memory report).

@@ -3,6 +3,7 @@
 #include "workloads/step_plan.hpp"
 
 #include <map>
+#include <string>
 #include <tuple>
 
 #include "sim/core/error.hpp"
@@ -67,6 +68,13 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
     cache = plan.own_cache.get();
   }
   const int p = st.pp;
+  const bool split = in.schedule->splits_backward();
+  // ZeRO-3 / FSDP reduce-scatter each unit's gradients as its backward ends; with the
+  // weight gradients moved to a later W pass that point is in another pass.
+  if (split && sharded_parameters(st))
+    throw InputError("/strategy/schedule", std::string(in.schedule->type()) +
+                                               " splits the backward into B and W passes, which is not modelled "
+                                               "with ZeRO-3 / FSDP parameter sharding");
   plan.stages.resize(static_cast<std::size_t>(p));
   for (int s = 0; s < p; ++s) {
     StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
@@ -83,6 +91,7 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
           first += chunk_layers(in.layers_per_stage[static_cast<std::size_t>(u % p)], plan.v, u / p);
       if (detail == PlanDetail::items) {
         sp.chunks.push_back(build_chunk_items(in, *sp.device, layers, embedding, head, first));
+        if (split) split_backward(sp.chunks.back().bwd, sp.chunks.back().bwd_input, sp.chunks.back().bwd_weight);
         sp.grad_bytes += sp.chunks.back().grad_bytes;
         sp.expert_grad_bytes += sp.chunks.back().expert_grad_bytes;
       } else {

@@ -56,8 +56,9 @@ std::vector<int> divisors(int n) {
 }
 
 // A random layout of `base` (its cluster, model and batch kept); empty when the draw is
-// not a valid scenario.
-nlohmann::json draw(const nlohmann::json& base, int devices, std::mt19937_64& rng, std::string& text) {
+// not a valid scenario. `schedule_only`: that schedule instead of the drawn one.
+nlohmann::json draw(const nlohmann::json& base, int devices, std::mt19937_64& rng, std::string& text,
+                    const char* schedule_only) {
   nlohmann::json doc = base;
   const std::vector<int> divs = divisors(devices);
   const int tp = divs[static_cast<std::size_t>(pick(rng, static_cast<int>(divs.size())))];
@@ -70,7 +71,8 @@ nlohmann::json draw(const nlohmann::json& base, int devices, std::mt19937_64& rn
   const int pp = rest2[static_cast<std::size_t>(pick(rng, static_cast<int>(rest2.size())))];
   const int dp = devices / tp / cp / pp;
   static const char* const schedules[] = {"gpipe", "1f1b", "interleaved-1f1b"};
-  const std::string schedule = schedules[pick(rng, 3)];
+  std::string schedule = schedules[pick(rng, 3)];
+  if (schedule_only != nullptr) schedule = schedule_only;
   const int v = schedule == "interleaved-1f1b" ? 2 + pick(rng, 2) : 1;
   static const char* const recomputes[] = {"none", "selective", "full"};
   const std::string recompute = recomputes[pick(rng, 3)];
@@ -110,7 +112,9 @@ double step(nlohmann::json doc, const char* mode, bool symmetry) {
 // Part `part` of `parts` of the first `layouts` random layouts of the shipped scenario
 // `file` (under the sanitizers a tenth): the seed draws the same sequence whatever the
 // split, and each part checks its share of it, so that ctest runs the parts side by side.
-void check_layouts(const char* file, int layouts, std::uint64_t seed, int part = 0, int parts = 1) {
+// `schedule_only`: every layout on that schedule.
+void check_layouts(const char* file, int layouts, std::uint64_t seed, int part = 0, int parts = 1,
+                   const char* schedule_only = nullptr) {
 #ifdef HCSIM_SANITIZED
   layouts /= 10;
 #endif
@@ -121,7 +125,7 @@ void check_layouts(const char* file, int layouts, std::uint64_t seed, int part =
   const int devices = base["cluster"]["pools"][0]["count"].get<int>();
   for (int n = 0; n < last;) {
     std::string text;
-    const nlohmann::json doc = draw(base, devices, rng, text);
+    const nlohmann::json doc = draw(base, devices, rng, text, schedule_only);
     if (doc.is_null()) continue;
     if (n++ < first) continue;
     const std::string where = std::string(file) + ": " + text;
@@ -149,6 +153,12 @@ TEST(ModeProperty, QuickstartLayoutsPart2) { check_layouts("scenarios/quickstart
 TEST(ModeProperty, QuickstartLayoutsPart3) { check_layouts("scenarios/quickstart.json", 100, 20261201, 2, 4); }
 TEST(ModeProperty, QuickstartLayoutsPart4) { check_layouts("scenarios/quickstart.json", 100, 20261201, 3, 4); }
 TEST(ModeProperty, TinyGptLayouts) { check_layouts("scenarios/sweeps/tiny-gpt.json", 200, 20261202); }
+// ZB-H1 (its own draws: the layouts above keep their sequence): 100 layouts of the tiny GPT
+// and 25 of the quickstart over the same axes (ZeRO-3 is refused with it and redrawn).
+TEST(ModeProperty, TinyGptZbH1Layouts) {
+  check_layouts("scenarios/sweeps/tiny-gpt.json", 100, 20261203, 0, 1, "zb-h1");
+}
+TEST(ModeProperty, QuickstartZbH1Layouts) { check_layouts("scenarios/quickstart.json", 25, 20261204, 0, 1, "zb-h1"); }
 
 }  // namespace
 }  // namespace hcsim

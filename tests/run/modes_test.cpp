@@ -1,7 +1,8 @@
 // The three fidelities of one scenario agree where their assumptions hold (uniform stages,
 // no contention): analytical vs event within 2 %, flow vs event within 1e-5 (measured: at
 // most 6.3e-6, on the interleaved layout, 1e-13 on the others); and symmetry (identical
-// ranks simulated once) matches the full simulation within 0.1 %.
+// ranks simulated once) matches the full simulation within 0.1 %. ZB-H1's analytical
+// pipeline is the recurrence over its order (workloads/analytical.hpp).
 #include <gtest/gtest.h>
 
 #include "scenarios/scenario.hpp"
@@ -61,7 +62,30 @@ TEST_P(Modes, SymmetryMatchesFullSimulation) {
 INSTANTIATE_TEST_SUITE_P(Layouts, Modes,
                          ::testing::Values(Case{1, 8, 1, "1f1b", 1, 8}, Case{1, 1, 4, "1f1b", 1, 32},
                                            Case{2, 4, 2, "1f1b", 1, 32}, Case{1, 2, 4, "interleaved-1f1b", 2, 32},
-                                           Case{4, 2, 1, "1f1b", 1, 16}, Case{1, 1, 4, "gpipe", 1, 16}));
+                                           Case{4, 2, 1, "1f1b", 1, 16}, Case{1, 1, 4, "gpipe", 1, 16},
+                                           // ZB-H1: pp 4 with m 16 (a multiple of p) and m 10 (not),
+                                           // pp 2 with tp and data-parallel reductions behind the
+                                           // last W (m 8), pp 2 with m 5 (odd).
+                                           Case{1, 1, 4, "zb-h1", 1, 32}, Case{1, 1, 4, "zb-h1", 1, 20},
+                                           Case{2, 4, 2, "zb-h1", 1, 32}, Case{1, 2, 2, "zb-h1", 1, 10}));
+
+// ZB-H1 keeps min(p, m) micro-batches of activations on every stage (Qi et al. ICLR 2024
+// §3.1: "all workers maintain the same number of in-flight microbatches"), 1F1B's stage 0,
+// its peak: stage 0 and the interior stages (the same layers, no embedding or head term in
+// workloads/memory.cpp) keep exactly 1F1B's stage-0 activations. The last stage keeps its
+// p micro-batches beside the head's logits (1F1B's last stage: one), so the peak over the
+// stages exceeds 1F1B's by at most those logits. Its step is shorter: the deferred W passes
+// fill 1F1B's drain.
+TEST(ZeroBubbleModes, ActivationsOfOneFOneBStageZeroAndAShorterStep) {
+  const Metrics zb = metrics(base(1, 1, 4, "zb-h1", 1, 32), "event");
+  const Metrics f1b = metrics(base(1, 1, 4, "1f1b", 1, 32), "event");
+  ASSERT_EQ(zb.stages.size(), 4u);
+  const double peak = f1b.stages[0].memory.activations.value();
+  for (const auto& s : f1b.stages) EXPECT_LE(s.memory.activations.value(), peak);  // 1F1B's peak: stage 0
+  for (int s : {0, 1, 2}) EXPECT_EQ(zb.stages[static_cast<std::size_t>(s)].memory.activations.value(), peak) << s;
+  EXPECT_GT(zb.stages[3].memory.activations.value(), f1b.stages[3].memory.activations.value());
+  EXPECT_LT(zb.step_time.value(), f1b.step_time.value());
+}
 
 }  // namespace
 }  // namespace hcsim
