@@ -100,20 +100,18 @@ class Emitter {
     return vs == p_ * v_ - 1 || recv_.count(key(vs, op.microbatch, true));
   }
 
-  std::uint32_t tp_group(int s, int dpi) {
-    auto k = std::make_pair(s, dpi);
-    if (auto it = tp_groups_.find(k); it != tp_groups_.end()) return it->second;
-    std::vector<std::uint32_t> devs;
-    for (int t = 0; t < st_.tp; ++t) devs.push_back(dev(s, dpi, t));
-    return tp_groups_[k] = g_.add_group(std::move(devs));
+  // The task graph's group of a layout group, made once per (stage, index) in `cache`.
+  std::uint32_t graph_group(std::map<std::pair<int, int>, std::uint32_t>& cache, int s, int j, const DeviceGroup& g) {
+    auto [it, added] = cache.try_emplace(std::make_pair(s, j), 0);
+    if (added) {
+      std::vector<std::uint32_t> devs;
+      for (int k = 0; k < g.count; ++k) devs.push_back(static_cast<std::uint32_t>(g.device(k)));
+      it->second = g_.add_group(std::move(devs));
+    }
+    return it->second;
   }
-  std::uint32_t dp_group(int s, int tpi) {
-    auto k = std::make_pair(s, tpi);
-    if (auto it = dp_groups_.find(k); it != dp_groups_.end()) return it->second;
-    std::vector<std::uint32_t> devs;
-    for (int d = 0; d < st_.dp; ++d) devs.push_back(dev(s, d, tpi));
-    return dp_groups_[k] = g_.add_group(std::move(devs));
-  }
+  std::uint32_t tp_group(int s, int dpi) { return graph_group(tp_groups_, s, dpi, plan_.layout.tensor_group(s, dpi)); }
+  std::uint32_t dp_group(int s, int tpi) { return graph_group(dp_groups_, s, tpi, plan_.layout.replica_group(s, tpi)); }
 
   // A gradient reduction of stage s (the plan's), one per tensor-parallel rank: its codec's
   // encode on each rank, its collectives one after the other, decode.
@@ -144,16 +142,6 @@ class Emitter {
   // MoE: the stage-local index of built rank r (replica d, tensor rank t), and the groups
   // of the expert layout (workloads/layout.hpp: expert rank i % ep, expert group i / ep).
   int local(int d, int t) const { return d * st_.tp + t; }
-  // The task graph's group of a layout group, made once per (stage, index) in `cache`.
-  std::uint32_t graph_group(std::map<std::pair<int, int>, std::uint32_t>& cache, int s, int j, const DeviceGroup& g) {
-    auto [it, added] = cache.try_emplace(std::make_pair(s, j), 0);
-    if (added) {
-      std::vector<std::uint32_t> devs;
-      for (int k = 0; k < g.count; ++k) devs.push_back(static_cast<std::uint32_t>(g.device(k)));
-      it->second = g_.add_group(std::move(devs));
-    }
-    return it->second;
-  }
   std::uint32_t expert_group(int s, int j) {
     return graph_group(expert_groups_, s, j, plan_.layout.expert_group(s, j));
   }

@@ -55,12 +55,9 @@ std::vector<StageShape> stage_shapes(const LoweringInput& in) {
     sh.stage = s;
     sh.layers = in.layers_per_stage[s];
     // MoE layers among the stage's chunks (virtual stages c * p + s).
-    for (int c = 0; c < v && in.model->is_moe(); ++c) {
-      int first = 0;
-      for (int u = 0; u < c * p + s; ++u)
-        first += chunk_layers(in.layers_per_stage[static_cast<std::size_t>(u % p)], v, u / p);
-      sh.moe_layers += static_cast<double>(in.model->moe_layers(first, chunk_layers(in.layers_per_stage[s], v, c)));
-    }
+    for (int c = 0; c < v && in.model->is_moe(); ++c)
+      sh.moe_layers += static_cast<double>(in.model->moe_layers(first_chunk_layer(in.layers_per_stage, v, c * p + s),
+                                                                chunk_layers(in.layers_per_stage[s], v, c)));
     sh.has_embedding = s == 0;
     sh.has_head = s == p - 1;
     sh.in_flight = in.schedule->in_flight(s, p, m, v);

@@ -85,10 +85,9 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
       const int vs = plan.vstage(s, c);
       const int layers = chunk_layers(in.layers_per_stage[static_cast<std::size_t>(s)], plan.v, c);
       const bool embedding = vs == 0, head = vs == plan.vstages() - 1;
-      int first = 0;  // the layers of the virtual stages before this one (the totals of a dense model need none)
-      if (detail == PlanDetail::items || in.model->is_moe())
-        for (int u = 0; u < vs; ++u)
-          first += chunk_layers(in.layers_per_stage[static_cast<std::size_t>(u % p)], plan.v, u / p);
+      // The chunk's first layer (the totals of a dense model need none).
+      const int first =
+          detail == PlanDetail::items || in.model->is_moe() ? first_chunk_layer(in.layers_per_stage, plan.v, vs) : 0;
       if (detail == PlanDetail::items) {
         sp.chunks.push_back(build_chunk_items(in, *sp.device, layers, embedding, head, first));
         if (split) split_backward(sp.chunks.back().bwd, sp.chunks.back().bwd_input, sp.chunks.back().bwd_weight);
