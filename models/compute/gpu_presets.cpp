@@ -105,6 +105,18 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "overheads as the calibrated H100 SXM5 (same GH100 chip; not calibrated on H200 runs).",
       "NVIDIA H200 SXM 141GB");
 
+  json h800 = h100_common();
+  h800["memory_capacity"] = "80 GB";
+  h800["memory_bandwidth"] = "3.35 TB/s";
+  add_gpu_preset(presets, "nvidia-h800-sxm5", h800,
+      "NVIDIA H800 SXM5 (the GH100 export part): tensor-core rates, 80 GB HBM3 at 3.35 TB/s and 700 W as the H100 "
+      "SXM5 [S: NVIDIA H800 product brief, via TechPowerUp's GPU database]; its NVLink is cut to 8 links, 400 GB/s "
+      "total (link preset nvlink4-h800), and its fp64 rate (unused here) reduced. DeepSeek-V3 technical report (arXiv "
+      "2412.19437, §3.1) [P]: trained on 2,048 H800, 8 per node on NVLink and NVSwitch, InfiniBand across. "
+      "Efficiencies and overheads as the calibrated H100 SXM5 (same GH100 chip and clocks; not calibrated on H800 "
+      "runs).",
+      "NVIDIA H800 SXM5 80GB");
+
   add_gpu_preset(presets, "nvidia-b200", 
       {{"peak_fp32", "80 TFLOPS"}, {"peak_tf32", "1100 TFLOPS"}, {"peak_bf16", "2250 TFLOPS"},
        {"peak_fp8", "4500 TFLOPS"}, {"peak_int8", "4500 TOPS"}, {"memory_capacity", "192 GB"},

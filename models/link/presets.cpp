@@ -57,6 +57,11 @@ void add_nvlink(PresetLibrary& lib) {
       std::string("H100: 18 links = 900 GB/s total, 450 per direction (H100 whitepaper; nccl #1442; hardware.md §3 "
                   "[S]); ") + kNvlinkLatency,
       "NVLink 4 (H100/H200), per GPU, per direction");
+  add_link_preset(lib, "nvlink4-h800", "electrical", nv("200 GB/s"),
+      std::string("H800: NVLink 4 cut to 8 links = 400 GB/s total, 200 per direction (NVIDIA H800 product brief [S]; "
+                  "DeepSeek-V3 technical report, arXiv 2412.19437 §3.2.2, measures 160 GB/s of NVLink per GPU, 0.80 "
+                  "of it [P]); ") + kNvlinkLatency,
+      "NVLink 4 of the H800 (8 links), per GPU, per direction");
   add_link_preset(lib, "nvlink5", "electrical", nv("900 GB/s"),
       std::string("Blackwell: 18 x 100 GB/s = 1.8 TB/s total, 900 per direction (hardware.md §3 [S]); ") +
           kNvlinkLatency,

@@ -51,12 +51,16 @@ void add_rings() {
        },
        .auto_priority = 20});
   add({.name = "hierarchical",
-       .help = "intra-node reduce-scatter, inter-node ring all-reduce, intra-node all-gather",
-       .source = "Jia et al. 2018 (arXiv 1807.11205); Horovod hierarchical all-reduce",
+       .help = "all-reduce: intra-node reduce-scatter, inter-node ring all-reduce, intra-node all-gather; "
+               "all-to-all: pairwise inside the node, then pairwise across nodes on one rail per GPU",
+       .source = "Jia et al. 2018 (arXiv 1807.11205); Horovod hierarchical all-reduce; hierarchical all-to-all as "
+                 "in Tutel (Hwang et al., MLSys 2023, §3.3) and DeepSpeed-MoE",
        .supports = [](CollectiveOp op, const GroupShape& s) {
-         return op == CollectiveOp::all_reduce && s.nodes > 1 && s.per_node > 1;
+         return (op == CollectiveOp::all_reduce || op == CollectiveOp::all_to_all) && s.nodes > 1 && s.per_node > 1;
        },
        .schedule = [](const ScheduleRequest& r) {
+         if (r.op == CollectiveOp::all_to_all)
+           return hierarchical_all_to_all_schedule(r.shape.nodes, r.shape.per_node, r.elements, r.compressed);
          return hierarchical_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.compressed);
        },
        .auto_priority = 30});

@@ -1,6 +1,7 @@
 // Node-aware collectives: the hierarchical all-reduce (intra-node reduce-scatter, inter-node
-// all-reduce, intra-node all-gather) and NCCL-style parallel rings for all-reduce,
-// reduce-scatter and all-gather (see schedule.hpp).
+// all-reduce, intra-node all-gather), the hierarchical all-to-all (inside the node, then one
+// rail across) and NCCL-style parallel rings for all-reduce, reduce-scatter and all-gather
+// (see schedule.hpp).
 #include "sim/collectives/ring_phase.hpp"
 #include "sim/core/error.hpp"
 
@@ -25,6 +26,27 @@ Schedule hierarchical_schedule(CollectiveOp op, int nodes, int per_node, std::in
   append_ring_phase(sc.steps, inter, true, compressed);
   append_ring_phase(sc.steps, inter, false, compressed);
   append_ring_phase(sc.steps, intra, false, compressed);
+  return sc;
+}
+
+Schedule hierarchical_all_to_all_schedule(int nodes, int per_node, std::int64_t elements, bool compressed) {
+  const int n = nodes * per_node, g = per_node;
+  HCSIM_ASSERT(nodes >= 1 && per_node >= 1 && elements % n == 0, "all-to-all needs a buffer of n equal blocks");
+  Schedule sc{CollectiveOp::all_to_all, n, elements, {}, 0};
+  const std::int64_t b = elements / n;
+  if (b == 0) return sc;
+  // Inside each node: local rank i hands local rank j every block bound for local index j of
+  // any node c (its block c g + j), into j's block c g + i, which j hands to i in the same
+  // swap. Then rank (a, j) holds in blocks c g .. c g + g - 1 what node a sends to (c, j).
+  append_pairwise(sc.steps, g, compressed, [&](Step& st, int i, int j) {
+    for (int a = 0; a < nodes; ++a)
+      for (int c = 0; c < nodes; ++c) st.transfers.push_back({a * g + i, a * g + j, (c * g + j) * b, (c * g + i) * b, b, false});
+  });
+  // Across nodes, on rail j: (a, j) sends those g blocks to (c, j) as one message, where they
+  // land in blocks a g .. a g + g - 1, the places of their sources (a, 0 .. g - 1).
+  append_pairwise(sc.steps, nodes, compressed, [&](Step& st, int a, int c) {
+    for (int j = 0; j < g; ++j) st.transfers.push_back({a * g + j, c * g + j, c * g * b, a * g * b, g * b, false});
+  });
   return sc;
 }
 

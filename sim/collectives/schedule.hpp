@@ -101,6 +101,15 @@ Schedule torus_all_dims_schedule(CollectiveOp op, const std::vector<int>& dims, 
 Schedule hierarchical_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements,
                                bool compressed = false);
 
+// Hierarchical all-to-all (rank = node * per_node + local), in place: a pairwise exchange
+// inside each node, in which each rank hands every local peer j the blocks bound for local
+// index j of every node (per pair and step, `nodes` blocks), then a pairwise exchange across
+// the nodes among ranks of equal local index (one rail each), each message the per_node
+// blocks one node sends one rank. The node-crossing bytes are the flat exchange's, in
+// nodes - 1 messages per rank instead of n - per_node, all on the sender's own rail; the
+// intra-node step adds (per_node - 1) nodes blocks per rank on NVLink.
+Schedule hierarchical_all_to_all_schedule(int nodes, int per_node, std::int64_t elements, bool compressed = false);
+
 // Parallel rings across nodes, as NCCL's channels (rank = node * per_node + local): ring j
 // carries slice j of per_node slices and visits each node's ranks in the order j, j+1, ...,
 // j-1, so the rings leave every node through different ranks and hence different NICs.

@@ -1,6 +1,7 @@
 // Pipelined double binary tree and pipelined chain schedules (see schedule.hpp).
 #include <algorithm>
 
+#include "sim/collectives/ring_phase.hpp"
 #include "sim/collectives/schedule.hpp"
 #include "sim/core/error.hpp"
 
@@ -108,24 +109,10 @@ Schedule pairwise_all_to_all_schedule(int n, std::int64_t elements, bool compres
   HCSIM_ASSERT(n >= 1 && elements % n == 0, "all-to-all needs a buffer of n equal blocks");
   Schedule sc{CollectiveOp::all_to_all, n, elements, {}, 0};
   const std::int64_t b = elements / n;
-  if (b == 0 || n == 1) return sc;
-  // Partners swap blocks in the same step, so the exchange works in place: partner r ^ s
-  // for n = 2^k (steps 1..n-1), else (s - r) mod n (steps 0..n-1, one or two ranks idle).
-  const bool pow2 = (n & (n - 1)) == 0;
-  const int first = pow2 ? 1 : 0, total = pow2 ? n - 1 : n;
-  const int kept = compressed ? std::min(total, 64) : total;
-  for (int i = 0; i < kept; ++i) {
-    // Kept step i stands for the steps up to the next kept one.
-    const int s = first + static_cast<int>(static_cast<std::int64_t>(i) * total / kept);
-    const int next = first + static_cast<int>(static_cast<std::int64_t>(i + 1) * total / kept);
-    Step st;
-    st.repeat = next - s;
-    for (int r = 0; r < n; ++r) {
-      const int j = pow2 ? (r ^ s) : ((s - r) % n + n) % n;
-      if (j != r) st.transfers.push_back({r, j, j * b, r * b, b, false});
-    }
-    sc.steps.push_back(std::move(st));
-  }
+  if (b == 0) return sc;
+  // Partners swap blocks in the same step, so the exchange works in place.
+  append_pairwise(sc.steps, n, compressed,
+                  [&](Step& st, int r, int j) { st.transfers.push_back({r, j, j * b, r * b, b, false}); });
   return sc;
 }
 

@@ -325,6 +325,25 @@ std::optional<Issue> analytical_bound_issue(const StrategySpec& st, bool symmetr
                            estimate, st.grad_ranks(), max_tasks)};
 }
 
+namespace {
+
+// The imbalance's counterfactual (RunOutput::balanced): with an MoE model routed unevenly,
+// the same scenario in the same mode with even routing, dropless (skew 0, no capacity
+// factor), and without the memory check (dropless routing can need more than padded
+// capacity < 1 does); null otherwise.
+std::shared_ptr<Metrics> balanced_routing_step(const Scenario& sc) {
+  const MoeConfig& moe = sc.model.moe;
+  if (!sc.model.is_moe() || (moe.skew == 0 && moe.capacity_factor == 0)) return nullptr;
+  Scenario even = sc;
+  even.model.moe.skew = 0;
+  even.model.moe.capacity_factor = 0;
+  even.simulation.check_memory = false;
+  even.strategy.average_steps = 0;
+  return std::make_shared<Metrics>(run_scenario(even).metrics);
+}
+
+}  // namespace
+
 RunOutput run_scenario(const Scenario& sc) {
   const auto t0 = std::chrono::steady_clock::now();
   RunOutput out;
@@ -339,6 +358,7 @@ RunOutput run_scenario(const Scenario& sc) {
                                offload_stream_time(sc.topology, Router(sc.topology), sc.layout(),
                                                    offloaded_state(sc, out.shapes)));
     out.metrics = analytical_metrics(sc, in, out.shapes);
+    out.balanced = balanced_routing_step(sc);
     out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
   }
@@ -362,6 +382,7 @@ RunOutput run_scenario(const Scenario& sc) {
     out.uncompressed = std::make_shared<Metrics>(run_scenario(plain).metrics);
   }
   if (sc.strategy.average_steps > 0) average_over_steps(sc, out);
+  out.balanced = balanced_routing_step(sc);
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

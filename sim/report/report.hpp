@@ -32,6 +32,11 @@ std::string compression_table(const Scenario& sc, const RunOutput& run);
 // cluster.topology.ocs_phases): each phase's wiring and step time, the reconfigurations.
 nlohmann::json ocs_json(const Scenario& sc, const RunOutput& run);
 std::string ocs_table(const Scenario& sc, const RunOutput& run);
+// Mixture-of-experts section (null / empty for a dense model; the table line only when the
+// routing is uneven): each expert rank's share of the routed tokens, the busiest rank's
+// load, the dropped fraction, and the step against the same step with even routing.
+nlohmann::json moe_json(const Scenario& sc, const RunOutput& run);
+std::string moe_table(const Scenario& sc, const RunOutput& run);
 std::string report_csv(const Scenario& sc, const RunOutput& run);
 
 // One process per simulated device (pid = device index; devices that are replicas of a

@@ -53,16 +53,6 @@ json run_json(const Scenario& sc, const Metrics& m) {
                    {"micro_batch", sc.workload.micro_batch},
                    {"global_batch", sc.workload.global_batch},
                    {"micro_batches", sc.workload.micro_batches(st.dp)}};
-  if (sc.model.is_moe()) {
-    // The routing's load on the ranks of an expert group (workloads/transformer.hpp: moe_load).
-    const MoeLoad load = moe_load(sc.model.moe, st.ep);
-    strategy["moe"] = {{"experts", sc.model.moe.experts},
-                       {"top_k", sc.model.moe.top_k},
-                       {"moe_layers", sc.model.moe_layers(0, sc.model.layers)},
-                       {"rank_share", load.rank_share},
-                       {"busiest_rank_load", load.load},
-                       {"dropped_fraction", load.dropped}};
-  }
   return {{"format", kReportFormat},
           {"hcsim_version", kVersion},
           {"scenario", sc.name},
@@ -171,6 +161,7 @@ json links_json(const Metrics& m) {
 nlohmann::json report_json(const Scenario& sc, const RunOutput& run, bool per_device) {
   const Metrics& m = run.metrics;
   json j = run_json(sc, m);
+  if (json moe = moe_json(sc, run); !moe.is_null()) j["strategy"]["moe"] = std::move(moe);
   j["step_time_s"] = m.step_time.value();
   j["bubble_fraction"] = m.bubble_fraction;
   j["stage_bubble_fraction"] = m.stage_bubble_fraction;

@@ -186,7 +186,7 @@ std::string stage_section(const Scenario& sc, const Metrics& m) {
 std::string report_table(const Scenario& sc, const RunOutput& run) {
   const Metrics& m = run.metrics;
   std::string out = table_header(sc) + time_section(sc, m) + memory_section(m) + energy_section(sc, m) +
-                    stage_section(sc, m) + compression_table(sc, run) +
+                    stage_section(sc, m) + moe_table(sc, run) + compression_table(sc, run) +
                     ocs_table(sc, run);
   std::string sym;
   if (m.simulated_devices < static_cast<int>(m.devices.size()))

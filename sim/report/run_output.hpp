@@ -22,6 +22,9 @@ struct RunOutput {
   // (mean over devices of encode + decode time).
   std::shared_ptr<Metrics> uncompressed;
   Seconds codec_time{};
+  // With an MoE model routed unevenly (a skewed routing or a capacity factor): the same step
+  // with even routing, dropless; the difference is the imbalance's cost.
+  std::shared_ptr<Metrics> balanced;
   // With workload.average_steps = K: the steps 0..K-1 grouped by what the codecs do at
   // them (warm-up, compressed, local or variance-frozen steps) and, on a torus rewired by
   // optical circuit switches (ocs_phases), by its wiring `dims`; each group simulated once.

@@ -311,6 +311,30 @@ TEST(CollectiveCost, SendRecvAndAllToAll) {
   EXPECT_NEAR(a.time.value(), 7 * (kAlpha + 1e6 / kB), 1e-12);
 }
 
+TEST(CollectiveCost, HierarchicalAllToAllAcrossTwoNodes) {
+  // 16 ranks on two nodes of 8 (8 NICs each), blocks of b bytes (S = 16 b per rank).
+  // Hierarchical: 7 NVLink steps, each rank sending its local peer 2 blocks (one per node),
+  // 7 (alpha + 2b/B); then 1 step across, each rank sending 8 blocks on its own NIC,
+  // 2 x 1.35 us + 8b/B_ib. Flat pairwise: 15 steps (2^4), 7 of them inside the node and
+  // 8 across, each one block: 7 (alpha + b/B) + 8 (2.7 us + b/B_ib). The node-crossing
+  // bytes are the same; the hierarchical exchange saves 7 network latencies and pays 7b/B
+  // more on NVLink, so it wins below b = 2.7 us B (632 kB) and loses above.
+  const TopologyGraph g = build({{"type", "nvswitch-cluster"}}, 16);
+  CollectiveCostModel m(g, ideal());
+  for (double b : {4096.0, 1e6}) {
+    const auto h = m.estimate(iota(16), CollectiveOp::all_to_all, Bytes(16 * b), "hierarchical");
+    const double th = 7 * (kAlpha + 2 * b / kB) + 2.7e-6 + 8 * b / kBIb;
+    EXPECT_NEAR(h.time.value(), th, th * 1e-12);
+    EXPECT_EQ(h.steps, 8);
+    const auto p = m.estimate(iota(16), CollectiveOp::all_to_all, Bytes(16 * b), "pairwise");
+    const double tp = 7 * (kAlpha + b / kB) + 8 * (2.7e-6 + b / kBIb);
+    EXPECT_NEAR(p.time.value(), tp, tp * 1e-12);
+    EXPECT_EQ(m.estimate(iota(16), CollectiveOp::all_to_all, Bytes(16 * b), "auto").algorithm,
+              b < 2.7e-6 * kB ? "hierarchical" : "pairwise")
+        << b;
+  }
+}
+
 }  // namespace
 }  // namespace hcsim
 

@@ -101,6 +101,17 @@ TEST(Executor, HierarchicalOnNodesOfEqualSize) {
       }
 }
 
+TEST(Executor, HierarchicalAllToAllOnNodesOfEqualSize) {
+  // Block j of rank r lands in block r of rank j, through the intra-node exchange and one
+  // rail across, for odd and power-of-two node counts and node sizes.
+  for (int nodes : {1, 2, 3, 4, 8})
+    for (int per_node : {1, 2, 3, 4, 8})
+      for (std::int64_t block : {std::int64_t{1}, std::int64_t{3}}) {
+        const Schedule sc = hierarchical_all_to_all_schedule(nodes, per_node, block * nodes * per_node);
+        ASSERT_EQ(run_and_compare(sc, 29u + static_cast<unsigned>(block)), "") << nodes << "x" << per_node;
+      }
+}
+
 TEST(Executor, MultiRingOnNodesOfEqualSize) {
   // All-reduce, and reduce-scatter / all-gather, whose ring j carries slice j of every
   // rank's chunk (ragged: chunks of one rank split unevenly over the rings, some empty).
@@ -129,6 +140,8 @@ TEST(Executor, StepCountsMatchTheAlgorithms) {
   EXPECT_EQ(double_binary_tree_schedule(CollectiveOp::all_reduce, 16, 1024, 4).steps.size(), 2u * (4 + 4 - 1));
   EXPECT_EQ(pairwise_all_to_all_schedule(8, 64).steps.size(), 7u);
   EXPECT_EQ(pairwise_all_to_all_schedule(6, 60).steps.size(), 6u);
+  // Hierarchical all-to-all, 4 nodes of 8: 7 steps inside the node, 3 across.
+  EXPECT_EQ(hierarchical_all_to_all_schedule(4, 8, 32 * 4).steps.size(), 10u);
 }
 
 TEST(Executor, DoubleBinaryTreesAreComplementary) {

@@ -114,6 +114,7 @@ INSTANTIATE_TEST_SUITE_P(
                                          Case{"pairwise", CollectiveOp::all_to_all, 0, 64e6},
                                          Case{"direct", CollectiveOp::send_recv, 0, 64e6},
                                          Case{"hierarchical", CollectiveOp::all_reduce, 1, 64e6},
+                                         Case{"hierarchical", CollectiveOp::all_to_all, 1, 64e6},
                                          Case{"multi_ring", CollectiveOp::all_reduce, 1, 64e6},
                                          Case{"multi_ring", CollectiveOp::all_gather, 1, 64e6},
                                          Case{"multi_ring", CollectiveOp::reduce_scatter, 1, 64e6},

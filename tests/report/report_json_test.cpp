@@ -52,6 +52,20 @@ TEST(ReportJson, CompressionSectionMatchesSchema) {
   EXPECT_TRUE(errors.empty()) << joined(errors);
 }
 
+TEST(ReportJson, MoeSectionMatchesSchema) {
+  // strategy.moe of an MoE model routed unevenly (Zipf exponent 0.2), analytical mode: the
+  // routing's load and the imbalance's cost against even routing.
+  register_builtins();
+  Scenario sc = load_scenario(std::string(HCSIM_SOURCE_DIR) + "/scenarios/mixtral-8x7b-h100-64.json");
+  sc.model.moe.skew = 0.2;
+  sc.simulation.mode = "analytical";
+  const json rep = report_json(sc, run_scenario(sc));
+  ASSERT_TRUE(rep["strategy"].contains("moe"));
+  EXPECT_GT(rep["strategy"]["moe"]["imbalance_cost_s"].get<double>(), 0.0);
+  const auto errors = schema().validate(rep);
+  EXPECT_TRUE(errors.empty()) << joined(errors);
+}
+
 TEST(ReportJson, CheckerRejectsWhatTheSchemaForbids) {
   const auto s = schema();
   json missing = quickstart()->report;

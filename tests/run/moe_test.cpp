@@ -10,6 +10,7 @@
 #include "sim/collectives/cost.hpp"
 #include "sim/driver/collective_times.hpp"
 #include "sim/driver/run.hpp"
+#include "sim/report/report.hpp"
 
 namespace hcsim {
 namespace {
@@ -94,6 +95,42 @@ TEST(MoeRun, SkewedRoutingCostsTheBusiestRanksTokens) {
   EXPECT_GT(skew.step_time.value(), even.step_time.value());
   // Model FLOPs stay the even share: MFU falls by what the imbalance costs.
   EXPECT_NEAR(skew.mfu * skew.step_time.value(), even.mfu * even.step_time.value(), 1e-9);
+}
+
+// The imbalance's cost in the report is the step against the same scenario with even
+// routing, run in the same mode: here the event-mode step of small(8, 0), run on its own.
+TEST(MoeRun, ReportsTheImbalanceCostAgainstEvenRouting) {
+  nlohmann::json doc = small(8, 1);
+  doc["simulation"] = {{"mode", "event"}, {"symmetry", true}};
+  const Scenario sc = parse_scenario(doc, "test.json");
+  const RunOutput out = run_scenario(sc);
+  const double even = run(small(8, 0), "event").step_time.value();
+  ASSERT_NE(out.balanced, nullptr);
+  EXPECT_EQ(out.balanced->step_time.value(), even);
+  const nlohmann::json moe = report_json(sc, out, false)["strategy"]["moe"];
+  EXPECT_EQ(moe["balanced_step_time_s"].get<double>(), even);
+  EXPECT_EQ(moe["imbalance_cost_s"].get<double>(), out.metrics.step_time.value() - even);
+  EXPECT_GT(moe["imbalance_cost_s"].get<double>(), 0.0);
+  EXPECT_NE(report_table(sc, out).find("expert routing: busiest of 8 expert ranks takes 3.55x the even share"),
+            std::string::npos);
+
+  // Even routing: nothing is run twice, the cost is 0 and the table has no routing line.
+  nlohmann::json flat = small(8, 0);
+  flat["simulation"] = {{"mode", "analytical"}};
+  const Scenario sf = parse_scenario(flat, "test.json");
+  const RunOutput fo = run_scenario(sf);
+  EXPECT_EQ(fo.balanced, nullptr);
+  EXPECT_EQ(report_json(sf, fo, false)["strategy"]["moe"]["imbalance_cost_s"].get<double>(), 0.0);
+  EXPECT_EQ(report_table(sf, fo).find("expert routing"), std::string::npos);
+
+  // A capacity factor of 0.5 pads nothing and drops half the routed tokens: the experts
+  // compute half the even share, so the step is shorter than even routing's.
+  flat["workload"]["model"]["overrides"]["capacity_factor"] = 0.5;
+  const Scenario sh = parse_scenario(flat, "test.json");
+  const RunOutput ho = run_scenario(sh);
+  ASSERT_NE(ho.balanced, nullptr);
+  EXPECT_EQ(ho.balanced->step_time.value(), fo.metrics.step_time.value());
+  EXPECT_LT(report_json(sh, ho, false)["strategy"]["moe"]["imbalance_cost_s"].get<double>(), 0.0);
 }
 
 }  // namespace

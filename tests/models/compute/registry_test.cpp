@@ -32,7 +32,7 @@ TEST(ComputeRegistry, EveryPresetBuildsAndCitesItsSource) {
     EXPECT_GT(d->peak(DType::bf16).value(), 0) << name;
     EXPECT_GE(d->max_power().value(), d->idle_power().value()) << name;
   }
-  for (const char* required : {"nvidia-a100-80gb-sxm", "nvidia-a100-40gb-sxm", "nvidia-h100-sxm5", "nvidia-h200-sxm",
+  for (const char* required : {"nvidia-a100-80gb-sxm", "nvidia-a100-40gb-sxm", "nvidia-h100-sxm5", "nvidia-h200-sxm", "nvidia-h800-sxm5",
                                "nvidia-b200", "nvidia-v100-sxm2", "google-tpu-v4", "google-tpu-v3", "mlu370-class",
                                "mythic-m1076", "samsung-hbm-pim", "amd-epyc-7543"})
     EXPECT_NE(compute_presets().find(required), nullptr) << required;
