@@ -116,44 +116,52 @@ class ShardCosts {
 
 }  // namespace
 
-std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, int p, int m, const std::vector<PassTimes>& t) {
+std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Placement& place, int m,
+                                   const std::vector<PassTimes>& t) {
   // Each stage runs its order one pass after another; a forward waits for the previous
-  // stage's forward of its micro-batch and that stage's send, a backward (B) for the next
-  // stage's; W for its B, earlier in the stage's own order. Passes are emitted in rounds
-  // over the stages, as the lowering does, each as far as its inputs exist.
+  // virtual stage's forward of its micro-batch and that stage's send, a backward (B) for the
+  // next virtual stage's; W for its B, earlier in the stage's own order. Passes are emitted
+  // in rounds over the stages, as the lowering does, each as far as its inputs exist.
+  const int p = place.p, v = place.v, last = place.vstages() - 1;
   const auto P = static_cast<std::size_t>(p), M = static_cast<std::size_t>(m);
+  HCSIM_ASSERT(t.size() == P * static_cast<std::size_t>(v), "pass times for every chunk of every stage");
   std::vector<std::vector<PipeOp>> order(P);
-  for (int s = 0; s < p; ++s) order[static_cast<std::size_t>(s)] = schedule.order(s, p, m, 1);
+  for (int s = 0; s < p; ++s) order[static_cast<std::size_t>(s)] = schedule.order(s, p, m, v);
   const Seconds none(-1);
-  std::vector<Seconds> fwd(P * M, none), bwd(P * M, none), free(P);
+  const auto V = static_cast<std::size_t>(place.vstages());
+  std::vector<Seconds> fwd(V * M, none), bwd(V * M, none), free(P);
+  auto times = [&](int vs) -> const PassTimes& {
+    return t[static_cast<std::size_t>(place.stage(vs) * v + place.chunk(vs))];
+  };
   std::vector<std::size_t> pos(P, 0);
   std::size_t remaining = 0;
   for (const auto& o : order) remaining += o.size();
   while (remaining > 0) {
     bool progress = false;
     for (std::size_t s = 0; s < P; ++s) {
-      const PassTimes& ts = t[s];
       for (; pos[s] < order[s].size(); ++pos[s], --remaining, progress = true) {
         const PipeOp& op = order[s][pos[s]];
-        const auto i = static_cast<std::size_t>(op.microbatch);
+        const int vs = place.vstage(static_cast<int>(s), op.chunk);
+        const PassTimes& ts = times(vs);
+        const auto i = static_cast<std::size_t>(op.microbatch), at = static_cast<std::size_t>(vs) * M + i;
         Seconds ready{}, d{};
         if (op.weight()) {
           d = ts.w;
         } else if (!op.backward) {
-          if (s > 0) {
-            if (fwd[(s - 1) * M + i] < Seconds{}) break;
-            ready = fwd[(s - 1) * M + i] + t[s - 1].send_forward;
+          if (vs > 0) {
+            if (fwd[at - M] < Seconds{}) break;
+            ready = fwd[at - M] + times(vs - 1).send_forward;
           }
           d = ts.f;
         } else {
-          if (s + 1 < P) {
-            if (bwd[(s + 1) * M + i] < Seconds{}) break;
-            ready = bwd[(s + 1) * M + i] + t[s + 1].send_backward;
+          if (vs < last) {
+            if (bwd[at + M] < Seconds{}) break;
+            ready = bwd[at + M] + times(vs + 1).send_backward;
           }
           d = op.part == PassPart::whole ? ts.b + ts.w : ts.b;
         }
         free[s] = max(free[s], ready) + d;
-        if (!op.weight()) (op.backward ? bwd : fwd)[s * M + i] = free[s];
+        if (!op.weight()) (op.backward ? bwd : fwd)[at] = free[s];
       }
     }
     HCSIM_ASSERT(progress, "pipeline schedule deadlocks: a pass waits for one that never comes");
@@ -193,7 +201,8 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   std::vector<Seconds> c(static_cast<std::size_t>(p)), bwd(c.size()), shard_x(c.size());
   Seconds fill_pp{};  // interleaved: pipeline sends on the fill and drain
   const bool split = in.schedule->splits_backward();
-  std::vector<PassTimes> passes(split ? c.size() : 0);  // split backward: the recurrence's times
+  // Split backward: the recurrence's times, per chunk c of stage s at s * v + c.
+  std::vector<PassTimes> passes(split ? c.size() * static_cast<std::size_t>(v) : 0);
   for (int s = 0; s < p; ++s) {
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
     TpCosts tp(cost, lay.tensor_group(s));
@@ -206,14 +215,24 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       const ChunkTotals& ct = *sp.totals[static_cast<std::size_t>(ch)];
       add_pass(f, tp.pass(ct.fwd, ct.comm_bytes));
       add_pass(b, tp.pass(ct.bwd, ct.comm_bytes));
+      const Seconds cf = ring_exposed(ct.fwd, lay, s, cost), cb = ring_exposed(ct.bwd, lay, s, cost);
+      Seconds ef{}, eb{};
+      for (const EpComm& e : ct.fwd.ep) ef += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
+      for (const EpComm& e : ct.bwd.ep) eb += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
       if (split) {
-        add_pass(bi, tp.pass(ct.bwd_input, ct.comm_bytes));
-        add_pass(bw, tp.pass(ct.bwd_weight, ct.comm_bytes));
+        const PassCost f1 = tp.pass(ct.fwd, ct.comm_bytes), bi1 = tp.pass(ct.bwd_input, ct.comm_bytes),
+                       bw1 = tp.pass(ct.bwd_weight, ct.comm_bytes);
+        add_pass(bi, bi1);
+        add_pass(bw, bw1);
+        PassTimes& pt = passes[static_cast<std::size_t>(s * v + ch)];
+        pt.f = f1.compute + f1.comm + cf + ef;
+        pt.b = bi1.compute + bi1.comm + cb + eb;
+        pt.w = bw1.compute + bw1.comm;
       }
-      cp_f += ring_exposed(ct.fwd, lay, s, cost);
-      cp_b += ring_exposed(ct.bwd, lay, s, cost);
-      for (const EpComm& e : ct.fwd.ep) ep_f += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
-      for (const EpComm& e : ct.bwd.ep) ep_b += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
+      cp_f += cf;
+      cp_b += cb;
+      ep_f += ef;
+      ep_b += eb;
       if (sp.sharding.on) {
         zf += shard.exposed(ct.fwd, false, tp, ct.comm_bytes);
         zb += shard.exposed(ct.bwd, true, tp, ct.comm_bytes);
@@ -234,26 +253,26 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       // two hops per micro-batch are exposed.
       pp = v > 1 && !st.blocking_p2p ? Seconds{} : 2.0 * v * hop;
       fill_pp += v > 1 && s + 1 < p ? 2.0 * (st.blocking_p2p ? v : 1) * hop : Seconds{};
-      if (split) {
-        // The recurrence's sends: to each neighbour its own hop (a codec's encode and decode
-        // with it); blocking sends also hold this stage's compute.
-        PassTimes& pt = passes[static_cast<std::size_t>(s)];
-        auto to = [&](int peer) {
-          return cost(lay.pipeline_pair(s, peer), CollectiveOp::send_recv, sp.send_bytes) + codec;
-        };
-        if (s + 1 < p) pt.send_forward = to(s + 1);
-        if (s > 0) pt.send_backward = to(s - 1);
-        if (st.blocking_p2p) {
-          pt.f += pt.send_forward;
-          pt.b += pt.send_backward;
+      if (split)
+        for (int ch = 0; ch < v; ++ch) {
+          // The recurrence's sends: to the stage of each neighbouring virtual stage its own hop
+          // (a codec's encode and decode with it; none to a virtual stage on this device);
+          // blocking sends also hold this stage's compute.
+          PassTimes& pt = passes[static_cast<std::size_t>(s * v + ch)];
+          auto to = [&](int vs) {
+            const int peer = plan.placement.stage(vs);
+            return vs < 0 || vs >= plan.vstages() || peer == s
+                       ? Seconds{}
+                       : cost(lay.pipeline_pair(s, peer), CollectiveOp::send_recv, sp.send_bytes) + codec;
+          };
+          const int vs = plan.vstage(s, ch);
+          pt.send_forward = to(vs + 1);
+          pt.send_backward = to(vs - 1);
+          if (st.blocking_p2p) {
+            pt.f += pt.send_forward;
+            pt.b += pt.send_backward;
+          }
         }
-      }
-    }
-    if (split) {
-      PassTimes& pt = passes[static_cast<std::size_t>(s)];
-      pt.f += f.compute + f.comm + cp_f + ep_f;
-      pt.b += bi.compute + bi.comm + cp_b + ep_b;
-      pt.w = bw.compute + bw.comm;
     }
     auto& a = r.stages[static_cast<std::size_t>(s)];
     a.compute = m * (f.compute + b.compute);
@@ -273,7 +292,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   const Seconds csum = std::accumulate(c.begin(), c.end(), Seconds{});
   std::vector<Seconds> ends;  // split backward: each stage's end in the recurrence
   if (split) {
-    ends = pipeline_ends(*in.schedule, p, plan.m, passes);
+    ends = pipeline_ends(*in.schedule, plan.placement, plan.m, passes);
     r.pipeline = *std::max_element(ends.begin(), ends.end());
   } else {
     r.pipeline = m * cmax + (csum - cmax) / v + fill_pp;

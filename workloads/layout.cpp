@@ -86,6 +86,12 @@ bool expert_rules(const LayoutRequest& r, Broken& broken) {
   return false;
 }
 
+// How a message names the model chunks: pp*interleave, or the chunks a schedule keeps
+// without the interleave key (ZB-V's two).
+std::string chunks_name(const LayoutRequest& r) {
+  return r.chunks > 1 && !r.interleaved ? "pp*chunks" : "pp*interleave";
+}
+
 }  // namespace
 
 void check_layout(const LayoutRequest& r, const LayoutSink& sink) {
@@ -139,7 +145,7 @@ void check_layout(const LayoutRequest& r, const LayoutSink& sink) {
              [&] { return fmt::format("the MLP size {} is not divisible by tp = {}", c.ffn_hidden, l.tp); }))
     return;
   if (expert_rules(r, broken)) return;
-  const int v = r.interleaved ? r.interleave : 1;
+  const int v = r.chunks;
   if (r.interleave > 1 && !r.interleaved &&
       broken(LayoutIssue::interleave, "/strategy/interleave",
              [] { return std::string("interleave > 1 needs \"schedule\": \"interleaved-1f1b\""); }))
@@ -168,7 +174,7 @@ void check_layout(const LayoutRequest& r, const LayoutSink& sink) {
     return;
   if (c.layers > 0 && c.layers < static_cast<std::int64_t>(l.pp) * v &&
       broken(LayoutIssue::layers, "/strategy/pp", [&] {
-        return fmt::format("{} layers cannot fill pp*interleave = {}*{} model chunks", c.layers, l.pp, v);
+        return fmt::format("{} layers cannot fill {} = {}*{} model chunks", c.layers, chunks_name(r), l.pp, v);
       }))
     return;
   if (r.layers_per_stage && !r.layers_per_stage->empty()) {
@@ -220,12 +226,12 @@ std::vector<int> stage_pools(const Layout& l, const std::vector<PoolSpan>& pools
 
 void check_layer_split(const LayoutRequest& r, const LayoutSink& sink) {
   if ((r.layers_per_stage && !r.layers_per_stage->empty()) || !r.uniform_stages) return;
-  const int v = r.interleaved ? r.interleave : 1;
+  const int v = r.chunks;
   const std::int64_t chunks = static_cast<std::int64_t>(r.layout.pp) * v;
   if (r.model->layers % chunks == 0) return;
   sink(LayoutIssue::uneven_layers, "/strategy/pp", [&] {
-    return fmt::format("{} layers are not divisible by pp*interleave = {}*{}; give \"layers_per_stage\"",
-                       r.model->layers, r.layout.pp, v);
+    return fmt::format("{} layers are not divisible by {} = {}*{}; give \"layers_per_stage\"", r.model->layers,
+                       chunks_name(r), r.layout.pp, v);
   });
 }
 

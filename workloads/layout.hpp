@@ -141,6 +141,7 @@ struct LayoutRequest {
   std::int64_t devices = 0;         // of the cluster
   bool interleaved = false;         // the schedule keeps v > 1 model chunks per device
   int interleave = 1;               // v as given
+  int chunks = 1;                   // model chunks per device (the schedule's Placement::v)
   std::int64_t global_batch = 1, micro_batch = 1;
   const std::vector<int>* layers_per_stage = nullptr;  // as given; null or empty: balanced
   // Every stage on the same device model: layers split evenly (else by device speed).

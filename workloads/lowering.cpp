@@ -48,7 +48,6 @@ class Emitter {
   explicit Emitter(const LoweringInput& in)
       : in_(in), st_(replica_axis(*in.strategy)), cp_(in.strategy->cp), plan_(build_step_plan(in)) {
     p_ = st_.pp;
-    v_ = plan_.v;
     // Symmetry builds whole context-parallel rings: the cp ranks of a data-parallel rank
     // are not identical where their ring crosses links of different speeds (a node edge).
     dp_ = in.dp_replicas > 0 ? std::min(in.dp_replicas * cp_, st_.dp) : st_.dp;
@@ -59,7 +58,6 @@ class Emitter {
     const std::uint32_t devices = static_cast<std::uint32_t>(p_ * st_.dp * st_.tp);
     g_.devices = devices;
     g_.memory_endpoints = in.memory_endpoints;
-    next_bucket_.assign(static_cast<std::size_t>(p_), 0);
   }
 
   TaskGraph run() {
@@ -85,7 +83,7 @@ class Emitter {
   }
 
  private:
-  int vstage(int s, int c) const { return c * p_ + s; }
+  int vstage(int s, int c) const { return plan_.vstage(s, c); }
   std::uint32_t dev(int s, int r, int tpi) const { return plan_.layout.device(s, r, tpi); }
   const StagePlan& stage(int s) const { return plan_.stages[static_cast<std::size_t>(s)]; }
   std::uint64_t key(int vs, int mb, bool bwd) const {
@@ -97,7 +95,7 @@ class Emitter {
     if (op.weight()) return true;  // after its B, earlier in the stage's order
     const int vs = vstage(s, op.chunk);
     if (!op.backward) return vs == 0 || recv_.count(key(vs, op.microbatch, false));
-    return vs == p_ * v_ - 1 || recv_.count(key(vs, op.microbatch, true));
+    return vs == plan_.vstages() - 1 || recv_.count(key(vs, op.microbatch, true));
   }
 
   // The task graph's group of a layout group, made once per (stage, index) in `cache`.
@@ -220,15 +218,14 @@ class Emitter {
   }
 
   // The plan's reductions issued at this point of stage s's pass over `chunk` (its last
-  // micro-batch's backward): bucket marker `marker`, or -1 after the pass's items.
+  // micro-batch's backward): bucket marker `marker`, or -1 after the pass's items. Each point
+  // comes once, in whatever order the schedule runs the chunks' last passes.
   void issue_buckets(int s, int chunk, int marker, const std::function<void()>& flush, const std::vector<TaskId>& chain) {
-    const auto& buckets = stage(s).buckets;
-    std::size_t& k = next_bucket_[static_cast<std::size_t>(s)];
-    while (k < buckets.size() && buckets[k].chunk == chunk && buckets[k].marker == marker) {
+    for (const BucketPoint& bp : stage(s).buckets) {
+      if (bp.chunk != chunk || bp.marker != marker) continue;
       flush();
-      emit_grad_collective(s, buckets[k].reduction, chain);
-      emit_expert_reduction(s, buckets[k].expert, chain);
-      ++k;
+      emit_grad_collective(s, bp.reduction, chain);
+      emit_expert_reduction(s, bp.expert, chain);
     }
   }
 
@@ -414,8 +411,13 @@ class Emitter {
 
   void send(int s, const PipeOp& op, int vs, const std::vector<TaskId>& chain) {
     const int next_vs = op.backward ? vs - 1 : vs + 1;
-    if (next_vs < 0 || next_vs >= p_ * v_) return;
-    const int ns = next_vs % p_;
+    if (next_vs < 0 || next_vs >= plan_.vstages()) return;
+    const int ns = plan_.placement.stage(next_vs);
+    // The next virtual stage on this device (ZB-V's turn on the last stage): no send.
+    if (ns == s) {
+      recv_[key(next_vs, op.microbatch, op.backward)] = chain;
+      return;
+    }
     const StagePlan& from = stage(s);
     const Phase phase = op.backward ? Phase::backward : Phase::forward;
     std::vector<TaskId> ids(chain.size(), kNone);
@@ -554,7 +556,7 @@ class Emitter {
   const LoweringInput& in_;
   const StrategySpec st_;  // replica_axis(): dp is dp * cp
   int cp_ = 1;
-  int p_ = 1, v_ = 1, dp_ = 1, tp_ = 1, m_ = 1, ranks_ = 1;
+  int p_ = 1, dp_ = 1, tp_ = 1, m_ = 1, ranks_ = 1;
   StepPlan plan_;
   TaskGraph g_;
   std::map<std::uint64_t, std::vector<TaskId>> recv_;
@@ -562,8 +564,7 @@ class Emitter {
   std::map<int, std::uint32_t> tp_mirrors_, dp_mirrors_;      // mirror sets by stage
   std::map<int, std::uint32_t> ep_mirrors_, expert_dp_mirrors_, expert_gather_mirrors_;
   std::map<std::pair<int, int>, std::uint32_t> expert_groups_, expert_replica_groups_;
-  std::map<std::array<int, 3>, std::uint32_t> pair_mirrors_;  // by (from stage, to stage, kind)
-  std::vector<std::size_t> next_bucket_;  // per stage: the plan's next bucket point
+  std::map<std::array<int, 3>, std::uint32_t> pair_mirrors_;                     // by (from stage, to stage, kind)
   StreamTasks tasks_{g_, static_cast<std::uint32_t>(st_.pp * st_.dp * st_.tp)};  // interns the phases' labels first
   std::uint32_t send_label_ = g_.intern_label("send");
   std::uint32_t codec_label_ = g_.intern_label("codec");

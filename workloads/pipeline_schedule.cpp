@@ -3,6 +3,9 @@
 #include "workloads/strategy.hpp"
 
 #include <algorithm>
+#include <array>
+
+#include "sim/core/error.hpp"
 
 namespace hcsim {
 namespace {
@@ -103,6 +106,82 @@ class ZbH1 final : public PipelineSchedule {
   double in_flight(int, int p, int m, int) const override { return std::min(p, m); }
 };
 
+// The most chunk activations `order` keeps at once, in units of the stage's layers (v equal
+// chunks): a forward adds its chunk's, its W (or whole backward) frees them.
+double peak_chunks(const std::vector<PipeOp>& order, int v) {
+  int held = 0, peak = 0;
+  for (const PipeOp& op : order) {
+    if (op.forward()) peak = std::max(peak, ++held);
+    if (op.weight() || (op.backward && op.part == PassPart::whole)) --held;
+  }
+  return static_cast<double>(peak) / v;
+}
+
+// ZB-V (Qi et al., "Pipeline Parallelism with Controllable Memory", NeurIPS 2024, arXiv
+// 2405.15362, §4 and Figure 4, V-ZB; the zero-bubble repository's ZB-V): two chunks per
+// device in a V (Placement::Shape::v_shape): chunk 0 is virtual stage s, chunk 1 is 2p-1-s.
+// Stage s runs, with F0 / F1 the forwards of chunks 0 / 1 and B, W likewise:
+//   warm-up   2(p - s) - 1 F0, then s pairs F1 F0, then p - s triples F1 B1 W1
+//             (the last device's F1 follows its own F0 of the same micro-batch);
+//   steady    F0 B0 W0 F1 B1 W1 while forwards remain (F0 left out once all are done);
+//   cool-down s pairs B0 B1, p - s pairs B0 W0 (the oldest W0 pending), then the pending W1,
+//             then the pending W0.
+// The pattern needs M = max(m, 2p - 1) micro-batches; with fewer the passes of micro-batches
+// m..M-1 are left out (each pass depends only on passes of its own micro-batch, so the rest
+// keeps its order). With chunk pass times F = B = W the pipeline takes 6 m F + (p - 1) F for
+// m >= 2p - 1: every device is busy from its first forward to the end, and (p - 1) F is the
+// fill no schedule of this placement avoids (the last device's first forward waits for p - 1
+// chunk forwards); the paper's bubble rate for T_F = T_B = T_W is 0 (its table of V-Min,
+// V-Half, V-ZB) and this is its limit for m >> p. Each device keeps at peak 2p chunk
+// activations for m >= 2p - 1: p micro-batches of its layers, 1F1B's stage-0 peak (the
+// paper's "same activation memory as 1F1B").
+class ZbV final : public PipelineSchedule {
+ public:
+  std::string_view type() const override { return "zb-v"; }
+  bool splits_backward() const override { return true; }
+  Placement placement(int p, int) const override { return {p, 2, Placement::Shape::v_shape}; }
+  std::vector<PipeOp> order(int stage, int p, int m, int) const override {
+    const int all = std::max(m, 2 * p - 1);
+    std::vector<PipeOp> out;
+    std::array<int, 2> f{}, b{}, w{};  // next F, B, W per chunk
+    auto fwd = [&](int c) { out.push_back({false, f[c]++, c}); };
+    auto bwd = [&](int c) { out.push_back({true, b[c]++, c, PassPart::input}); };
+    auto wgt = [&](int c) { out.push_back({false, w[c]++, c, PassPart::weight}); };
+    for (int i = 0; i < 2 * (p - stage) - 1; ++i) fwd(0);
+    for (int i = 0; i < stage; ++i) {
+      fwd(1);
+      fwd(0);
+    }
+    for (int i = 0; i < p - stage; ++i) {
+      fwd(1);
+      bwd(1);
+      wgt(1);
+    }
+    while (f[1] < f[0] || f[0] < all) {
+      if (f[0] < all) fwd(0);
+      bwd(0);
+      wgt(0);
+      fwd(1);
+      bwd(1);
+      wgt(1);
+    }
+    for (int i = 0; i < stage; ++i) {
+      bwd(0);
+      bwd(1);
+    }
+    for (int i = 0; i < p - stage; ++i) {
+      bwd(0);
+      wgt(0);
+    }
+    while (w[1] < b[1]) wgt(1);
+    while (w[0] < b[0]) wgt(0);
+    HCSIM_ASSERT(f[0] == all && f[1] == all && w[0] == all && w[1] == all, "ZB-V order incomplete");
+    std::erase_if(out, [&](const PipeOp& op) { return op.microbatch >= m; });
+    return out;
+  }
+  double in_flight(int stage, int p, int m, int v) const override { return peak_chunks(order(stage, p, m, v), 2); }
+};
+
 template <class S>
 void add_schedule(const char* help,
                   const char* source = "Huang et al. 2019 (GPipe); Narayanan et al. 2021 (PipeDream-Flush); SC21 §2.2") {
@@ -125,6 +204,10 @@ void register_builtin_schedules() {
   add_schedule<Interleaved>("interleaved 1F1B with v chunks per device; bubble (p-1)/(v m); needs m divisible by p");
   add_schedule<ZbH1>("zero bubble ZB-H1: backward split into B and W, stage s defers s W; bubble (p-1)(F+B-W)",
                      "Qi et al., Zero Bubble Pipeline Parallelism, ICLR 2024 (arXiv 2401.10241) §3.1");
+  add_schedule<ZbV>(
+      "zero bubble ZB-V: 2 chunks per device in a V (chunk 1 on stage 2p-1-s), backward split into B "
+      "and W; bubble (p-1) F of a chunk when F = B = W; keeps p micro-batches",
+      "Qi et al., Pipeline Parallelism with Controllable Memory, NeurIPS 2024 (arXiv 2405.15362) §4, V-ZB");
 }
 
 std::string_view recompute_name(Recompute r) {

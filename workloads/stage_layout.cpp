@@ -9,9 +9,9 @@
 namespace hcsim {
 
 std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
-                                const std::vector<const ComputeDevice*>& stage_device) {
+                                const std::vector<const ComputeDevice*>& stage_device, const Placement& place) {
   const int p = static_cast<int>(stage_device.size());
-  const int v = std::max(1, st.interleave);
+  const int v = place.v;
   ShardShape sh = shard_shape(w, st);
   // Forward + backward (2x) time of one layer, and of the embedding (stage 0) and the head
   // (last stage), on each stage's device.
@@ -28,8 +28,10 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
   for (int s = 0; s < p; ++s)
     per_layer[s] = (1 - moe_share) * pass_time(layer, *stage_device[s]) +
                    (moe_share > 0 ? moe_share * pass_time(moe, *stage_device[s]) : Seconds{});
-  fixed[0] += pass_time(embedding_ops(c, sh), *stage_device[0]);
-  fixed[static_cast<std::size_t>(p - 1)] += pass_time(head_ops(c, sh), *stage_device[static_cast<std::size_t>(p - 1)]);
+  const auto first = static_cast<std::size_t>(place.stage(0)),
+             last = static_cast<std::size_t>(place.stage(place.vstages() - 1));
+  fixed[first] += pass_time(embedding_ops(c, sh), *stage_device[first]);
+  fixed[last] += pass_time(head_ops(c, sh), *stage_device[last]);
   // Min-max apportionment: each stage starts with v layers (one per chunk); every further
   // layer goes to the stage whose time grows least, which minimises the slowest stage.
   std::vector<int> out(static_cast<std::size_t>(p), v);
@@ -47,19 +49,22 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
 
 std::vector<StageShape> stage_shapes(const LoweringInput& in) {
   const int p = in.strategy->pp;
-  const int v = in.schedule->interleaved() ? in.strategy->interleave : 1;
+  const Placement place = in.schedule->placement(p, in.strategy->interleave);
+  const int v = place.v;
   const int m = static_cast<int>(in.workload->micro_batches(in.strategy->dp));
   std::vector<StageShape> out;
   for (int s = 0; s < p; ++s) {
     StageShape sh;
     sh.stage = s;
     sh.layers = in.layers_per_stage[s];
-    // MoE layers among the stage's chunks (virtual stages c * p + s).
+    sh.chunks = v;
+    // MoE layers among the stage's chunks (their virtual stages).
     for (int c = 0; c < v && in.model->is_moe(); ++c)
-      sh.moe_layers += static_cast<double>(in.model->moe_layers(first_chunk_layer(in.layers_per_stage, v, c * p + s),
-                                                                chunk_layers(in.layers_per_stage[s], v, c)));
-    sh.has_embedding = s == 0;
-    sh.has_head = s == p - 1;
+      sh.moe_layers +=
+          static_cast<double>(in.model->moe_layers(first_chunk_layer(in.layers_per_stage, place, place.vstage(s, c)),
+                                                   chunk_layers(in.layers_per_stage[s], v, c)));
+    sh.has_embedding = s == place.stage(0);
+    sh.has_head = s == place.stage(place.vstages() - 1);
     sh.in_flight = in.schedule->in_flight(s, p, m, v);
     out.push_back(sh);
   }
