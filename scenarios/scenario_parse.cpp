@@ -56,8 +56,11 @@ LayoutRequest layout_request(const Scenario& sc) {
   r.devices = sc.device_count();
   r.interleaved = pipeline_schedules().find(sc.strategy.schedule) && sc.schedule().interleaved();
   r.interleave = sc.strategy.interleave;
-  if (pipeline_schedules().find(sc.strategy.schedule))
-    r.chunks = sc.schedule().placement(sc.strategy.pp, sc.strategy.interleave).v;
+  if (pipeline_schedules().find(sc.strategy.schedule)) {
+    r.chunks = sc.schedule().placement(sc.strategy.pp, sc.strategy.interleave).layer_chunks();
+    r.schedule = sc.strategy.schedule;
+    r.needs = sc.schedule().needs();
+  }
   r.global_batch = sc.workload.global_batch;
   r.micro_batch = sc.workload.micro_batch;
   r.layers_per_stage = &sc.strategy.layers_per_stage;

@@ -122,7 +122,7 @@ std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Place
   // virtual stage's forward of its micro-batch and that stage's send, a backward (B) for the
   // next virtual stage's; W for its B, earlier in the stage's own order. Passes are emitted
   // in rounds over the stages, as the lowering does, each as far as its inputs exist.
-  const int p = place.p, v = place.v, last = place.vstages() - 1;
+  const int p = place.p, v = place.v;
   const auto P = static_cast<std::size_t>(p), M = static_cast<std::size_t>(m);
   HCSIM_ASSERT(t.size() == P * static_cast<std::size_t>(v), "pass times for every chunk of every stage");
   std::vector<std::vector<PipeOp>> order(P);
@@ -130,6 +130,8 @@ std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Place
   const Seconds none(-1);
   const auto V = static_cast<std::size_t>(place.vstages());
   std::vector<Seconds> fwd(V * M, none), bwd(V * M, none), free(P);
+  // Per stage: a paired forward (DualPipe's F&B) whose output leaves with the next pass's.
+  std::vector<std::size_t> held(P, V * M);
   auto times = [&](int vs) -> const PassTimes& {
     return t[static_cast<std::size_t>(place.stage(vs) * v + place.chunk(vs))];
   };
@@ -148,20 +150,27 @@ std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Place
         if (op.weight()) {
           d = ts.w;
         } else if (!op.backward) {
-          if (vs > 0) {
+          if (!place.first(vs)) {
             if (fwd[at - M] < Seconds{}) break;
             ready = fwd[at - M] + times(vs - 1).send_forward;
           }
           d = ts.f;
         } else {
-          if (vs < last) {
+          if (!place.last(vs)) {
             if (bwd[at + M] < Seconds{}) break;
             ready = bwd[at + M] + times(vs + 1).send_backward;
           }
-          d = op.part == PassPart::whole ? ts.b + ts.w : ts.b;
+          d = op.part == PassPart::whole ? ts.whole : ts.b;
         }
         free[s] = max(free[s], ready) + d;
-        if (!op.weight()) (op.backward ? bwd : fwd)[at] = free[s];
+        if (held[s] < V * M) {
+          fwd[held[s]] = free[s];
+          held[s] = V * M;
+        }
+        if (op.paired)
+          held[s] = at;
+        else if (!op.weight())
+          (op.backward ? bwd : fwd)[at] = free[s];
       }
     }
     HCSIM_ASSERT(progress, "pipeline schedule deadlocks: a pass waits for one that never comes");
@@ -195,6 +204,9 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   const int p = lay.pp;
   const int v = plan.v;
   const double m = plan.m;
+  // Micro-batches each chunk runs: all m, or with one path per direction (DualPipe) m / 2;
+  // the per-stage sums below add the chunks' passes.
+  const double mc = m * plan.placement.path_stages() / plan.vstages();
 
   AnalyticalResult r;
   r.stages.resize(static_cast<std::size_t>(p));
@@ -228,6 +240,8 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
         pt.f = f1.compute + f1.comm + cf + ef;
         pt.b = bi1.compute + bi1.comm + cb + eb;
         pt.w = bw1.compute + bw1.comm;
+        const PassCost b1 = tp.pass(ct.bwd, ct.comm_bytes);
+        pt.whole = b1.compute + b1.comm + cb + eb;
       }
       cp_f += cf;
       cp_b += cb;
@@ -238,7 +252,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
         zb += shard.exposed(ct.bwd, true, tp, ct.comm_bytes);
       }
     }
-    shard_x[static_cast<std::size_t>(s)] = m * (zf + zb);
+    shard_x[static_cast<std::size_t>(s)] = mc * (zf + zb);
     Seconds pp{};
     if (p > 1) {
       // Per micro-batch and chunk: one send forward, one backward; with a codec each is
@@ -261,28 +275,28 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
           PassTimes& pt = passes[static_cast<std::size_t>(s * v + ch)];
           auto to = [&](int vs) {
             const int peer = plan.placement.stage(vs);
-            return vs < 0 || vs >= plan.vstages() || peer == s
-                       ? Seconds{}
-                       : cost(lay.pipeline_pair(s, peer), CollectiveOp::send_recv, sp.send_bytes) + codec;
+            return peer == s ? Seconds{}
+                             : cost(lay.pipeline_pair(s, peer), CollectiveOp::send_recv, sp.send_bytes) + codec;
           };
           const int vs = plan.vstage(s, ch);
-          pt.send_forward = to(vs + 1);
-          pt.send_backward = to(vs - 1);
+          if (!plan.placement.last(vs)) pt.send_forward = to(vs + 1);
+          if (!plan.placement.first(vs)) pt.send_backward = to(vs - 1);
           if (st.blocking_p2p) {
             pt.f += pt.send_forward;
             pt.b += pt.send_backward;
+            pt.whole += pt.send_backward;
           }
         }
     }
     auto& a = r.stages[static_cast<std::size_t>(s)];
-    a.compute = m * (f.compute + b.compute);
-    a.tp_comm = m * (f.comm + b.comm);
-    a.cp_comm = m * (cp_f + cp_b);
-    a.ep_comm = m * (ep_f + ep_b);
-    a.pp_comm = m * pp;
-    a.flops = m * (f.flops + b.flops);
-    a.model_flops = m * (f.model_flops + b.model_flops);
-    a.dynamic_energy = m * (f.energy + b.energy);
+    a.compute = mc * (f.compute + b.compute);
+    a.tp_comm = mc * (f.comm + b.comm);
+    a.cp_comm = mc * (cp_f + cp_b);
+    a.ep_comm = mc * (ep_f + ep_b);
+    a.pp_comm = mc * pp;
+    a.flops = mc * (f.flops + b.flops);
+    a.model_flops = mc * (f.model_flops + b.model_flops);
+    a.dynamic_energy = mc * (f.energy + b.energy);
     c[static_cast<std::size_t>(s)] = f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b + ep_f + ep_b + zf + zb;
     bwd[static_cast<std::size_t>(s)] = b.compute + b.comm + cp_b + ep_b + zb;
     // Split backward: the buckets are issued in the last W, which alone hides them.
@@ -317,7 +331,13 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     if (sp.zero_gather_bytes > Bytes{}) a.optimizer += cost(replicas, CollectiveOp::all_gather, sp.zero_gather_bytes);
     if (sp.expert_gather_bytes > Bytes{})
       a.optimizer += cost(expert_replicas, CollectiveOp::all_gather, sp.expert_gather_bytes);
-    const Seconds last_backward = split ? ends[static_cast<std::size_t>(s)] : r.pipeline - drain;
+    Seconds last_backward = split ? ends[static_cast<std::size_t>(s)] : r.pipeline - drain;
+    if (const int copy = plan.placement.copy_stage(s); copy >= 0) {
+      // Two copies (DualPipe): their gradients summed by an all-reduce of the pair once both
+      // stages are done (lowering.cpp, reduce_copies).
+      last_backward = max(last_backward, ends[static_cast<std::size_t>(copy)]);
+      a.dp_exposed += cost(lay.pipeline_pair(s, copy), CollectiveOp::all_reduce, sp.grad_bytes + sp.expert_grad_bytes);
+    }
     r.step_time = max(r.step_time, last_backward + a.dp_exposed + a.offload + a.optimizer);
     drain += bwd[static_cast<std::size_t>(s)] / v;
   }

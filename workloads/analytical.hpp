@@ -89,6 +89,9 @@ struct PassTimes {
   Seconds f{}, b{}, w{};
   // To the next virtual stage's stage, to the previous one's (0 where that is this stage).
   Seconds send_forward{}, send_backward{};
+  // A whole backward (B and W in one pass, DualPipe's): its collectives may hide behind its
+  // weight-gradient GEMMs, which B alone lacks, so it can take less than b + w.
+  Seconds whole{};
 };
 // Each stage's end of `schedule`'s order under that recurrence; `t` holds chunk c of stage s
 // at s * v + c.

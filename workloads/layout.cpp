@@ -30,10 +30,13 @@ std::string_view layout_issue_text(LayoutIssue i) {
     case LayoutIssue::heads: return "attention heads not divisible by tp";
     case LayoutIssue::kv_heads: return "key/value heads cannot be split over tp";
     case LayoutIssue::ffn: return "MLP size not divisible by tp";
-    case LayoutIssue::schedule: return "unknown pipeline schedule, or interleaved with pp < 2";
+    case LayoutIssue::schedule:
+      return "unknown pipeline schedule, or a pp it cannot run (interleaved: < 2; dualpipe: odd)";
     case LayoutIssue::interleave: return "interleave > 1 needs the interleaved schedule";
     case LayoutIssue::batch: return "global batch not divisible by micro_batch*dp";
-    case LayoutIssue::interleaved_batch: return "interleaved schedule needs micro-batches a multiple of pp";
+    case LayoutIssue::interleaved_batch:
+      return "micro-batches per replica the schedule cannot run (interleaved: not a multiple of pp; dualpipe: odd or < "
+             "2 pp)";
     case LayoutIssue::too_many_micro_batches: return "more than 65535 micro-batches per replica";
     case LayoutIssue::layers: return "fewer layers than pp*interleave model chunks";
     case LayoutIssue::uneven_layers: return "layers not divisible by pp*interleave (and no layers_per_stage for this pp)";
@@ -154,11 +157,24 @@ void check_layout(const LayoutRequest& r, const LayoutSink& sink) {
       broken(LayoutIssue::schedule, "/strategy/schedule",
              [] { return std::string("the interleaved schedule needs pp >= 2"); }))
     return;
+  if (l.pp % r.needs.pp_multiple != 0 && broken(LayoutIssue::schedule, "/strategy/pp", [&] {
+        return fmt::format("the {} schedule needs pp to be a multiple of {}, got {}", r.schedule, r.needs.pp_multiple,
+                           l.pp);
+      }))
+    return;
   const std::int64_t m = r.global_batch / (r.micro_batch * l.dp);
   if (r.global_batch % (r.micro_batch * l.dp) != 0) {
     if (broken(LayoutIssue::batch, "/workload/global_batch", [&] {
           return fmt::format("global batch {} is not divisible by micro_batch*dp = {}*{}", r.global_batch,
                              r.micro_batch, l.dp);
+        }))
+      return;
+  } else if (m % r.needs.batch_multiple != 0 || m < static_cast<std::int64_t>(r.needs.min_batch_per_stage) * l.pp) {
+    if (broken(LayoutIssue::interleaved_batch, "/workload/global_batch", [&] {
+          return fmt::format(
+              "the {} schedule needs the micro-batches per replica to be a multiple of {} and at least "
+              "{}*pp = {}, got {}",
+              r.schedule, r.needs.batch_multiple, r.needs.min_batch_per_stage, r.needs.min_batch_per_stage * l.pp, m);
         }))
       return;
   } else if (r.interleaved && m % l.pp != 0) {

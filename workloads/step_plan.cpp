@@ -84,8 +84,8 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
     if (detail == PlanDetail::items) sp.order = in.schedule->order(s, p, plan.m, plan.v);
     for (int c = 0; c < plan.v; ++c) {
       const int vs = plan.vstage(s, c);
-      const int layers = chunk_layers(in.layers_per_stage[static_cast<std::size_t>(s)], plan.v, c);
-      const bool embedding = vs == 0, head = vs == plan.vstages() - 1;
+      const int layers = vstage_layers(in.layers_per_stage, plan.placement, vs);
+      const bool embedding = plan.placement.first(vs), head = plan.placement.last(vs);
       // The chunk's first layer (the totals of a dense model need none).
       const int first = detail == PlanDetail::items || in.model->is_moe()
                             ? first_chunk_layer(in.layers_per_stage, plan.placement, vs)

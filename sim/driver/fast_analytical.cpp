@@ -103,7 +103,11 @@ LayoutRequest FastAnalytical::Impl::request(const FastLayout& l) {
   r.devices = l.cluster_devices > 0 ? l.cluster_devices : r.layout.devices();
   r.interleaved = in.schedule && in.schedule->interleaved();
   r.interleave = l.interleave;
-  if (in.schedule) r.chunks = in.schedule->placement(l.pp, l.interleave).v;
+  if (in.schedule) {
+    r.chunks = in.schedule->placement(l.pp, l.interleave).layer_chunks();
+    r.schedule = in.schedule->type();
+    r.needs = in.schedule->needs();
+  }
   r.global_batch = base.workload.global_batch;
   r.micro_batch = l.micro_batch;
   r.layers_per_stage = &base.strategy.layers_per_stage;

@@ -17,13 +17,7 @@
 #include <map>
 #include <tuple>
 
-#include "../support/test_device.hpp"
-#include "../support/test_lowering.hpp"
-#include "../support/test_topology.hpp"
-#include "sim/engine/engine.hpp"
-#include "workloads/analytical.hpp"
-#include "workloads/lowering.hpp"
-#include "workloads/step_plan.hpp"
+#include "../support/test_pipeline.hpp"
 
 namespace hcsim {
 namespace zb_v_test {  // unity builds: apart from zero_bubble_test.cpp's helpers
@@ -32,10 +26,7 @@ namespace {
 constexpr double kRounding = 1e-9;
 constexpr double kUniformTolerance = 3e-5;
 
-std::unique_ptr<PipelineSchedule> zb_v() {
-  register_builtin_schedules();
-  return pipeline_schedules().get("zb-v", "").make(Params());
-}
+std::unique_ptr<PipelineSchedule> zb_v() { return testing::make_schedule("zb-v"); }
 
 TEST(ZbV, PlacementIsAV) {
   const auto zb = zb_v();
@@ -114,52 +105,16 @@ TEST(ZbV, KeepsOneFOneBActivations) {
   EXPECT_EQ(zb->in_flight(0, 4, 1, 2), 1.0);
 }
 
-TopologyGraph free_network(int devices) {
-  return testing::test_topology({{"type", "nvswitch-cluster"},
-                                 {"gpus_per_node", devices},
-                                 {"nvlink", {{"type", "electrical"}, {"bandwidth", "1 EB/s"}, {"latency", 0}}}},
-                                devices);
-}
-
-double items_time(const std::vector<Item>& items) {
-  double t = 0;
-  for (const Item& it : items)
-    if (it.kind == Item::Kind::compute) t += it.t.value();
-  return t;
-}
-
-// The engine (free communication, 100 TFLOP/s devices) against the recurrence over the
-// plan's per-chunk pass times, and against the closed form with an interior chunk's times.
+// The engine (nearly free communication, 100 TFLOP/s devices) against the recurrence over
+// the plan's per-chunk pass times, and against the closed form with an interior chunk's.
 TEST(ZbV, EngineMatchesTheRecurrenceAndTheClosedForm) {
   const auto zb = zb_v();
   for (auto [p, m] : {std::pair{4, 8}, std::pair{4, 12}, std::pair{2, 5}}) {
-    TransformerConfig c;
-    c.family = "gpt";
-    c.layers = 4 * p;  // two layers per chunk
-    c.hidden = 1024;
-    c.heads = 16;
-    c.kv_heads = 16;
-    c.ffn_hidden = 4096;
-    c.vocab = 8;  // a negligible head keeps the chunks uniform
-    c.seq_len = 512;
-    StrategySpec st;
-    st.pp = p;
-    st.schedule = "zb-v";
-    WorkloadSpec w;
-    w.global_batch = m;
-    const testing::TestDevice dev;
-    const LoweringInput in = testing::uniform_lowering(c, st, w, *zb, dev);
+    const testing::PipelineCase pc("zb-v", p, m, 4 * p);  // two layers per chunk
+    const LoweringInput in = pc.input(*zb);
     const StepPlan plan = build_step_plan(in);
-    std::vector<PassTimes> t;
-    for (const StagePlan& sp : plan.stages)
-      for (const ChunkItems& ci : sp.chunks)
-        t.push_back(
-            {Seconds(items_time(ci.fwd)), Seconds(items_time(ci.bwd_input)), Seconds(items_time(ci.bwd_weight))});
-    TaskGraph g = lower_training_step(in);
-    const EngineResult r = simulate(free_network(p), g, {});
-    double end = 0;
-    for (TaskId k = 0; k < g.size(); ++k)
-      if (g[k].kind == TaskKind::compute && g[k].phase != Phase::optimizer) end = std::max(end, r.end[k]);
+    const std::vector<PassTimes> t = testing::chunk_pass_times(plan);
+    const double end = testing::engine_pipeline_end(in);
     const auto ends = pipeline_ends(*zb, plan.placement, m, t);
     EXPECT_NEAR(end, std::max_element(ends.begin(), ends.end())->value(), kRounding * end) << p << " " << m;
     // An interior chunk (layers only): chunk 0 of stage 1.
