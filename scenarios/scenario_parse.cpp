@@ -56,6 +56,11 @@ LayoutRequest layout_request(const Scenario& sc) {
   r.devices = sc.device_count();
   r.interleaved = pipeline_schedules().find(sc.strategy.schedule) && sc.schedule().interleaved();
   r.interleave = sc.strategy.interleave;
+  if (pipeline_schedules().find(sc.strategy.schedule)) {
+    r.chunks = sc.schedule().placement(sc.strategy.pp, sc.strategy.interleave).layer_chunks();
+    r.schedule = sc.strategy.schedule;
+    r.needs = sc.schedule().needs();
+  }
   r.global_batch = sc.workload.global_batch;
   r.micro_batch = sc.workload.micro_batch;
   r.layers_per_stage = &sc.strategy.layers_per_stage;
@@ -507,7 +512,8 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
         sc.layers_per_stage.assign(static_cast<std::size_t>(sc.strategy.pp),
                                    static_cast<int>(sc.model.layers / sc.strategy.pp));
       else if (even)
-        sc.layers_per_stage = balance_layers(sc.model, sc.strategy, sc.workload, stage_dev);
+        sc.layers_per_stage = balance_layers(sc.model, sc.strategy, sc.workload, stage_dev,
+                                             sc.schedule().placement(sc.strategy.pp, sc.strategy.interleave));
     }
   }
   ps.diag.throw_if_any();

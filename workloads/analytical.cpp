@@ -116,44 +116,61 @@ class ShardCosts {
 
 }  // namespace
 
-std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, int p, int m, const std::vector<PassTimes>& t) {
+std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Placement& place, int m,
+                                   const std::vector<PassTimes>& t) {
   // Each stage runs its order one pass after another; a forward waits for the previous
-  // stage's forward of its micro-batch and that stage's send, a backward (B) for the next
-  // stage's; W for its B, earlier in the stage's own order. Passes are emitted in rounds
-  // over the stages, as the lowering does, each as far as its inputs exist.
+  // virtual stage's forward of its micro-batch and that stage's send, a backward (B) for the
+  // next virtual stage's; W for its B, earlier in the stage's own order. Passes are emitted
+  // in rounds over the stages, as the lowering does, each as far as its inputs exist.
+  const int p = place.p, v = place.v;
   const auto P = static_cast<std::size_t>(p), M = static_cast<std::size_t>(m);
+  HCSIM_ASSERT(t.size() == P * static_cast<std::size_t>(v), "pass times for every chunk of every stage");
   std::vector<std::vector<PipeOp>> order(P);
-  for (int s = 0; s < p; ++s) order[static_cast<std::size_t>(s)] = schedule.order(s, p, m, 1);
+  for (int s = 0; s < p; ++s) order[static_cast<std::size_t>(s)] = schedule.order(s, p, m, v);
   const Seconds none(-1);
-  std::vector<Seconds> fwd(P * M, none), bwd(P * M, none), free(P);
+  const auto V = static_cast<std::size_t>(place.vstages());
+  std::vector<Seconds> fwd(V * M, none), bwd(V * M, none), free(P);
+  // Per stage: a paired forward (DualPipe's F&B) whose output leaves with the next pass's.
+  std::vector<std::size_t> held(P, V * M);
+  auto times = [&](int vs) -> const PassTimes& {
+    return t[static_cast<std::size_t>(place.stage(vs) * v + place.chunk(vs))];
+  };
   std::vector<std::size_t> pos(P, 0);
   std::size_t remaining = 0;
   for (const auto& o : order) remaining += o.size();
   while (remaining > 0) {
     bool progress = false;
     for (std::size_t s = 0; s < P; ++s) {
-      const PassTimes& ts = t[s];
       for (; pos[s] < order[s].size(); ++pos[s], --remaining, progress = true) {
         const PipeOp& op = order[s][pos[s]];
-        const auto i = static_cast<std::size_t>(op.microbatch);
+        const int vs = place.vstage(static_cast<int>(s), op.chunk);
+        const PassTimes& ts = times(vs);
+        const auto i = static_cast<std::size_t>(op.microbatch), at = static_cast<std::size_t>(vs) * M + i;
         Seconds ready{}, d{};
         if (op.weight()) {
           d = ts.w;
         } else if (!op.backward) {
-          if (s > 0) {
-            if (fwd[(s - 1) * M + i] < Seconds{}) break;
-            ready = fwd[(s - 1) * M + i] + t[s - 1].send_forward;
+          if (!place.first(vs)) {
+            if (fwd[at - M] < Seconds{}) break;
+            ready = fwd[at - M] + times(vs - 1).send_forward;
           }
           d = ts.f;
         } else {
-          if (s + 1 < P) {
-            if (bwd[(s + 1) * M + i] < Seconds{}) break;
-            ready = bwd[(s + 1) * M + i] + t[s + 1].send_backward;
+          if (!place.last(vs)) {
+            if (bwd[at + M] < Seconds{}) break;
+            ready = bwd[at + M] + times(vs + 1).send_backward;
           }
-          d = op.part == PassPart::whole ? ts.b + ts.w : ts.b;
+          d = op.part == PassPart::whole ? ts.whole : ts.b;
         }
         free[s] = max(free[s], ready) + d;
-        if (!op.weight()) (op.backward ? bwd : fwd)[s * M + i] = free[s];
+        if (held[s] < V * M) {
+          fwd[held[s]] = free[s];
+          held[s] = V * M;
+        }
+        if (op.paired)
+          held[s] = at;
+        else if (!op.weight())
+          (op.backward ? bwd : fwd)[at] = free[s];
       }
     }
     HCSIM_ASSERT(progress, "pipeline schedule deadlocks: a pass waits for one that never comes");
@@ -187,13 +204,17 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   const int p = lay.pp;
   const int v = plan.v;
   const double m = plan.m;
+  // Micro-batches each chunk runs: all m, or with one path per direction (DualPipe) m / 2;
+  // the per-stage sums below add the chunks' passes.
+  const double mc = m * plan.placement.path_stages() / plan.vstages();
 
   AnalyticalResult r;
   r.stages.resize(static_cast<std::size_t>(p));
   std::vector<Seconds> c(static_cast<std::size_t>(p)), bwd(c.size()), shard_x(c.size());
   Seconds fill_pp{};  // interleaved: pipeline sends on the fill and drain
   const bool split = in.schedule->splits_backward();
-  std::vector<PassTimes> passes(split ? c.size() : 0);  // split backward: the recurrence's times
+  // Split backward: the recurrence's times, per chunk c of stage s at s * v + c.
+  std::vector<PassTimes> passes(split ? c.size() * static_cast<std::size_t>(v) : 0);
   for (int s = 0; s < p; ++s) {
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
     TpCosts tp(cost, lay.tensor_group(s));
@@ -206,20 +227,32 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       const ChunkTotals& ct = *sp.totals[static_cast<std::size_t>(ch)];
       add_pass(f, tp.pass(ct.fwd, ct.comm_bytes));
       add_pass(b, tp.pass(ct.bwd, ct.comm_bytes));
+      const Seconds cf = ring_exposed(ct.fwd, lay, s, cost), cb = ring_exposed(ct.bwd, lay, s, cost);
+      Seconds ef{}, eb{};
+      for (const EpComm& e : ct.fwd.ep) ef += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
+      for (const EpComm& e : ct.bwd.ep) eb += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
       if (split) {
-        add_pass(bi, tp.pass(ct.bwd_input, ct.comm_bytes));
-        add_pass(bw, tp.pass(ct.bwd_weight, ct.comm_bytes));
+        const PassCost f1 = tp.pass(ct.fwd, ct.comm_bytes), bi1 = tp.pass(ct.bwd_input, ct.comm_bytes),
+                       bw1 = tp.pass(ct.bwd_weight, ct.comm_bytes);
+        add_pass(bi, bi1);
+        add_pass(bw, bw1);
+        PassTimes& pt = passes[static_cast<std::size_t>(s * v + ch)];
+        pt.f = f1.compute + f1.comm + cf + ef;
+        pt.b = bi1.compute + bi1.comm + cb + eb;
+        pt.w = bw1.compute + bw1.comm;
+        const PassCost b1 = tp.pass(ct.bwd, ct.comm_bytes);
+        pt.whole = b1.compute + b1.comm + cb + eb;
       }
-      cp_f += ring_exposed(ct.fwd, lay, s, cost);
-      cp_b += ring_exposed(ct.bwd, lay, s, cost);
-      for (const EpComm& e : ct.fwd.ep) ep_f += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
-      for (const EpComm& e : ct.bwd.ep) ep_b += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
+      cp_f += cf;
+      cp_b += cb;
+      ep_f += ef;
+      ep_b += eb;
       if (sp.sharding.on) {
         zf += shard.exposed(ct.fwd, false, tp, ct.comm_bytes);
         zb += shard.exposed(ct.bwd, true, tp, ct.comm_bytes);
       }
     }
-    shard_x[static_cast<std::size_t>(s)] = m * (zf + zb);
+    shard_x[static_cast<std::size_t>(s)] = mc * (zf + zb);
     Seconds pp{};
     if (p > 1) {
       // Per micro-batch and chunk: one send forward, one backward; with a codec each is
@@ -234,36 +267,36 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       // two hops per micro-batch are exposed.
       pp = v > 1 && !st.blocking_p2p ? Seconds{} : 2.0 * v * hop;
       fill_pp += v > 1 && s + 1 < p ? 2.0 * (st.blocking_p2p ? v : 1) * hop : Seconds{};
-      if (split) {
-        // The recurrence's sends: to each neighbour its own hop (a codec's encode and decode
-        // with it); blocking sends also hold this stage's compute.
-        PassTimes& pt = passes[static_cast<std::size_t>(s)];
-        auto to = [&](int peer) {
-          return cost(lay.pipeline_pair(s, peer), CollectiveOp::send_recv, sp.send_bytes) + codec;
-        };
-        if (s + 1 < p) pt.send_forward = to(s + 1);
-        if (s > 0) pt.send_backward = to(s - 1);
-        if (st.blocking_p2p) {
-          pt.f += pt.send_forward;
-          pt.b += pt.send_backward;
+      if (split)
+        for (int ch = 0; ch < v; ++ch) {
+          // The recurrence's sends: to the stage of each neighbouring virtual stage its own hop
+          // (a codec's encode and decode with it; none to a virtual stage on this device);
+          // blocking sends also hold this stage's compute.
+          PassTimes& pt = passes[static_cast<std::size_t>(s * v + ch)];
+          auto to = [&](int vs) {
+            const int peer = plan.placement.stage(vs);
+            return peer == s ? Seconds{}
+                             : cost(lay.pipeline_pair(s, peer), CollectiveOp::send_recv, sp.send_bytes) + codec;
+          };
+          const int vs = plan.vstage(s, ch);
+          if (!plan.placement.last(vs)) pt.send_forward = to(vs + 1);
+          if (!plan.placement.first(vs)) pt.send_backward = to(vs - 1);
+          if (st.blocking_p2p) {
+            pt.f += pt.send_forward;
+            pt.b += pt.send_backward;
+            pt.whole += pt.send_backward;
+          }
         }
-      }
-    }
-    if (split) {
-      PassTimes& pt = passes[static_cast<std::size_t>(s)];
-      pt.f += f.compute + f.comm + cp_f + ep_f;
-      pt.b += bi.compute + bi.comm + cp_b + ep_b;
-      pt.w = bw.compute + bw.comm;
     }
     auto& a = r.stages[static_cast<std::size_t>(s)];
-    a.compute = m * (f.compute + b.compute);
-    a.tp_comm = m * (f.comm + b.comm);
-    a.cp_comm = m * (cp_f + cp_b);
-    a.ep_comm = m * (ep_f + ep_b);
-    a.pp_comm = m * pp;
-    a.flops = m * (f.flops + b.flops);
-    a.model_flops = m * (f.model_flops + b.model_flops);
-    a.dynamic_energy = m * (f.energy + b.energy);
+    a.compute = mc * (f.compute + b.compute);
+    a.tp_comm = mc * (f.comm + b.comm);
+    a.cp_comm = mc * (cp_f + cp_b);
+    a.ep_comm = mc * (ep_f + ep_b);
+    a.pp_comm = mc * pp;
+    a.flops = mc * (f.flops + b.flops);
+    a.model_flops = mc * (f.model_flops + b.model_flops);
+    a.dynamic_energy = mc * (f.energy + b.energy);
     c[static_cast<std::size_t>(s)] = f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b + ep_f + ep_b + zf + zb;
     bwd[static_cast<std::size_t>(s)] = b.compute + b.comm + cp_b + ep_b + zb;
     // Split backward: the buckets are issued in the last W, which alone hides them.
@@ -273,7 +306,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   const Seconds csum = std::accumulate(c.begin(), c.end(), Seconds{});
   std::vector<Seconds> ends;  // split backward: each stage's end in the recurrence
   if (split) {
-    ends = pipeline_ends(*in.schedule, p, plan.m, passes);
+    ends = pipeline_ends(*in.schedule, plan.placement, plan.m, passes);
     r.pipeline = *std::max_element(ends.begin(), ends.end());
   } else {
     r.pipeline = m * cmax + (csum - cmax) / v + fill_pp;
@@ -298,7 +331,13 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     if (sp.zero_gather_bytes > Bytes{}) a.optimizer += cost(replicas, CollectiveOp::all_gather, sp.zero_gather_bytes);
     if (sp.expert_gather_bytes > Bytes{})
       a.optimizer += cost(expert_replicas, CollectiveOp::all_gather, sp.expert_gather_bytes);
-    const Seconds last_backward = split ? ends[static_cast<std::size_t>(s)] : r.pipeline - drain;
+    Seconds last_backward = split ? ends[static_cast<std::size_t>(s)] : r.pipeline - drain;
+    if (const int copy = plan.placement.copy_stage(s); copy >= 0) {
+      // Two copies (DualPipe): their gradients summed by an all-reduce of the pair once both
+      // stages are done (lowering.cpp, reduce_copies).
+      last_backward = max(last_backward, ends[static_cast<std::size_t>(copy)]);
+      a.dp_exposed += cost(lay.pipeline_pair(s, copy), CollectiveOp::all_reduce, sp.grad_bytes + sp.expert_grad_bytes);
+    }
     r.step_time = max(r.step_time, last_backward + a.dp_exposed + a.offload + a.optimizer);
     drain += bwd[static_cast<std::size_t>(s)] / v;
   }

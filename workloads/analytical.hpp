@@ -82,12 +82,21 @@ Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool
 // (p-1)(T_F + T_B + T_W)): the s W passes stage s defers fill its drain. The gradient buckets
 // are issued in the last micro-batch's W, so only that pass's w_s hides them; stage s
 // reduces after its own end in the recurrence.
+// With v chunks per stage (ZB-V) each chunk has its own times and the inputs come from the
+// neighbouring virtual stages (Placement): for uniform chunk passes F = B = W and m >= 2p - 1
+// ZB-V gives T_pipe = 6 m F + (p - 1) F (workloads/pipeline_schedule.cpp).
 struct PassTimes {
   Seconds f{}, b{}, w{};
-  Seconds send_forward{}, send_backward{};  // to stage s + 1, to stage s - 1
+  // To the next virtual stage's stage, to the previous one's (0 where that is this stage).
+  Seconds send_forward{}, send_backward{};
+  // A whole backward (B and W in one pass, DualPipe's): its collectives may hide behind its
+  // weight-gradient GEMMs, which B alone lacks, so it can take less than b + w.
+  Seconds whole{};
 };
-// Each stage's end of `schedule`'s order (v = 1) under that recurrence.
-std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, int p, int m, const std::vector<PassTimes>& t);
+// Each stage's end of `schedule`'s order under that recurrence; `t` holds chunk c of stage s
+// at s * v + c.
+std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Placement& place, int m,
+                                   const std::vector<PassTimes>& t);
 
 // Collective time over an arithmetic group (workloads/layout.hpp).
 using GroupCostFn = std::function<Seconds(const DeviceGroup& group, CollectiveOp op, Bytes bytes)>;

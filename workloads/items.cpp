@@ -502,10 +502,15 @@ Kernel optimizer_kernel(double shard, double params, DType precision, double gra
 
 int chunk_layers(int stage_layers, int v, int c) { return stage_layers / v + (c < stage_layers % v ? 1 : 0); }
 
-int first_chunk_layer(const std::vector<int>& layers_per_stage, int v, int vs) {
-  const auto p = static_cast<int>(layers_per_stage.size());
+int vstage_layers(const std::vector<int>& layers_per_stage, const Placement& placement, int vs) {
+  if (placement.layer_chunks() == 1) return layers_per_stage[static_cast<std::size_t>(placement.model_stage(vs))];
+  return chunk_layers(layers_per_stage[static_cast<std::size_t>(placement.stage(vs))], placement.v,
+                      placement.chunk(vs));
+}
+
+int first_chunk_layer(const std::vector<int>& layers_per_stage, const Placement& placement, int vs) {
   int first = 0;
-  for (int u = 0; u < vs; ++u) first += chunk_layers(layers_per_stage[static_cast<std::size_t>(u % p)], v, u / p);
+  for (int u = vs - placement.model_stage(vs); u < vs; ++u) first += vstage_layers(layers_per_stage, placement, u);
   return first;
 }
 

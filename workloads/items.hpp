@@ -138,7 +138,12 @@ Kernel optimizer_kernel(double shard, double params, DType precision, double gra
 
 // Chunk c of a stage holds stage_layers / v layers, the first remainder chunks one more.
 int chunk_layers(int stage_layers, int v, int c);
-// The model's index of the first layer of virtual stage `vs` (chunk vs / p of stage vs % p).
-int first_chunk_layer(const std::vector<int>& layers_per_stage, int v, int vs);
+// The layers of virtual stage `vs` (placed by `placement`): chunk c of its stage's share,
+// cut into placement.layer_chunks() pieces (chunk_layers), or with two copies (DualPipe) its
+// model stage's share whole.
+int vstage_layers(const std::vector<int>& layers_per_stage, const Placement& placement, int vs);
+// The model's index of the first layer of virtual stage `vs`: the layers of the virtual
+// stages before it on its path.
+int first_chunk_layer(const std::vector<int>& layers_per_stage, const Placement& placement, int vs);
 
 }  // namespace hcsim

@@ -30,10 +30,13 @@ std::string_view layout_issue_text(LayoutIssue i) {
     case LayoutIssue::heads: return "attention heads not divisible by tp";
     case LayoutIssue::kv_heads: return "key/value heads cannot be split over tp";
     case LayoutIssue::ffn: return "MLP size not divisible by tp";
-    case LayoutIssue::schedule: return "unknown pipeline schedule, or interleaved with pp < 2";
+    case LayoutIssue::schedule:
+      return "unknown pipeline schedule, or a pp it cannot run (interleaved: < 2; dualpipe: odd)";
     case LayoutIssue::interleave: return "interleave > 1 needs the interleaved schedule";
     case LayoutIssue::batch: return "global batch not divisible by micro_batch*dp";
-    case LayoutIssue::interleaved_batch: return "interleaved schedule needs micro-batches a multiple of pp";
+    case LayoutIssue::interleaved_batch:
+      return "micro-batches per replica the schedule cannot run (interleaved: not a multiple of pp; dualpipe: odd or < "
+             "2 pp)";
     case LayoutIssue::too_many_micro_batches: return "more than 65535 micro-batches per replica";
     case LayoutIssue::layers: return "fewer layers than pp*interleave model chunks";
     case LayoutIssue::uneven_layers: return "layers not divisible by pp*interleave (and no layers_per_stage for this pp)";
@@ -84,6 +87,12 @@ bool expert_rules(const LayoutRequest& r, Broken& broken) {
     return rule("/strategy/zero",
                 [] { return std::string("ZeRO-3 / FSDP of an MoE model is not modelled; use zero 0, 1 or 2"); });
   return false;
+}
+
+// How a message names the model chunks: pp*interleave, or the chunks a schedule keeps
+// without the interleave key (ZB-V's two).
+std::string chunks_name(const LayoutRequest& r) {
+  return r.chunks > 1 && !r.interleaved ? "pp*chunks" : "pp*interleave";
 }
 
 }  // namespace
@@ -139,7 +148,7 @@ void check_layout(const LayoutRequest& r, const LayoutSink& sink) {
              [&] { return fmt::format("the MLP size {} is not divisible by tp = {}", c.ffn_hidden, l.tp); }))
     return;
   if (expert_rules(r, broken)) return;
-  const int v = r.interleaved ? r.interleave : 1;
+  const int v = r.chunks;
   if (r.interleave > 1 && !r.interleaved &&
       broken(LayoutIssue::interleave, "/strategy/interleave",
              [] { return std::string("interleave > 1 needs \"schedule\": \"interleaved-1f1b\""); }))
@@ -148,11 +157,24 @@ void check_layout(const LayoutRequest& r, const LayoutSink& sink) {
       broken(LayoutIssue::schedule, "/strategy/schedule",
              [] { return std::string("the interleaved schedule needs pp >= 2"); }))
     return;
+  if (l.pp % r.needs.pp_multiple != 0 && broken(LayoutIssue::schedule, "/strategy/pp", [&] {
+        return fmt::format("the {} schedule needs pp to be a multiple of {}, got {}", r.schedule, r.needs.pp_multiple,
+                           l.pp);
+      }))
+    return;
   const std::int64_t m = r.global_batch / (r.micro_batch * l.dp);
   if (r.global_batch % (r.micro_batch * l.dp) != 0) {
     if (broken(LayoutIssue::batch, "/workload/global_batch", [&] {
           return fmt::format("global batch {} is not divisible by micro_batch*dp = {}*{}", r.global_batch,
                              r.micro_batch, l.dp);
+        }))
+      return;
+  } else if (m % r.needs.batch_multiple != 0 || m < static_cast<std::int64_t>(r.needs.min_batch_per_stage) * l.pp) {
+    if (broken(LayoutIssue::interleaved_batch, "/workload/global_batch", [&] {
+          return fmt::format(
+              "the {} schedule needs the micro-batches per replica to be a multiple of {} and at least "
+              "{}*pp = {}, got {}",
+              r.schedule, r.needs.batch_multiple, r.needs.min_batch_per_stage, r.needs.min_batch_per_stage * l.pp, m);
         }))
       return;
   } else if (r.interleaved && m % l.pp != 0) {
@@ -168,7 +190,7 @@ void check_layout(const LayoutRequest& r, const LayoutSink& sink) {
     return;
   if (c.layers > 0 && c.layers < static_cast<std::int64_t>(l.pp) * v &&
       broken(LayoutIssue::layers, "/strategy/pp", [&] {
-        return fmt::format("{} layers cannot fill pp*interleave = {}*{} model chunks", c.layers, l.pp, v);
+        return fmt::format("{} layers cannot fill {} = {}*{} model chunks", c.layers, chunks_name(r), l.pp, v);
       }))
     return;
   if (r.layers_per_stage && !r.layers_per_stage->empty()) {
@@ -220,12 +242,12 @@ std::vector<int> stage_pools(const Layout& l, const std::vector<PoolSpan>& pools
 
 void check_layer_split(const LayoutRequest& r, const LayoutSink& sink) {
   if ((r.layers_per_stage && !r.layers_per_stage->empty()) || !r.uniform_stages) return;
-  const int v = r.interleaved ? r.interleave : 1;
+  const int v = r.chunks;
   const std::int64_t chunks = static_cast<std::int64_t>(r.layout.pp) * v;
   if (r.model->layers % chunks == 0) return;
   sink(LayoutIssue::uneven_layers, "/strategy/pp", [&] {
-    return fmt::format("{} layers are not divisible by pp*interleave = {}*{}; give \"layers_per_stage\"",
-                       r.model->layers, r.layout.pp, v);
+    return fmt::format("{} layers are not divisible by {} = {}*{}; give \"layers_per_stage\"", r.model->layers,
+                       chunks_name(r), r.layout.pp, v);
   });
 }
 

@@ -34,6 +34,8 @@
 #include <string_view>
 #include <vector>
 
+#include "workloads/pipeline_schedule.hpp"
+
 // TransformerConfig: workloads/transformer.hpp (which includes this file through strategy.hpp).
 
 namespace hcsim {
@@ -141,6 +143,9 @@ struct LayoutRequest {
   std::int64_t devices = 0;         // of the cluster
   bool interleaved = false;         // the schedule keeps v > 1 model chunks per device
   int interleave = 1;               // v as given
+  int chunks = 1;                   // pieces of a stage's layers (the schedule's Placement::layer_chunks)
+  std::string_view schedule;        // the schedule's name, for messages
+  ScheduleNeeds needs;              // what the schedule needs of pp and the micro-batches
   std::int64_t global_batch = 1, micro_batch = 1;
   const std::vector<int>* layers_per_stage = nullptr;  // as given; null or empty: balanced
   // Every stage on the same device model: layers split evenly (else by device speed).

@@ -48,7 +48,6 @@ class Emitter {
   explicit Emitter(const LoweringInput& in)
       : in_(in), st_(replica_axis(*in.strategy)), cp_(in.strategy->cp), plan_(build_step_plan(in)) {
     p_ = st_.pp;
-    v_ = plan_.v;
     // Symmetry builds whole context-parallel rings: the cp ranks of a data-parallel rank
     // are not identical where their ring crosses links of different speeds (a node edge).
     dp_ = in.dp_replicas > 0 ? std::min(in.dp_replicas * cp_, st_.dp) : st_.dp;
@@ -59,24 +58,45 @@ class Emitter {
     const std::uint32_t devices = static_cast<std::uint32_t>(p_ * st_.dp * st_.tp);
     g_.devices = devices;
     g_.memory_endpoints = in.memory_endpoints;
-    next_bucket_.assign(static_cast<std::size_t>(p_), 0);
   }
 
   TaskGraph run() {
     std::vector<std::vector<PipeOp>> order(static_cast<std::size_t>(p_));
     for (int s = 0; s < p_; ++s) order[s] = plan_.stages[static_cast<std::size_t>(s)].order;
     std::vector<std::size_t> pos(static_cast<std::size_t>(p_), 0);
+    // Per stage and chunk: the pass that holds the bucket markers of the chunk's last
+    // micro-batch (its last whole backward or W in the order).
+    std::vector<std::vector<std::size_t>> holder(static_cast<std::size_t>(p_),
+                                                 std::vector<std::size_t>(static_cast<std::size_t>(plan_.v)));
     std::size_t remaining = 0;
-    for (const auto& o : order) remaining += o.size();
+    for (int s = 0; s < p_; ++s) {
+      remaining += order[s].size();
+      for (std::size_t i = 0; i < order[s].size(); ++i)
+        if (order[s][i].part == PassPart::whole ? order[s][i].backward : order[s][i].weight())
+          holder[s][static_cast<std::size_t>(order[s][i].chunk)] = i;
+    }
+    std::vector<bool> done(static_cast<std::size_t>(p_), false);
     while (remaining > 0) {
       bool progress = false;
       for (int s = 0; s < p_; ++s) {
         while (pos[s] < order[s].size() && ready(s, order[s][pos[s]])) {
-          emit_pass(s, order[s][pos[s]]);
+          const PipeOp& op = order[s][pos[s]];
+          emit_pass(s, op, pos[s] == holder[s][static_cast<std::size_t>(op.chunk)]);
           ++pos[s];
           --remaining;
           progress = true;
-          if (pos[s] == order[s].size()) finish_stage(s);
+          if (pos[s] < order[s].size()) continue;
+          // Two copies of the parameters (DualPipe): their gradients are summed once both
+          // stages are done, before either's optimizer.
+          done[s] = true;
+          const int copy = plan_.placement.copy_stage(s);
+          if (copy < 0) {
+            finish_stage(s);
+          } else if (done[copy]) {
+            reduce_copies(std::min(s, copy), std::max(s, copy));
+            finish_stage(std::min(s, copy));
+            finish_stage(std::max(s, copy));
+          }
         }
       }
       HCSIM_ASSERT(progress, "pipeline schedule deadlocks: a pass waits for one that never comes");
@@ -85,7 +105,7 @@ class Emitter {
   }
 
  private:
-  int vstage(int s, int c) const { return c * p_ + s; }
+  int vstage(int s, int c) const { return plan_.vstage(s, c); }
   std::uint32_t dev(int s, int r, int tpi) const { return plan_.layout.device(s, r, tpi); }
   const StagePlan& stage(int s) const { return plan_.stages[static_cast<std::size_t>(s)]; }
   std::uint64_t key(int vs, int mb, bool bwd) const {
@@ -96,8 +116,8 @@ class Emitter {
   bool ready(int s, const PipeOp& op) const {
     if (op.weight()) return true;  // after its B, earlier in the stage's order
     const int vs = vstage(s, op.chunk);
-    if (!op.backward) return vs == 0 || recv_.count(key(vs, op.microbatch, false));
-    return vs == p_ * v_ - 1 || recv_.count(key(vs, op.microbatch, true));
+    if (!op.backward) return plan_.placement.first(vs) || recv_.count(key(vs, op.microbatch, false));
+    return plan_.placement.last(vs) || recv_.count(key(vs, op.microbatch, true));
   }
 
   // The task graph's group of a layout group, made once per (stage, index) in `cache`.
@@ -220,19 +240,40 @@ class Emitter {
   }
 
   // The plan's reductions issued at this point of stage s's pass over `chunk` (its last
-  // micro-batch's backward): bucket marker `marker`, or -1 after the pass's items.
+  // micro-batch's backward): bucket marker `marker`, or -1 after the pass's items. Each point
+  // comes once, in whatever order the schedule runs the chunks' last passes.
   void issue_buckets(int s, int chunk, int marker, const std::function<void()>& flush, const std::vector<TaskId>& chain) {
-    const auto& buckets = stage(s).buckets;
-    std::size_t& k = next_bucket_[static_cast<std::size_t>(s)];
-    while (k < buckets.size() && buckets[k].chunk == chunk && buckets[k].marker == marker) {
+    for (const BucketPoint& bp : stage(s).buckets) {
+      if (bp.chunk != chunk || bp.marker != marker) continue;
       flush();
-      emit_grad_collective(s, buckets[k].reduction, chain);
-      emit_expert_reduction(s, buckets[k].expert, chain);
-      ++k;
+      emit_grad_collective(s, bp.reduction, chain);
+      emit_expert_reduction(s, bp.expert, chain);
     }
   }
 
-  void emit_pass(int s, const PipeOp& op) {
+  // DualPipe: stage a's gradients (chunks: model stages a and p-1-a) added to those of its
+  // copy stage b (the same model stages), an all-reduce of each built rank's pair of devices
+  // after both stages' last passes and gradient reductions.
+  void reduce_copies(int a, int b) {
+    const Bytes bytes = stage(a).grad_bytes + stage(a).expert_grad_bytes;
+    TaskId first = kNone;
+    for (int d = 0; d < dp_; ++d)
+      for (int t = 0; t < tp_; ++t) {
+        std::vector<TaskId> deps{tasks_.compute_tail(dev(a, d, t)), tasks_.compute_tail(dev(b, d, t))};
+        const TaskId id = tasks_.collective(copy_group(a, b, d, t), CollectiveOp::all_reduce, bytes, plan_.grad_class,
+                                            Phase::backward, a, m_ - 1, deps, true);
+        if (first == kNone) first = id;
+      }
+    // The ranks not built (symmetry) reduce the same bytes between their own pairs.
+    std::vector<std::uint32_t> groups;
+    for (int d = 0; d < st_.dp; ++d)
+      for (int t = 0; t < st_.tp; ++t)
+        if (d >= dp_ || t >= tp_) groups.push_back(copy_group(a, b, d, t));
+    if (!groups.empty()) g_.add_mirror(first, g_.add_group_mirror_set(std::move(groups)));
+  }
+  std::uint32_t copy_group(int a, int b, int d, int t) { return g_.add_group({dev(a, d, t), dev(b, d, t)}); }
+
+  void emit_pass(int s, const PipeOp& op, bool holds_buckets) {
     const int vs = vstage(s, op.chunk);
     const ChunkItems& ci = stage(s).chunks[static_cast<std::size_t>(op.chunk)];
     const auto& items = op.weight()                  ? ci.bwd_weight
@@ -246,8 +287,8 @@ class Emitter {
     const bool sharded = stage(s).sharding.on;
     if (sharded) shard_.begin(s, stage(s).sharding, items, op.backward, op.microbatch);
     std::size_t unit = 0;
-    // The pass that holds the bucket markers: the whole backward, or W.
-    const bool last = (op.part == PassPart::whole ? op.backward : op.weight()) && op.microbatch == m_ - 1;
+    // The pass that holds the bucket markers: the chunk's last whole backward or W.
+    const bool last = holds_buckets;
     int marker = 0;
 
     Item acc;
@@ -323,7 +364,16 @@ class Emitter {
     HCSIM_ASSERT(beside.empty(), "a tensor-parallel collective runs beside a compute item: none follows it");
     if (sharded) shard_.end(chain);
     if (last) issue_buckets(s, op.chunk, -1, flush, chain);
-    if (!op.weight()) send(s, op, vs, chain);
+    // A paired forward (DualPipe's F&B) sends its output with the backward's, once the pair
+    // has run (the repository's order: compute both, then send both).
+    if (auto held = held_.find(s); held != held_.end()) {
+      send(s, held->second, vstage(s, held->second.chunk), device_tails(s));
+      held_.erase(held);
+    }
+    if (op.paired)
+      held_.emplace(s, op);
+    else if (!op.weight())
+      send(s, op, vs, chain);
   }
 
   // A tensor-parallel collective of each data-parallel rank's tensor group after its ranks'
@@ -413,9 +463,14 @@ class Emitter {
   }
 
   void send(int s, const PipeOp& op, int vs, const std::vector<TaskId>& chain) {
+    if (op.backward ? plan_.placement.first(vs) : plan_.placement.last(vs)) return;
     const int next_vs = op.backward ? vs - 1 : vs + 1;
-    if (next_vs < 0 || next_vs >= p_ * v_) return;
-    const int ns = next_vs % p_;
+    const int ns = plan_.placement.stage(next_vs);
+    // The next virtual stage on this device (ZB-V's turn on the last stage): no send.
+    if (ns == s) {
+      recv_[key(next_vs, op.microbatch, op.backward)] = chain;
+      return;
+    }
     const StagePlan& from = stage(s);
     const Phase phase = op.backward ? Phase::backward : Phase::forward;
     std::vector<TaskId> ids(chain.size(), kNone);
@@ -554,16 +609,16 @@ class Emitter {
   const LoweringInput& in_;
   const StrategySpec st_;  // replica_axis(): dp is dp * cp
   int cp_ = 1;
-  int p_ = 1, v_ = 1, dp_ = 1, tp_ = 1, m_ = 1, ranks_ = 1;
+  int p_ = 1, dp_ = 1, tp_ = 1, m_ = 1, ranks_ = 1;
   StepPlan plan_;
   TaskGraph g_;
   std::map<std::uint64_t, std::vector<TaskId>> recv_;
+  std::map<int, PipeOp> held_;  // per stage: a paired forward whose send waits for its pair
   std::map<std::pair<int, int>, std::uint32_t> tp_groups_, dp_groups_;
   std::map<int, std::uint32_t> tp_mirrors_, dp_mirrors_;      // mirror sets by stage
   std::map<int, std::uint32_t> ep_mirrors_, expert_dp_mirrors_, expert_gather_mirrors_;
   std::map<std::pair<int, int>, std::uint32_t> expert_groups_, expert_replica_groups_;
-  std::map<std::array<int, 3>, std::uint32_t> pair_mirrors_;  // by (from stage, to stage, kind)
-  std::vector<std::size_t> next_bucket_;  // per stage: the plan's next bucket point
+  std::map<std::array<int, 3>, std::uint32_t> pair_mirrors_;                     // by (from stage, to stage, kind)
   StreamTasks tasks_{g_, static_cast<std::uint32_t>(st_.pp * st_.dp * st_.tp)};  // interns the phases' labels first
   std::uint32_t send_label_ = g_.intern_label("send");
   std::uint32_t codec_label_ = g_.intern_label("codec");

@@ -74,7 +74,7 @@ MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st,
   // parallelism) stays until its backward: v per micro-batch in flight, but for the last
   // stage's final chunk, whose output is the loss.
   if (!st.deallocate_pipeline_outputs && st.pp > 1) {
-    const double v = std::max(1, st.interleave), kept = v - (sh.has_head ? 1.0 : 0.0);
+    const double v = sh.chunks, kept = v - (sh.has_head ? 1.0 : 0.0);
     act += Bytes(s * b * h * e / (st.sequence_parallel ? st.tp : 1) * kept * sh.in_flight);
   }
   m.activations = act;

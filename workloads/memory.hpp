@@ -31,6 +31,7 @@ struct StageShape {
   bool has_head = false;
   double in_flight = 1;     // micro-batches of activations kept at peak
   double moe_layers = 0;    // of `layers`, the MoE layers (MoE models)
+  int chunks = 1;           // model chunks of the stage (the schedule's Placement::v)
 };
 
 // Parameters held by one device of the stage (one tensor-parallel shard; of an MoE layer,

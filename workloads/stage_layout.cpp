@@ -9,9 +9,9 @@
 namespace hcsim {
 
 std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
-                                const std::vector<const ComputeDevice*>& stage_device) {
+                                const std::vector<const ComputeDevice*>& stage_device, const Placement& place) {
   const int p = static_cast<int>(stage_device.size());
-  const int v = std::max(1, st.interleave);
+  const int v = place.layer_chunks();
   ShardShape sh = shard_shape(w, st);
   // Forward + backward (2x) time of one layer, and of the embedding (stage 0) and the head
   // (last stage), on each stage's device.
@@ -28,16 +28,25 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
   for (int s = 0; s < p; ++s)
     per_layer[s] = (1 - moe_share) * pass_time(layer, *stage_device[s]) +
                    (moe_share > 0 ? moe_share * pass_time(moe, *stage_device[s]) : Seconds{});
-  fixed[0] += pass_time(embedding_ops(c, sh), *stage_device[0]);
-  fixed[static_cast<std::size_t>(p - 1)] += pass_time(head_ops(c, sh), *stage_device[static_cast<std::size_t>(p - 1)]);
+  for (int vs = 0; vs < place.vstages(); ++vs) {
+    const auto s = static_cast<std::size_t>(place.stage(vs));
+    if (place.first(vs)) fixed[s] += pass_time(embedding_ops(c, sh), *stage_device[s]);
+    if (place.last(vs)) fixed[s] += pass_time(head_ops(c, sh), *stage_device[s]);
+  }
   // Min-max apportionment: each stage starts with v layers (one per chunk); every further
-  // layer goes to the stage whose time grows least, which minimises the slowest stage.
+  // layer goes to the stage whose time grows least, which minimises the slowest stage. With
+  // two copies (DualPipe) stage s's share also sits on its copy stage, which runs it too.
   std::vector<int> out(static_cast<std::size_t>(p), v);
+  auto time = [&](int s, int extra) {
+    const int copy = place.copy_stage(s);
+    return fixed[s] + (out[s] + extra + (copy >= 0 ? out[copy] : 0)) * per_layer[s];
+  };
   for (int given = p * v; given < static_cast<int>(c.layers); ++given) {
     int best = 0;
     Seconds best_t{};
     for (int s = 0; s < p; ++s) {
-      const Seconds t = fixed[s] + (out[s] + 1) * per_layer[s];
+      const int copy = place.copy_stage(s);
+      const Seconds t = copy >= 0 && copy != s ? max(time(s, 1), time(copy, 1)) : time(s, 1);
       if (s == 0 || t < best_t) { best = s; best_t = t; }
     }
     ++out[best];
@@ -47,19 +56,24 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
 
 std::vector<StageShape> stage_shapes(const LoweringInput& in) {
   const int p = in.strategy->pp;
-  const int v = in.schedule->interleaved() ? in.strategy->interleave : 1;
+  const Placement place = in.schedule->placement(p, in.strategy->interleave);
+  const int v = place.v;
   const int m = static_cast<int>(in.workload->micro_batches(in.strategy->dp));
   std::vector<StageShape> out;
   for (int s = 0; s < p; ++s) {
     StageShape sh;
     sh.stage = s;
-    sh.layers = in.layers_per_stage[s];
-    // MoE layers among the stage's chunks (virtual stages c * p + s).
-    for (int c = 0; c < v && in.model->is_moe(); ++c)
-      sh.moe_layers += static_cast<double>(in.model->moe_layers(first_chunk_layer(in.layers_per_stage, v, c * p + s),
-                                                                chunk_layers(in.layers_per_stage[s], v, c)));
-    sh.has_embedding = s == 0;
-    sh.has_head = s == p - 1;
+    sh.chunks = v;
+    // The layers of the stage's chunks (DualPipe: two model stages), of which MoE layers.
+    for (int c = 0; c < v; ++c) {
+      const int vs = place.vstage(s, c), layers = vstage_layers(in.layers_per_stage, place, vs);
+      sh.layers += layers;
+      if (in.model->is_moe())
+        sh.moe_layers +=
+            static_cast<double>(in.model->moe_layers(first_chunk_layer(in.layers_per_stage, place, vs), layers));
+      sh.has_embedding = sh.has_embedding || place.first(vs);
+      sh.has_head = sh.has_head || place.last(vs);
+    }
     sh.in_flight = in.schedule->in_flight(s, p, m, v);
     out.push_back(sh);
   }

@@ -57,7 +57,8 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
   HCSIM_ASSERT(static_cast<int>(in.layers_per_stage.size()) == st.pp, "layers for every stage");
   StepPlan plan;
   plan.layout = st.layout();
-  plan.v = in.schedule->interleaved() ? st.interleave : 1;
+  plan.placement = in.schedule->placement(st.pp, st.interleave);
+  plan.v = plan.placement.v;
   plan.m = static_cast<int>(in.workload->micro_batches(st.dp));
   plan.act_bytes = Bytes(static_cast<double>(in.workload->micro_batch * (in.model->seq_len / st.cp) * in.model->hidden) *
                          dtype_bytes(storage_dtype(in.workload->precision)));
@@ -83,11 +84,12 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
     if (detail == PlanDetail::items) sp.order = in.schedule->order(s, p, plan.m, plan.v);
     for (int c = 0; c < plan.v; ++c) {
       const int vs = plan.vstage(s, c);
-      const int layers = chunk_layers(in.layers_per_stage[static_cast<std::size_t>(s)], plan.v, c);
-      const bool embedding = vs == 0, head = vs == plan.vstages() - 1;
+      const int layers = vstage_layers(in.layers_per_stage, plan.placement, vs);
+      const bool embedding = plan.placement.first(vs), head = plan.placement.last(vs);
       // The chunk's first layer (the totals of a dense model need none).
-      const int first =
-          detail == PlanDetail::items || in.model->is_moe() ? first_chunk_layer(in.layers_per_stage, plan.v, vs) : 0;
+      const int first = detail == PlanDetail::items || in.model->is_moe()
+                            ? first_chunk_layer(in.layers_per_stage, plan.placement, vs)
+                            : 0;
       if (detail == PlanDetail::items) {
         sp.chunks.push_back(build_chunk_items(in, *sp.device, layers, embedding, head, first));
         if (split) split_backward(sp.chunks.back().bwd, sp.chunks.back().bwd_input, sp.chunks.back().bwd_weight);

@@ -87,7 +87,7 @@ struct StagePlan {
   int stage = 0;
   const ComputeDevice* device = nullptr;
   std::vector<PipeOp> order;       // the schedule's order of passes (PlanDetail::items)
-  // Per model chunk c (virtual stage c * pp + stage): the item lists (PlanDetail::items,
+  // Per model chunk c (virtual stage StepPlan::vstage(stage, c)): the item lists (PlanDetail::items,
   // for the emitter) or their sums (PlanDetail::totals, for the closed forms); both give
   // each chunk's gradient bytes and bucket markers.
   std::vector<ChunkItems> chunks;
@@ -127,7 +127,8 @@ struct StagePlan {
 
 struct StepPlan {
   Layout layout;          // the strategy's degrees
-  int v = 1;              // model chunks per device
+  Placement placement;    // the schedule's virtual stages on the stages (pipeline_schedule.hpp)
+  int v = 1;              // model chunks per device (placement.v)
   int m = 1;              // micro-batches per replica
   Bytes act_bytes{};     // one micro-batch's activations (b * s/cp * h) in the workload precision
   CommClass tp_class = CommClass::tp;    // sp with sequence parallelism
@@ -135,8 +136,8 @@ struct StepPlan {
   std::vector<StagePlan> stages;
   std::shared_ptr<ChunkCache> own_cache;  // totals without a caller's cache
 
-  [[nodiscard]] int vstages() const { return layout.pp * v; }
-  [[nodiscard]] int vstage(int stage, int chunk) const { return chunk * layout.pp + stage; }
+  [[nodiscard]] int vstages() const { return placement.vstages(); }
+  [[nodiscard]] int vstage(int stage, int chunk) const { return placement.vstage(stage, chunk); }
 };
 
 // Chunk sums kept across plans, keyed by everything they depend on, for callers that

@@ -103,6 +103,11 @@ LayoutRequest FastAnalytical::Impl::request(const FastLayout& l) {
   r.devices = l.cluster_devices > 0 ? l.cluster_devices : r.layout.devices();
   r.interleaved = in.schedule && in.schedule->interleaved();
   r.interleave = l.interleave;
+  if (in.schedule) {
+    r.chunks = in.schedule->placement(l.pp, l.interleave).layer_chunks();
+    r.schedule = in.schedule->type();
+    r.needs = in.schedule->needs();
+  }
   r.global_batch = base.workload.global_batch;
   r.micro_batch = l.micro_batch;
   r.layers_per_stage = &base.strategy.layers_per_stage;
@@ -146,7 +151,8 @@ LayoutIssue FastAnalytical::Impl::configure(const FastLayout& l) {
   else if (uniform)
     in.layers_per_stage.assign(static_cast<std::size_t>(l.pp), static_cast<int>(base.model.layers / l.pp));
   else  // by device speed, as the parser
-    in.layers_per_stage = balance_layers(base.model, strategy, workload, in.stage_device);
+    in.layers_per_stage =
+        balance_layers(base.model, strategy, workload, in.stage_device, in.schedule->placement(l.pp, l.interleave));
   return LayoutIssue::none;
 }
 

@@ -165,7 +165,7 @@ TEST(ZeroBubble, PipelineMatchesThePaper) {
     const double paper = m * (F + B + W) + (p - 1) * (F + B - W);
     EXPECT_NEAR(end, paper, kUniformTolerance * paper) << p << " " << m;
     // The per-stage recurrence (workloads/analytical.hpp) is the engine's time exactly.
-    const auto ends = pipeline_ends(*z.sched, p, m, t);
+    const auto ends = pipeline_ends(*z.sched, Placement{p, 1}, m, t);
     EXPECT_NEAR(end, std::max_element(ends.begin(), ends.end())->value(), kRounding * end) << p << " " << m;
   }
 }

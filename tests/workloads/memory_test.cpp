@@ -76,7 +76,7 @@ TEST(StageMemory, UndeallocatedPipelineOutputsStayOnePerChunkInFlight) {
   StrategySpec st;
   st.pp = 4;
   st.interleave = 2;
-  const StageShape first{0, 2, true, false, 4}, last{3, 2, false, true, 4};
+  const StageShape first{0, 2, true, false, 4, 0, 2}, last{3, 2, false, true, 4, 0, 2};  // 2 chunks
   const double out = 1.0 * 1024 * 1024 * 2;
   StrategySpec kept = st;
   kept.deallocate_pipeline_outputs = false;
