@@ -26,8 +26,10 @@ struct SearchArgs {
 
 std::string short_label(const sweep::Candidate& c) {
   const auto& p = c.params;
-  return fmt::format("tp{} pp{} dp{} mb{}", p["/strategy/tp"].get<int>(), p["/strategy/pp"].get<int>(),
-                     p["/strategy/dp"].get<int>(), p["/workload/micro_batch"].get<int>());
+  const int ep = p["/strategy/ep"].get<int>();
+  return fmt::format("tp{} pp{} dp{}{} mb{}", p["/strategy/tp"].get<int>(), p["/strategy/pp"].get<int>(),
+                     p["/strategy/dp"].get<int>(), ep > 1 ? fmt::format(" ep{}", ep) : "",
+                     p["/workload/micro_batch"].get<int>());
 }
 
 std::string search_table(const sweep::SearchResult& r, const std::vector<std::size_t>& which) {
@@ -45,7 +47,7 @@ std::string search_table(const sweep::SearchResult& r, const std::vector<std::si
 
 void write_outputs(const sweep::SearchSpec& spec, const sweep::SearchResult& r, const std::string& dir) {
   std::filesystem::create_directories(dir);
-  const sweep::Columns cols{{"/strategy/tp", "/strategy/pp", "/strategy/dp", "/workload/micro_batch",
+  const sweep::Columns cols{{"/strategy/tp", "/strategy/pp", "/strategy/dp", "/strategy/ep", "/workload/micro_batch",
                              "/strategy/schedule", "/strategy/interleave", "/strategy/recompute", "/strategy/zero",
                              "/strategy/sequence_parallel", "/cluster/pools/0/count"},
                             sweep::default_metrics()};

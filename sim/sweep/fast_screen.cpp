@@ -54,6 +54,7 @@ FastLayout layout_of(const Candidate& c, int base_cp) {
   l.tp = p.at("/strategy/tp").get<int>();
   l.pp = p.at("/strategy/pp").get<int>();
   l.dp = p.at("/strategy/dp").get<int>();
+  l.ep = p.at("/strategy/ep").get<int>();
   l.micro_batch = p.at("/workload/micro_batch").get<std::int64_t>();
   l.schedule = p.at("/strategy/schedule").get_ref<const std::string&>();
   l.interleave = p.at("/strategy/interleave").get<int>();
@@ -68,10 +69,11 @@ FastLayout layout_of(const Candidate& c, int base_cp) {
 // The candidate sets exactly the fields a FastLayout holds, and its pool's count (with
 // several pools, none: their counts stay).
 bool plain_layout(const Candidate& c, bool fixed_pools) {
-  static const std::set<std::string> keys = {
-      "/strategy/tp",        "/strategy/pp",        "/strategy/dp",   "/workload/micro_batch",
-      "/strategy/schedule",  "/strategy/interleave", "/strategy/recompute", "/strategy/zero",
-      "/strategy/sequence_parallel"};
+  static const std::set<std::string> keys = {"/strategy/tp",          "/strategy/pp",
+                                             "/strategy/dp",          "/strategy/ep",
+                                             "/workload/micro_batch", "/strategy/schedule",
+                                             "/strategy/interleave",  "/strategy/recompute",
+                                             "/strategy/zero",        "/strategy/sequence_parallel"};
   const std::string count = "/cluster/pools/0/count";
   std::size_t known = 0;
   for (const auto& [k, v] : c.params.items()) {
@@ -153,6 +155,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
     st.tp = layout.tp;
     st.pp = layout.pp;
     st.cp = layout.cp;
+    st.ep = layout.ep;
     if (!r.fits && base->simulation.check_memory) {
       ev.status = "infeasible";
       ev.reason = issues_text(InputError(fast->memory_issues(layout)));

@@ -64,6 +64,10 @@ void read_base_pools(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
   const nlohmann::json::json_pointer cp("/strategy/cp"), placed("/strategy/stage_pools");
   if (doc.contains(cp) && doc.at(cp).is_number_integer() && doc.at(cp).get<std::int64_t>() >= 1)
     s.base_cp = static_cast<int>(doc.at(cp).get<std::int64_t>());
+  const nlohmann::json::json_pointer ep("/strategy/ep");
+  if (doc.contains(ep) && doc.at(ep).is_number_integer() && doc.at(ep).get<std::int64_t>() >= 1 &&
+      doc.at(ep).get<std::int64_t>() <= 1'000'000)
+    s.base_ep = static_cast<int>(doc.at(ep).get<std::int64_t>());
   if (s.fixed_pools && doc.contains(placed))
     d.error("/base/strategy/stage_pools", "a search over several pools places its stages by device order (stage s "
                                           "on the pool holding its devices); remove stage_pools from the base");
@@ -77,11 +81,12 @@ void parse_space(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
     return;
   }
   check_known_keys(
-      sp, {"tp", "pp", "dp", "micro_batch", "schedule", "interleave", "recompute", "zero", "sequence_parallel"},
+      sp, {"tp", "pp", "dp", "ep", "micro_batch", "schedule", "interleave", "recompute", "zero", "sequence_parallel"},
       "/space", d);
   read_list(sp, "tp", s.space.tp, d);
   read_list(sp, "pp", s.space.pp, d);
   read_list(sp, "dp", s.space.dp, d);
+  read_list(sp, "ep", s.space.ep, d);
   read_list(sp, "micro_batch", s.space.micro_batch, d);
   read_list(sp, "schedule", s.space.schedule, d, {"gpipe", "1f1b", "interleaved-1f1b"});
   read_list(sp, "interleave", s.space.interleave, d);
@@ -124,6 +129,16 @@ void parse_settings(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
     d.error("/prune_mode", "expected one of: analytical, event, flow");
 }
 
+// The base model's routed experts, for the default ep axis; -1 when the base does not parse
+// (its rows then fail as scenarios, each with the parser's message).
+std::int64_t base_experts(const ScenarioSource& base) {
+  try {
+    return parse_scenario(base.doc, base.file).model.moe.experts;
+  } catch (const InternalError&) {
+    throw;  // a bug is reported, not taken for a base that does not parse
+  } catch (const std::exception&) { return -1; }
+}
+
 bool allowed_total(const SearchSpec& s, long devices) {
   if (devices > s.max_devices || devices < 1) return false;
   if (s.fixed_pools && devices != s.max_devices) return false;
@@ -156,6 +171,7 @@ SearchSpec parse_search(const nlohmann::json& doc, const std::string& file) {
     try {
       s.base = resolve_scenario(doc["base"], file, "/base");
       read_base_pools(s.base.doc, s, d);
+      s.experts = base_experts(s.base);
     } catch (const InputError& e) {
       d.merge(e);
     }
@@ -173,24 +189,27 @@ SearchSpec load_search(const std::string& file) { return parse_search(read_json_
 namespace {
 
 struct Layout {
-  int tp, pp, dp, mb;
+  int tp, pp, dp, ep, mb;
   std::string schedule;
   int interleave;
 };
 
-// The strategy variants of one layout that differ in effect: ZeRO only with dp > 1,
+// The strategy variants of one layout that differ in effect: ZeRO only with dp > 1 (or,
+// for an MoE model, more than one device holding the same experts: dp * cp * tp / ep > 1),
 // sequence parallelism only with tp > 1.
 void add_variants(const SearchSpec& s, const Layout& l, std::vector<Candidate>& out) {
   const int devices = l.tp * l.pp * l.dp * s.base_cp;
+  const bool shards = l.dp > 1 || (s.experts > 0 && l.tp * s.base_cp > l.ep);
   for (const auto& rc : s.space.recompute)
     for (int z : s.space.zero) {
-      if (z > 0 && l.dp == 1) continue;
+      if (z > 0 && !shards) continue;
       for (bool seq : s.space.sequence_parallel) {
         if (seq && l.tp == 1) continue;
         nlohmann::ordered_json p;
         p["/strategy/tp"] = l.tp;
         p["/strategy/pp"] = l.pp;
         p["/strategy/dp"] = l.dp;
+        p["/strategy/ep"] = l.ep;
         p["/workload/micro_batch"] = l.mb;
         p["/strategy/schedule"] = l.schedule;
         p["/strategy/interleave"] = l.interleave;
@@ -223,6 +242,19 @@ std::vector<std::pair<std::string, int>> schedules_for(const SearchSpace& sp, in
   return out;
 }
 
+// The expert parallelism worth trying on a stage of `stage` devices: the space's, else for an
+// MoE model every divisor of its experts that divides the stage (the layout rules), else
+// ep = 1 (dense) or the base's (unknown model).
+std::vector<int> ep_values(const SearchSpec& s, long stage) {
+  if (!s.space.ep.empty()) return s.space.ep;
+  if (s.experts == 0) return {1};
+  if (s.experts < 0) return {s.base_ep};
+  std::vector<int> out;
+  for (int e = 1; e <= stage && e <= s.experts; ++e)
+    if (s.experts % e == 0 && stage % e == 0) out.push_back(e);
+  return out;
+}
+
 }  // namespace
 
 std::vector<Candidate> enumerate_candidates(const SearchSpec& s) {
@@ -233,8 +265,11 @@ std::vector<Candidate> enumerate_candidates(const SearchSpec& s) {
       for (int dp : sp.dp) {
         const long devices = static_cast<long>(tp) * pp * dp * s.base_cp;
         if (tp < 1 || pp < 1 || dp < 1 || !allowed_total(s, devices)) continue;
-        for (int mb : sp.micro_batch)
-          for (const auto& [sched, v] : schedules_for(sp, pp)) add_variants(s, {tp, pp, dp, mb, sched, v}, out);
+        for (int ep : ep_values(s, static_cast<long>(tp) * dp * s.base_cp)) {
+          if (ep < 1) continue;
+          for (int mb : sp.micro_batch)
+            for (const auto& [sched, v] : schedules_for(sp, pp)) add_variants(s, {tp, pp, dp, ep, mb, sched, v}, out);
+        }
       }
   return out;
 }

@@ -20,9 +20,17 @@
 // a candidate fills them all, its stages placed by device order, each inside one pool.
 // Every layout of the space within the budget is a candidate, minus equivalent duplicates
 // (interleave only with the interleaved schedule, sequence parallelism only with tp > 1,
-// ZeRO only with dp > 1, one schedule when pp = 1); the scenario parser rejects the rest
-// (heads not divisible by tp, batch not divisible by dp x micro-batch, ...).
+// ZeRO only with dp > 1 or, for an MoE model, dp * cp * tp / ep > 1 devices holding the same
+// experts, one schedule when pp = 1); the scenario parser rejects the rest
+// (heads not divisible by tp, batch not divisible by dp x micro-batch, ep not dividing the
+// experts or a stage's devices, ...).
+//
+// Expert parallelism ("ep": [1, 2, 4, 8] in the space, MoE models): without "ep", an MoE base
+// tries every ep that divides both its routed experts and the candidate's stage of
+// dp * cp * tp devices (the layout rules' divisibility, workloads/layout.hpp), a dense base
+// ep = 1; a base that does not parse keeps its own ep.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +48,7 @@ inline constexpr const char* kDefaultPruneMode = "analytical";
 
 struct SearchSpace {
   std::vector<int> tp{1, 2, 4, 8}, pp{1, 2, 4, 8}, dp;  // dp default: powers of two up to max_devices
+  std::vector<int> ep;  // default: per layout, the ep the experts and the stage allow (see above)
   std::vector<int> micro_batch{1, 2, 4};
   std::vector<std::string> schedule{"1f1b", "interleaved-1f1b"};
   std::vector<int> interleave{2};
@@ -57,6 +66,10 @@ struct SearchSpec {
   int max_devices = 0;
   bool fixed_pools = false;  // the base has several compute pools: counts kept, devices = their sum
   int base_cp = 1;           // the base's context parallelism: candidates hold tp * pp * dp * cp devices
+  // The base model's routed experts (0: dense), -1 when the base does not parse; then the
+  // default ep axis is the base's ep.
+  std::int64_t experts = -1;
+  int base_ep = 1;
   std::vector<int> device_counts;  // empty: any total within max_devices
   std::optional<double> max_power_w;
   Objective objective = Objective::tokens_per_s;
@@ -67,7 +80,8 @@ struct SearchSpec {
 struct Candidate {
   std::size_t index = 0;
   int devices = 0;
-  nlohmann::ordered_json params;  // "/strategy/tp": 2, ..., "/cluster/pools/0/count": 16
+  nlohmann::ordered_json params;  // "/strategy/tp": 2, "/strategy/pp", "/strategy/dp", "/strategy/ep", ...,
+                                  // "/cluster/pools/0/count": 16
 };
 
 SearchSpec load_search(const std::string& file);

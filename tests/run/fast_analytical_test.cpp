@@ -1,7 +1,8 @@
 // The fast analytical path (sim/driver/fast_analytical) against run_scenario in
 // "analytical" mode on the scenario of each layout: same validity, same step time, MFU,
 // throughput, energy and peak memory to 1e-9 relative (the two differ only in summation
-// order), including layouts on part of the base cluster.
+// order), including layouts on part of the base cluster, and the expert parallelism of an
+// MoE model.
 #include "sim/driver/fast_analytical.hpp"
 
 #include <gtest/gtest.h>
@@ -86,18 +87,92 @@ TEST_F(FastAnalyticalTest, ResizedClusterHoldsLargerLayouts) {
 
 TEST_F(FastAnalyticalTest, RejectsWhatTheParserRejects) {
   const std::vector<std::pair<FastLayout, LayoutIssue>> bad = {
-      {{16, 1, 4, 1}, LayoutIssue::heads},                                  // 24 heads
-      {{8, 1, 16, 1}, LayoutIssue::too_many_devices},                       // 128 > 64
-      {{2, 1, 32, 4}, LayoutIssue::batch},                                  // 64 % (4 * 32)
-      {{2, 5, 4, 1}, LayoutIssue::uneven_layers},                           // 24 layers over 5 stages
+      {{16, 1, 4, 1}, LayoutIssue::heads},                                    // 24 heads
+      {{8, 1, 16, 1}, LayoutIssue::too_many_devices},                         // 128 > 64
+      {{2, 1, 32, 4}, LayoutIssue::batch},                                    // 64 % (4 * 32)
+      {{2, 5, 4, 1}, LayoutIssue::uneven_layers},                             // 24 layers over 5 stages
       {{2, 4, 8, 4, "interleaved-1f1b", 2}, LayoutIssue::interleaved_batch},  // 2 micro-batches, pp 4
       {{2, 4, 8, 1, "1f1b", 2}, LayoutIssue::interleave},
       {{2, 4, 8, 1, "zigzag"}, LayoutIssue::schedule},
+      {{2, 4, 8, 1, "1f1b", 1, Recompute::none, 0, false, 1, 0, 2}, LayoutIssue::experts},  // ep 2 of a dense model
   };
   for (const auto& [l, issue] : bad) {
     EXPECT_EQ(fast.evaluate(l).issue, issue) << layout_issue_text(issue);
     if (issue == LayoutIssue::too_many_devices) continue;  // the parser sees a bigger cluster instead
-    EXPECT_THROW(parse_scenario(doc(l.tp * l.pp * l.dp, l), "bad.json"), InputError) << layout_issue_text(issue);
+    auto d = doc(l.tp * l.pp * l.dp, l);
+    d["strategy"]["ep"] = l.ep;
+    EXPECT_THROW(parse_scenario(d, "bad.json"), InputError) << layout_issue_text(issue);
+  }
+}
+
+// The tiny MoE (scenarios/sweeps/tiny-moe.json: 8 experts, 16 H100 in two nodes) with the
+// layout `l` on its first tp * pp * dp devices.
+nlohmann::json moe_doc(const FastLayout& l) {
+  nlohmann::json d = read_json_file(std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/tiny-moe.json");
+  d["cluster"]["pools"][0]["count"] = l.tp * l.pp * l.dp;
+  d["workload"]["micro_batch"] = l.micro_batch;
+  d["strategy"] = {{"dp", l.dp},
+                   {"tp", l.tp},
+                   {"pp", l.pp},
+                   {"ep", l.ep},
+                   {"schedule", std::string(l.schedule)},
+                   {"interleave", l.interleave},
+                   {"recompute", std::string(recompute_name(l.recompute))},
+                   {"zero", l.zero},
+                   {"sequence_parallel", l.sequence_parallel}};
+  d["simulation"] = {{"mode", "analytical"}};
+  return d;
+}
+
+// Each layout's own ep: the experts' memory sharded over ep, the all-to-all over the expert
+// group, the experts' gradients over the expert replica group (workloads/layout.hpp). The
+// base's own ep (8) is not the candidates'.
+TEST(FastAnalyticalMoe, MatchesRunScenarioForEveryExpertParallelism) {
+  const Scenario base =
+      parse_scenario(moe_doc({1, 2, 8, 1, "1f1b", 1, Recompute::none, 1, false, 1, 0, 8}), "moe.json");
+  FastAnalytical fast(base);
+  const std::vector<FastLayout> layouts = {
+      {1, 1, 16, 1, "1f1b", 1, Recompute::none, 1, false, 1, 0, 1},
+      {1, 1, 16, 1, "1f1b", 1, Recompute::none, 1, false, 1, 0, 8},  // ep 8 inside a node
+      {1, 1, 16, 2, "1f1b", 1, Recompute::selective, 2, false, 1, 0, 4},
+      {2, 2, 4, 1, "1f1b", 1, Recompute::selective, 1, true, 1, 0, 8},         // tp 2: expert rank fastest over dp*tp
+      {2, 2, 2, 1, "interleaved-1f1b", 2, Recompute::full, 0, true, 1, 0, 2},  // 8 of the 16 devices
+      {1, 4, 4, 1, "gpipe", 1, Recompute::none, 0, false, 1, 0, 4},
+      {1, 2, 8, 1, "1f1b", 1, Recompute::none, 1, false, 1, 0, 8},
+  };
+  double lightest = 0, heaviest = 0;  // peak memory at ep 1 and ep 8 of the dp 16 layouts
+  for (const FastLayout& l : layouts) {
+    SCOPED_TRACE(testing::Message() << "tp " << l.tp << " pp " << l.pp << " dp " << l.dp << " ep " << l.ep);
+    const Scenario sc = parse_scenario(moe_doc(l), "layout.json");
+    const RunOutput ref = run_scenario(sc);
+    const FastResult r = fast.evaluate(l);
+    ASSERT_TRUE(r.valid()) << layout_issue_text(r.issue);
+    EXPECT_TRUE(r.fits);
+    EXPECT_EQ(r.devices, l.tp * l.pp * l.dp);
+    expect_rel(r.step_time.value(), ref.metrics.step_time.value(), "step time");
+    expect_rel(r.mfu, ref.metrics.mfu, "MFU");
+    expect_rel(r.tokens_per_s, ref.metrics.tokens_per_s, "tokens/s");
+    expect_rel(r.energy_per_token.value(), ref.metrics.energy_per_token.value(), "J/token");
+    expect_rel(r.bubble_fraction, ref.metrics.bubble_fraction, "bubble fraction");
+    EXPECT_EQ(r.collective_schedule, estimate_collective_schedule(sc));
+    double peak = 0;
+    for (const auto& d : ref.metrics.devices) peak = std::max(peak, d.memory.total().value());
+    expect_rel(r.peak_memory.value(), peak, "peak memory");
+    if (l.pp == 1 && l.ep == 1) heaviest = peak;
+    if (l.pp == 1 && l.ep == 8) lightest = peak;
+  }
+  // The experts' weights, gradients and optimizer state are sharded over ep: at ep 8 each
+  // device holds one of the 8 experts instead of all 8.
+  EXPECT_LT(lightest, heaviest);
+  // The layout rules of expert parallelism, as the parser's (workloads/layout.hpp).
+  for (const FastLayout& l : std::vector<FastLayout>{
+           {1, 1, 16, 1, "1f1b", 1, Recompute::none, 0, false, 1, 0, 3},  // 8 experts % 3
+           {1, 1, 4, 1, "1f1b", 1, Recompute::none, 0, false, 1, 0, 8},   // a stage of 4 devices % 8
+           {2, 1, 8, 1, "1f1b", 1, Recompute::none, 0, false, 1, 0, 2},   // tp 2 without sequence parallelism
+           {1, 1, 16, 1, "1f1b", 1, Recompute::none, 3, false, 1, 0, 2},  // ZeRO-3 of experts
+       }) {
+    EXPECT_EQ(fast.evaluate(l).issue, LayoutIssue::experts) << "tp " << l.tp << " dp " << l.dp << " ep " << l.ep;
+    EXPECT_THROW(parse_scenario(moe_doc(l), "bad.json"), InputError) << "ep " << l.ep;
   }
 }
 

@@ -185,6 +185,29 @@ TEST(FastScreen, MatchesTheFullPathWithNodePower) {
   EXPECT_GT(n.ok, 100u);
 }
 
+// An MoE base: every candidate's own expert parallelism (the default ep axis, and a listed
+// ep the layout rules refuse: 3 does not divide the 8 experts), with ZeRO 0-3 (ZeRO-3 of
+// experts refused) and sequence parallelism off and on (tp > 1 needs it with experts).
+TEST(FastScreen, MatchesTheFullPathOnAnMoeSearch) {
+  register_builtins();
+  const SearchSpec spec = load_search(kSweeps + "tiny-moe-search.json");
+  const Counts n = expect_same_as_full_path(spec);
+  EXPECT_EQ(n.rest, 0u);
+  EXPECT_GT(n.ok, 40u);
+  nlohmann::json doc = read_json_file(kSweeps + "tiny-moe-search.json");
+  doc["base"] = kSweeps + "tiny-moe.json";
+  doc["max_devices"] = 8;
+  doc["space"]["ep"] = {2, 3};
+  doc["space"]["zero"] = {1, 3};
+  doc["space"]["recompute"] = {"none", "full"};
+  const Counts listed = expect_same_as_full_path(parse_search(doc, kSweeps + "search.json"));
+  EXPECT_EQ(listed.rest, 0u);
+  EXPECT_GT(listed.ok, 10u);
+  EXPECT_THAT(listed.reasons, ::testing::HasSubstr("/strategy/ep: the model's 8 experts are not divisible by ep = 3"));
+  EXPECT_THAT(listed.reasons, ::testing::HasSubstr("/strategy/zero: ZeRO-3 / FSDP of an MoE model is not modelled"));
+  EXPECT_THAT(listed.reasons, ::testing::HasSubstr("/strategy/sequence_parallel: an MoE model with tp > 1 needs"));
+}
+
 TEST(FastScreen, LeavesEverythingToTheFullPathWhereItDoesNotApply) {
   register_builtins();
   SearchSpec spec = load_search(kSweeps + "quickstart-search.json");

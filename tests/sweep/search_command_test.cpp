@@ -3,6 +3,7 @@
 // meets. Expectations come from the search's own candidate table (the best row must be the
 // maximum over every confirmed feasible candidate) and from the cap's definition.
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include <gmock/gmock.h>
@@ -111,6 +112,36 @@ TEST(SearchCommand, BoundedConfirmationFindsTheTopLayoutsOfConfirmingThemAll) {
   const std::size_t confirmed = count_before(bounded.out, " confirmed (event mode");
   EXPECT_GT(confirmed, 0u) << bounded.out;
   EXPECT_LT(confirmed, feasible) << bounded.out;
+}
+
+// The search over an MoE model (the tiny MoE of scenarios/sweeps/, no "ep" in the space):
+// every layout shows its ep in the table and the candidates' CSV, and the best scenario
+// written runs the winner's ep. The winner's ep is taken from the table, so the test holds
+// whichever layout wins (the brute force of tests/sweep/search_runner_test.cpp checks that).
+TEST(SearchCommand, AnMoeSearchShowsEachLayoutsExpertParallelism) {
+  ScratchDir dir("hcsim-search-moe");
+  spit(dir / "search.json", R"({"base": ")" + kSource + R"(/scenarios/sweeps/tiny-moe.json", "max_devices": 8,
+    "top_k": 1, "space": {"tp": [1], "pp": [1], "micro_batch": [1], "recompute": ["selective"], "zero": [0, 1]}})");
+  const RunResult r = hcsim({"search", dir / "search.json", "--out", dir / "out", "-q", "-j", "2"}, dir);
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  const auto at = r.out.find("best layout: ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  const auto ep_at = line.find(" · ep ");
+  ASSERT_NE(ep_at, std::string::npos) << line;
+  const int ep = std::stoi(line.substr(ep_at + 6));
+  const auto chosen = nlohmann::json::parse(slurp(dir / "out/best_scenario.json"));
+  EXPECT_EQ(chosen["strategy"]["ep"].get<int>(), ep) << line;
+  // Header + 19: dp 1 at ep 1 (ZeRO only where devices share experts: zero 0), dp 2, 4, 8 at
+  // the 2, 3, 4 ep dividing both the 8 experts and the stage, each with zero 0 and 1.
+  const auto rows = read_csv(slurp(dir / "out/candidates.csv"));
+  ASSERT_EQ(rows.size(), 20u);
+  const auto col = static_cast<std::size_t>(std::find(rows[0].begin(), rows[0].end(), "strategy.ep") - rows[0].begin());
+  ASSERT_LT(col, rows[0].size());
+  std::set<std::string> eps;
+  for (std::size_t i = 1; i < rows.size(); ++i) eps.insert(rows[i][col]);
+  // dp 1, 2, 4, 8: stages of 1 to 8 devices, so every divisor of the 8 experts appears.
+  EXPECT_EQ(eps, (std::set<std::string>{"1", "2", "4", "8"}));
 }
 
 TEST(SearchCommand, APowerCapNoLayoutMeetsIsExitCodeOne) {

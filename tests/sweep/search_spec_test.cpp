@@ -33,10 +33,12 @@ TEST(SearchSpec, TheBudgetAndDuplicatesBoundTheCandidates) {
     if (k.params["/strategy/schedule"] == "interleaved-1f1b") EXPECT_EQ(k.params["/strategy/interleave"], 2);
     else EXPECT_EQ(k.params["/strategy/interleave"], 1);
   }
-  EXPECT_EQ(c.front().params.dump(),
-            R"({"/strategy/tp":1,"/strategy/pp":1,"/strategy/dp":1,"/workload/micro_batch":1,"/strategy/schedule":"1f1b",)"
-            R"("/strategy/interleave":1,"/strategy/recompute":"none","/strategy/zero":0,"/strategy/sequence_parallel":false,)"
-            R"("/cluster/pools/0/count":1})");
+  EXPECT_EQ(
+      c.front().params.dump(),
+      R"({"/strategy/tp":1,"/strategy/pp":1,"/strategy/dp":1,"/strategy/ep":1,"/workload/micro_batch":1,)"
+      R"("/strategy/schedule":"1f1b",)"
+      R"("/strategy/interleave":1,"/strategy/recompute":"none","/strategy/zero":0,"/strategy/sequence_parallel":false,)"
+      R"("/cluster/pools/0/count":1})");
 }
 
 TEST(SearchSpec, DeviceCountsFilterAndDpDefaultsToPowersOfTwo) {
@@ -52,12 +54,74 @@ TEST(SearchSpec, DeviceCountsFilterAndDpDefaultsToPowersOfTwo) {
   for (const auto& k : c) EXPECT_EQ(k.devices, 8);
 }
 
+// Expert parallelism: an MoE base (the tiny MoE, 8 experts) tries, per (tp, pp, dp), every ep
+// that divides both the 8 experts and the stage's dp * tp devices; a dense base ep = 1; a
+// space's "ep" list is taken as it is (the layout rules then refuse what does not divide).
+TEST(SearchSpec, ExpertParallelismDefaultsToWhatTheExpertsAndTheStageAllow) {
+  const std::string moe = std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/tiny-moe.json";
+  const nlohmann::json space = {{"tp", {1, 2}},
+                                {"pp", {1, 2}},
+                                {"micro_batch", {1}},
+                                {"schedule", {"1f1b"}},
+                                {"recompute", {"none"}},
+                                {"zero", {0}},
+                                {"sequence_parallel", {false, true}}};
+  const auto s = parse_search({{"base", moe}, {"max_devices", 16}, {"space", space}}, "s.json");
+  EXPECT_EQ(s.experts, 8);
+  EXPECT_TRUE(s.space.ep.empty());
+  // Per (tp, pp, dp) with tp * pp * dp <= 16 (dp in 1, 2, 4, 8, 16), the divisors of
+  // gcd(8, tp * dp): stage 1 -> {1}, 2 -> {1, 2}, 4 -> {1, 2, 4}, 8 and 16 -> {1, 2, 4, 8}.
+  //   tp 1, pp 1: dp 1..16 -> stages 1, 2, 4, 8, 16: 1 + 2 + 3 + 4 + 4 = 14
+  //   tp 1, pp 2: dp 1..8  -> stages 1, 2, 4, 8:     1 + 2 + 3 + 4     = 10
+  //   tp 2, pp 1: dp 1..8  -> stages 2, 4, 8, 16:    2 + 3 + 4 + 4     = 13, x 2 (sp no, yes)
+  //   tp 2, pp 2: dp 1..4  -> stages 2, 4, 8:        2 + 3 + 4         = 9, x 2
+  // 24 + 44 = 68.
+  const auto c = enumerate_candidates(s);
+  EXPECT_EQ(c.size(), 68u);
+  for (const auto& k : c) {
+    const int ep = k.params["/strategy/ep"].get<int>();
+    const int stage = k.params["/strategy/tp"].get<int>() * k.params["/strategy/dp"].get<int>();
+    EXPECT_EQ(8 % ep, 0);
+    EXPECT_EQ(stage % ep, 0);
+  }
+  // The space's list as given: 3 is tried, and refused later by the layout rules. 16 (tp,
+  // pp, dp) triples: 9 with tp 1, 7 with tp 2 (x 2 sp): 23 per ep.
+  nlohmann::json listed = space;
+  listed["ep"] = {1, 3};
+  EXPECT_EQ(
+      enumerate_candidates(parse_search({{"base", moe}, {"max_devices", 16}, {"space", listed}}, "s.json")).size(),
+      2 * 23u);
+  // ZeRO where a device's experts are held by another device too (dp * tp / ep > 1), even at
+  // dp 1: tp 2, pp 1, dp 1 at ep 1 shards the experts' state over the two tensor ranks.
+  listed = space;
+  listed["zero"] = {0, 1};
+  listed["tp"] = {2};
+  listed["pp"] = {1};
+  listed["dp"] = {1};
+  listed["sequence_parallel"] = {true};
+  const auto z = enumerate_candidates(parse_search({{"base", moe}, {"space", listed}}, "s.json"));
+  ASSERT_EQ(z.size(), 3u);  // ep 1 with zero 0 and 1; ep 2 (one device per expert set) zero 0
+  EXPECT_EQ(z[1].params["/strategy/zero"], 1);
+  EXPECT_EQ(z[2].params["/strategy/ep"], 2);
+  // A dense base: ep 1 only.
+  const auto dense = parse_search(
+      {{"base", std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/tiny-gpt.json"}, {"space", space}}, "s.json");
+  EXPECT_EQ(dense.experts, 0);
+  for (const auto& k : enumerate_candidates(dense)) EXPECT_EQ(k.params["/strategy/ep"], 1);
+  // A base that does not parse keeps its own ep.
+  nlohmann::json b = base(8);
+  b["strategy"] = {{"ep", 4}};
+  const auto unknown = parse_search({{"base", b}, {"space", space}}, "s.json");
+  EXPECT_EQ(unknown.experts, -1);
+  for (const auto& k : enumerate_candidates(unknown)) EXPECT_EQ(k.params["/strategy/ep"], 4);
+}
+
 TEST(SearchSpec, ProblemsAreReportedWithPaths) {
   try {
     parse_search({{"base", {{"cluster", {{"pools", nlohmann::json::array()}}}}},
                   {"objective", "speed"},
                   {"max_power_w", "lots"},
-                  {"space", {{"tp", {0.5}}, {"schedule", {"zigzag"}}, {"colour", {1}}}}},
+                  {"space", {{"tp", {0.5}}, {"ep", {2, -1}}, {"schedule", {"zigzag"}}, {"colour", {1}}}}},
                  "s.json");
     FAIL() << "no error";
   } catch (const InputError& e) {
@@ -66,6 +130,7 @@ TEST(SearchSpec, ProblemsAreReportedWithPaths) {
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/objective: expected one of: tokens_per_s, energy_per_token, step_time"));
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/max_power_w: expected a power"));
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/space/tp/0: expected a non-negative integer"));
+    EXPECT_THAT(m, ::testing::HasSubstr("s.json:/space/ep/1: expected a non-negative integer"));
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/space/schedule/0: expected a listed choice; valid ones are: gpipe, 1f1b, interleaved-1f1b"));
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/space/colour: unknown key"));
   }

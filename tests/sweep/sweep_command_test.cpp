@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include "support/run_binary.hpp"
 
@@ -82,6 +85,40 @@ TEST(SweepCommand, ShardsPartitionThePointsAndResumeSkipsFinishedOnes) {
   const RunResult again = hcsim({"sweep", sweep, "--out", dir / "all", "-q", "-j", "2"}, dir);
   ASSERT_EQ(again.rc, 0);
   EXPECT_THAT(again.out, HasSubstr("46 already done, 0 run"));
+}
+
+// strategy.ep is swept as any strategy key (a JSON pointer into the scenario): each point
+// runs its own expert parallelism, and the layout rules refuse the ep that do not divide the
+// 8 experts or a stage's 8 devices (scenarios/sweeps/tiny-moe-ep.json).
+TEST(SweepCommand, ExpertParallelismIsSweptLikeAnyStrategyKey) {
+  ScratchDir dir("hcsim-sweep-ep");
+  const RunResult r = hcsim({"sweep", kSweeps + "/tiny-moe-ep.json", "--out", dir / "out", "-q", "-j", "2"}, dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::vector<nlohmann::json> rec;
+  std::istringstream in(slurp(dir / "out/results.jsonl"));
+  for (std::string line; std::getline(in, line);) rec.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(rec.size(), 6u);
+  const std::vector<int> values = {1, 2, 3, 4, 8, 16};
+  for (std::size_t i = 0; i < rec.size(); ++i) {
+    EXPECT_EQ(rec[i]["params"]["/strategy/ep"], values[i]);
+    EXPECT_EQ(rec[i]["status"], values[i] == 3 || values[i] == 16 ? "infeasible" : "ok") << values[i];
+  }
+  EXPECT_THAT(rec[2]["reason"].get<std::string>(),
+              HasSubstr("/strategy/ep: the model's 8 experts are not divisible by ep = 3"));
+  EXPECT_THAT(rec[5]["reason"].get<std::string>(),
+              HasSubstr("/strategy/ep: the model's 8 experts are not divisible by ep = 16"));
+  // Each point's own ep: ep 1 has no all-to-all, ep 2..8 do; the experts' memory per device
+  // falls as ep grows (E / ep experts each).
+  const auto& m1 = rec[0]["metrics"];
+  EXPECT_EQ(m1["comm_bytes.ep"].get<double>(), 0.0);
+  EXPECT_EQ(m1["breakdown.exposed_comm_s.ep"].get<double>(), 0.0);
+  double memory = m1["memory.peak_bytes"].get<double>();
+  for (std::size_t i : {1u, 3u, 4u}) {
+    const auto& m = rec[i]["metrics"];
+    EXPECT_GT(m["comm_bytes.ep"].get<double>(), 0.0) << values[i];
+    EXPECT_LT(m["memory.peak_bytes"].get<double>(), memory) << values[i];
+    memory = m["memory.peak_bytes"].get<double>();
+  }
 }
 
 TEST(SweepCommand, BadInputIsExitCodeTwoWithThePath) {
