@@ -227,7 +227,7 @@ struct Parser {
     if (!sc.model_preset.empty()) res.model["preset"] = sc.model_preset;
     sc.model = m->config;
     const auto& c = sc.model;
-    if (c.hidden % c.heads != 0)
+    if (c.head_size == 0 && c.hidden % c.heads != 0)
       diag.error("/workload/model/overrides/heads",
                  fmt::format("hidden size {} must be divisible by the number of heads {}", c.hidden, c.heads));
     if (c.heads % c.kv_heads != 0)

@@ -22,9 +22,10 @@ double TransformerConfig::attention_params() const {
     return query + h * (kv + static_cast<double>(mla.rope_dim)) + kv + kv * a * (static_cast<double>(mla.nope_dim) + v) +
            a * v * h;
   }
-  const double kvw = static_cast<double>(kv_heads * head_dim());
-  // LLaMA: q, o h^2 each; k, v h*kv each; no biases. GPT/BERT: QKV 3h^2 + 3h, projection h^2 + h.
-  return family == "llama" ? 2 * h * h + 2 * h * kvw : 3 * h * h + 3 * h + h * h + h;
+  const double kvw = static_cast<double>(kv_heads * head_dim()), qw = static_cast<double>(q_width());
+  // LLaMA: q, o h a d_head each (h^2 when d_head = h / a); k, v h kv d_head each; no biases.
+  // GPT/BERT: QKV 3h^2 + 3h, projection h^2 + h.
+  return family == "llama" ? 2 * h * qw + 2 * h * kvw : 3 * h * h + 3 * h + h * h + h;
 }
 
 double TransformerConfig::layer_params() const {
@@ -113,8 +114,11 @@ ParamTable transformer_params(const char* family) {
   };
   t.insert(t.end(), moe.begin(), moe.end());
   if (!llama) return t;
-  // Multi-head latent attention (transformer.hpp), DeepSeek's configuration names.
+  // A per-head dimension set apart from h / a (Qwen3, GPT-OSS), then multi-head latent
+  // attention (transformer.hpp), DeepSeek's configuration names.
   const ParamTable mla = {
+      {.name = "head_dim", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1 << 14,
+       .help = "per-head dimension when it is not hidden/heads (Qwen3: 128; default hidden/heads)"},
       {.name = "kv_lora_rank", .kind = ParamKind::integer, .def = 0, .min = 0, .max = 1 << 20,
        .help = "multi-head latent attention: key/value compression d_c (0: standard attention)"},
       {.name = "q_lora_rank", .kind = ParamKind::integer, .def = nullptr, .min = 0, .max = 1 << 20,
@@ -157,6 +161,7 @@ std::unique_ptr<TransformerModel> make_model(const char* family, const Params& p
     m.capacity_factor = p.has("capacity_factor") ? p.number("capacity_factor") : 0.0;
     m.skew = p.has("router_skew") ? p.number("router_skew") : 0.0;
   }
+  if (fam == "llama" && p.has("head_dim")) c.head_size = p.integer("head_dim");
   if (fam == "llama" && p.integer("kv_lora_rank") > 0) {
     MlaConfig& a = c.mla;
     a.kv_rank = p.integer("kv_lora_rank");
@@ -227,6 +232,25 @@ void register_presets() {
              "Qwen Team, Qwen1.5-MoE: Matching 7B Model Performance with 1/3 Activated Parameters (March 2024) and "
              "its model configuration: 60 routed experts of 1,408, top-4, shared experts of 5,632 (14.3B parameters, "
              "2.7B active); the attention's QKV biases and the shared experts' gate (h + 3h per layer) not counted");
+  // Qwen3 MoE: every layer an MoE layer of 128 experts, top-8, no shared expert; the
+  // attention's head dimension (128) set apart from h / a; untied embeddings.
+  add_preset("qwen3-30b-a3b", "llama",
+             {{"layers", 48}, {"hidden", 2048}, {"heads", 32}, {"kv_heads", 4}, {"head_dim", 128},
+              {"ffn_hidden", 6144}, {"vocab", 151936}, {"seq_len", 4096}, {"experts", 128}, {"top_k", 8},
+              {"expert_ffn_hidden", 768}},
+             "Qwen Team 2025, Qwen3 Technical Report (arXiv 2505.09388), Table 2, and the Qwen/Qwen3-30B-A3B "
+             "config.json: 48 layers, h 2,048, 32 query and 4 key/value heads of 128, 128 experts of 768, top-8, "
+             "vocabulary 151,936, untied embeddings (30.5B parameters, 3.3B active); sequence 4,096 as NVIDIA's "
+             "Megatron-Bridge performance tables train it; the per-head query/key RMSNorms (2 x 128 weights per "
+             "layer) not counted");
+  add_preset("qwen3-235b-a22b", "llama",
+             {{"layers", 94}, {"hidden", 4096}, {"heads", 64}, {"kv_heads", 4}, {"head_dim", 128},
+              {"ffn_hidden", 12288}, {"vocab", 151936}, {"seq_len", 4096}, {"experts", 128}, {"top_k", 8},
+              {"expert_ffn_hidden", 1536}},
+             "Qwen Team 2025, Qwen3 Technical Report (arXiv 2505.09388), Table 2, and the Qwen/Qwen3-235B-A22B "
+             "config.json: 94 layers, h 4,096, 64 query and 4 key/value heads of 128, 128 experts of 1,536, top-8, "
+             "vocabulary 151,936, untied embeddings (235B parameters, 22B active); sequence 4,096 as NVIDIA's "
+             "Megatron-Bridge performance tables train it; the per-head query/key RMSNorms not counted");
   add_preset("deepseek-v3", "llama",
              {{"layers", 61}, {"hidden", 7168}, {"heads", 128}, {"kv_heads", 128}, {"ffn_hidden", 18432},
               {"vocab", 129280}, {"seq_len", 4096}, {"experts", 256}, {"top_k", 8}, {"expert_ffn_hidden", 2048},

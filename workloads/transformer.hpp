@@ -65,6 +65,9 @@ struct TransformerConfig {
   std::int64_t layers = 0;     // l
   std::int64_t hidden = 0;     // h
   std::int64_t heads = 0;      // a
+  // Per-head dimension when a model sets it apart from h / a (Qwen3: 128 with h = 2,048 and
+  // 32 heads); 0: h / a. Queries and the attention output are then a * head_size wide.
+  std::int64_t head_size = 0;
   std::int64_t kv_heads = 0;   // grouped-query attention (= heads for MHA)
   std::int64_t ffn_hidden = 0; // MLP inner size (4h for GPT)
   std::int64_t vocab = 0;      // V
@@ -77,7 +80,9 @@ struct TransformerConfig {
   MoeConfig moe;
   MlaConfig mla;
 
-  [[nodiscard]] std::int64_t head_dim() const { return hidden / heads; }
+  [[nodiscard]] std::int64_t head_dim() const { return head_size > 0 ? head_size : hidden / heads; }
+  // Query (and attention-output) elements per token, all heads: h unless head_size is set.
+  [[nodiscard]] std::int64_t q_width() const { return heads * head_dim(); }
   [[nodiscard]] bool is_mla() const { return mla.kv_rank > 0; }
   // Key and value elements per token, all heads (what attention reads per key and a
   // context-parallel ring passes on): 2 kv_heads head_dim, or under MLA heads (nope + rope + v).

@@ -63,7 +63,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   const double norm_tokens = s.sequence_parallel ? d(tokens) / d(t) : d(tokens);
   const double h = d(c.hidden);
   const std::int64_t hd = c.head_dim();
-  const std::int64_t q_out = c.hidden / t;
+  const std::int64_t q_out = c.q_width() / t;
   const std::int64_t kv_out = c.kv_heads * hd / t;
   const std::int64_t ffn = c.ffn_hidden / t;
   std::vector<LayerOp> ops;

@@ -26,20 +26,19 @@ const fs::path kScenarios = fs::path(HCSIM_SOURCE_DIR) / "scenarios";
 
 // Event-mode runs measured at 0.7 s or more (release build, 2 cores; docs/robustness.md).
 const std::set<std::string> kAnalytical = {
-    "gpt3-175b-a100-1024.json",           "gpt3-175b-tpuv4-512.json",
-    "bench/llama3-405b-h100-16384.json",  "network/electrical-torus-1024.json",
-    "network/nvlink-fat-tree-1024.json",  "network/photonic-torus-1024.json",
-    "predictions/kor-175b-full.json",     "predictions/kor-175b-sel.json",
-    "predictions/kor-1t-sel.json",        "predictions/kor-530b-full.json",
-    "predictions/kor-530b-sel.json",      "predictions/llama3-405b-16384.json",
-    "predictions/llama3-405b-8192.json",  "predictions/mtnlg-530b-2240.json",
-    "predictions/mtnlg-530b-2800.json",   "predictions/mtnlg-530b-3360.json",
-    "validation-b200/mb-b200-02.json",    "validation-b200/mb-b200-04.json",
-    "validation-h100/mb-h100-02.json",    "validation-h100/mb-h100-03.json",
-    "validation-h100/mb-h100-04.json",    "validation-h100/nemo-h100-05.json",
-    "validation-h100/nemo-h100-10.json",  "validation/meg-t1-07.json",
-    "validation/meg-t1-08.json",          "validation/meg-t1-09.json",
-    "validation/meg-t1-10.json",
+    "gpt3-175b-a100-1024.json",           "gpt3-175b-tpuv4-512.json",          "bench/llama3-405b-h100-16384.json",
+    "network/electrical-torus-1024.json", "network/nvlink-fat-tree-1024.json", "network/photonic-torus-1024.json",
+    "predictions/kor-175b-full.json",     "predictions/kor-175b-sel.json",     "predictions/kor-1t-sel.json",
+    "predictions/kor-530b-full.json",     "predictions/kor-530b-sel.json",     "predictions/llama3-405b-16384.json",
+    "predictions/llama3-405b-8192.json",  "predictions/mtnlg-530b-2240.json",  "predictions/mtnlg-530b-2800.json",
+    "predictions/mtnlg-530b-3360.json",   "validation-b200/mb-b200-02.json",   "validation-b200/mb-b200-04.json",
+    "validation-h100/mb-h100-02.json",    "validation-h100/mb-h100-03.json",   "validation-h100/mb-h100-04.json",
+    "validation-h100/nemo-h100-05.json",  "validation-h100/nemo-h100-10.json", "validation-moe/moe-h100-03.json",
+    "validation-moe/moe-h100-04.json",    "validation-moe/moe-h100-05.json",   "validation-moe/moe-h100-06.json",
+    "validation-moe/moe-b200-07.json",    "validation-moe/moe-b200-08.json",   "validation-moe/moe-b200-09.json",
+    "validation-moe/moe-b200-10.json",    "validation-moe/moe-b200-11.json",   "validation-moe/moe-b200-12.json",
+    "validation-moe/moe-b200-14.json",    "validation/meg-t1-07.json",         "validation/meg-t1-08.json",
+    "validation/meg-t1-09.json",          "validation/meg-t1-10.json",
 };
 
 bool is_run_scenario(const fs::path& p) {

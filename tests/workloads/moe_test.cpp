@@ -42,11 +42,26 @@ TEST(MoeModels, ParametersTotalAndActiveMatchTheirPapers) {
            Row{"mixtral-8x22b", 141, 39, 0.5},
            // Qwen Team, Qwen1.5-MoE-A2.7B (March 2024): 14.3B, 2.7B activated.
            Row{"qwen1.5-moe-a2.7b", 14.3, 2.7, 0.05},
+           // Qwen3 Technical Report (arXiv 2505.09388), Table 2, and the model card:
+           // Qwen3-235B-A22B 235B total, 22B activated.
+           Row{"qwen3-235b-a22b", 235, 22, 0.5},
        }) {
     const TransformerConfig c = preset(r.name);
     EXPECT_NEAR(c.total_params() / 1e9, r.total, r.half_digit) << r.name;
     EXPECT_NEAR(c.active_params() / 1e9, r.active, r.half_digit) << r.name;
   }
+  // Qwen/Qwen3-30B-A3B model card: 30.5B total, 29.9B without the embeddings, 3.3B activated;
+  // Qwen3-235B-A22B: 234B without the embeddings. hcsim's active count is 3.353B with both
+  // (untied) embedding matrices: the card's 3.3B is read as truncated, so it is checked to
+  // 0.06 rather than half its last digit.
+  const TransformerConfig q30 = preset("qwen3-30b-a3b"), q235 = preset("qwen3-235b-a22b");
+  auto non_embedding = [](const TransformerConfig& c) {
+    return c.total_params() - 2.0 * static_cast<double>(c.vocab) * static_cast<double>(c.hidden);
+  };
+  EXPECT_NEAR(q30.total_params() / 1e9, 30.5, 0.05);
+  EXPECT_NEAR(non_embedding(q30) / 1e9, 29.9, 0.05);
+  EXPECT_NEAR(q30.active_params() / 1e9, 3.3, 0.06);
+  EXPECT_NEAR(non_embedding(q235) / 1e9, 234, 0.5);
   // Artetxe et al. 2022, Table 1: 1.1T (GPT-3 6.7B with 512 experts in 16 of 32 layers).
   const TransformerConfig g = preset("gshard-gpt-1.1t");
   EXPECT_NEAR(g.total_params() / 1e12, 1.1, 0.05);
@@ -103,6 +118,36 @@ TEST(MoeModels, MixtralParameterCountInClosedForm) {
   const double layer = 2 * h * h + 2 * h * kv + 8 * 3 * h * f + 8 * h + 2 * h;
   EXPECT_DOUBLE_EQ(c.total_params(), 32 * layer + 2 * V * h);
   EXPECT_DOUBLE_EQ(c.active_params(), 32 * (layer - 6 * 3 * h * f) + 2 * V * h);
+}
+
+TEST(MoeModels, Qwen3HeadDimensionIsSetApartFromTheHiddenSize) {
+  // Qwen/Qwen3-30B-A3B config.json: h 2,048, 32 query heads and 4 key/value heads of 128
+  // (head_dim 128, not h / a = 64). Per layer: q and o 2 h (32 * 128); k and v 2 h (4 * 128);
+  // 128 SwiGLU experts of 768, 128 * 3 h f; router h * 128; two RMSNorms 2h. Untied
+  // embeddings 2 V h.
+  const TransformerConfig c = preset("qwen3-30b-a3b");
+  const double h = 2048, q = 32 * 128, kv = 4 * 128, f = 768, V = 151936;
+  EXPECT_EQ(c.head_dim(), 128);
+  EXPECT_EQ(c.q_width(), 4096);
+  EXPECT_EQ(c.kv_width(), 2 * 4 * 128);
+  EXPECT_DOUBLE_EQ(c.attention_params(), 2 * h * q + 2 * h * kv);
+  const double layer = 2 * h * q + 2 * h * kv + 128 * 3 * h * f + 128 * h + 2 * h;
+  EXPECT_DOUBLE_EQ(c.total_params(), 48 * layer + 2 * V * h);
+  EXPECT_DOUBLE_EQ(c.active_params(), 48 * (layer - 120 * 3 * h * f) + 2 * V * h);
+  // The attention's GEMMs: QKV from h to q + 2 kv, the output projection from q back to h,
+  // and the scores and values 2 s^2 a d_head each (model FLOPs: the full square).
+  TransformerConfig small = c;
+  small.seq_len = 1024;
+  double qkv = 0, proj = 0, attention = 0;
+  for (const LayerOp& op : transformer_layer_ops(small, ShardShape{})) {
+    if (op.name == std::string("qkv")) qkv = op.kernel.flops.value();
+    if (op.name == std::string("attn_proj")) proj = op.kernel.flops.value();
+    if (op.kernel.kind == KernelKind::attention) attention = op.kernel.flops.value() * op.model_work;
+  }
+  const double n = 1024;
+  EXPECT_DOUBLE_EQ(qkv, 2 * n * h * (q + 2 * kv));
+  EXPECT_DOUBLE_EQ(proj, 2 * n * q * h);
+  EXPECT_NEAR(attention, 4 * n * n * 32 * 128, 1e-9 * attention);
 }
 
 TEST(MoeModels, LayerKindsFollowFirstDenseAndEvery) {
