@@ -85,10 +85,8 @@ class ShardCosts {
  public:
   ShardCosts(const Layout& lay, const ShardPlan& plan, int stage, const GroupCostFn& cost)
       : cost_(cost), plan_(plan) {
-    const DeviceGroup replicas = lay.replica_group(stage);
-    const int tp = replicas.stride, shard = tp * plan.shard;  // devices one shard group spans
-    shard_ = {replicas.first, tp, plan.shard, {{{tp, 1}, {plan.copies, shard}}}};
-    peers_ = {replicas.first, shard, plan.copies, {{{shard, 1}, {}}}};
+    shard_ = lay.shard_group(stage, plan.shard, plan.copies);
+    peers_ = lay.shard_peers(stage, plan.shard, plan.copies);
   }
   Seconds exposed(const PassTotals& p, bool backward, TpCosts& tp, Bytes tp_bytes) {
     units_.clear();

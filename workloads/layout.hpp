@@ -92,6 +92,16 @@ struct Layout {
   [[nodiscard]] DeviceGroup pipeline_pair(int from, int to) const {
     return {first_device(from), first_device(to) - first_device(from), 2, {{{per_stage(), 1}, {}}}};
   }
+  // Hybrid sharding (`shard` consecutive replicas hold one copy, `copies` copies): the first
+  // shard group (tensor rank 0, copy 0); siblings: the other tensor ranks' and copies'.
+  [[nodiscard]] DeviceGroup shard_group(int stage, int shard, int copies) const {
+    return {first_device(stage), tp, shard, {{{tp, 1}, {copies, tp * shard}}}};
+  }
+  // The first copy group (tensor rank 0, replica 0 of every copy: one shard each);
+  // siblings: the other (tensor rank, replica) pairs of a copy.
+  [[nodiscard]] DeviceGroup shard_peers(int stage, int shard, int copies) const {
+    return {first_device(stage), tp * shard, copies, {{{tp * shard, 1}, {}}}};
+  }
   // Expert-data-parallel ranks: devices of a stage that hold the same experts.
   [[nodiscard]] int expert_replicas() const { return per_stage() / ep; }
   // Siblings: the stage's other expert groups.

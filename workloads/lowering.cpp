@@ -120,13 +120,17 @@ class Emitter {
     return plan_.placement.last(vs) || recv_.count(key(vs, op.microbatch, true));
   }
 
-  // The task graph's group of a layout group, made once per (stage, index) in `cache`.
+  // The task graph's group of a layout group, made once per (stage, index) in `cache`, with
+  // its family (the layout's groups of a stage are translates of the stage's first one).
   std::uint32_t graph_group(std::map<std::pair<int, int>, std::uint32_t>& cache, int s, int j, const DeviceGroup& g) {
     auto [it, added] = cache.try_emplace(std::make_pair(s, j), 0);
     if (added) {
       std::vector<std::uint32_t> devs;
       for (int k = 0; k < g.count; ++k) devs.push_back(static_cast<std::uint32_t>(g.device(k)));
       it->second = g_.add_group(std::move(devs));
+      std::vector<int> siblings;
+      g.sibling_offsets(siblings);
+      g_.set_group_family(it->second, plan_.layout.first_device(s) - g.first, std::move(siblings));
     }
     return it->second;
   }

@@ -85,12 +85,23 @@ void ShardEmitter::reduce(std::size_t u, const std::vector<TaskId>& after) {
   }
 }
 
+std::uint32_t ShardEmitter::add_family_group(std::uint32_t& id, const DeviceGroup& first,
+                                             std::vector<std::uint32_t> devs) {
+  // The family the analytical mode costs (workloads/analytical.cpp, ShardCosts).
+  const int offset = first.first - static_cast<int>(devs.front());
+  id = g_.add_group(std::move(devs));
+  std::vector<int> siblings;
+  first.sibling_offsets(siblings);
+  g_.set_group_family(id, offset, std::move(siblings));
+  return id;
+}
+
 std::uint32_t ShardEmitter::shard_group(int t, int k) {
   auto [it, added] = groups_.try_emplace({stage_, 0, t, k}, 0);
   if (added) {
     std::vector<std::uint32_t> devs;
     for (int d = k * plan_.shard; d < (k + 1) * plan_.shard; ++d) devs.push_back(layout_.device(stage_, d, t));
-    it->second = g_.add_group(std::move(devs));
+    add_family_group(it->second, layout_.shard_group(stage_, plan_.shard, plan_.copies), std::move(devs));
   }
   return it->second;
 }
@@ -100,7 +111,7 @@ std::uint32_t ShardEmitter::peer_group(int t, int i) {
   if (added) {
     std::vector<std::uint32_t> devs;
     for (int d = i; d < layout_.replicas(); d += plan_.shard) devs.push_back(layout_.device(stage_, d, t));
-    it->second = g_.add_group(std::move(devs));
+    add_family_group(it->second, layout_.shard_peers(stage_, plan_.shard, plan_.copies), std::move(devs));
   }
   return it->second;
 }

@@ -51,6 +51,8 @@ class ShardEmitter {
   void reduce(std::size_t u, const std::vector<TaskId>& after);
   // Groups of replica ranks of the stage for tensor rank t: shard group k (ranks k*shard ..
   // k*shard + shard-1) or, hybrid, the peers at position i of every shard group.
+  // Adds `devs` as a group into `id`, member of the family whose first member is `first`.
+  std::uint32_t add_family_group(std::uint32_t& id, const DeviceGroup& first, std::vector<std::uint32_t> devs);
   std::uint32_t shard_group(int t, int k);
   std::uint32_t peer_group(int t, int i);
   // Symmetry: the groups of the same kind that no built rank is in stand mirrored behind

@@ -54,6 +54,23 @@ class TaskGraph {
     return add(t, std::span<const TaskId>(deps.begin(), deps.size()));
   }
   std::uint32_t add_group(std::vector<std::uint32_t> devices);
+  // A group's family: the translates of it (device d + o) that run the same collective at
+  // the same time, the layout's symmetric replicas (workloads/layout.hpp, DeviceGroup::sib).
+  // `first` is the offset of the family's first member from this group (<= 0), `siblings`
+  // the other members' offsets from that first one. "auto" chooses one algorithm per family,
+  // on the first member with the others' traffic on the links (sim/engine/collective_plan.hpp),
+  // so every member runs the same one, with symmetry or without.
+  struct GroupFamily {
+    int first = 0;
+    std::vector<int> siblings;
+  };
+  // `first`: the family's first member's offset from the group; `siblings`: the others'
+  // offsets from the first (DeviceGroup::sibling_offsets of the first member).
+  void set_group_family(std::uint32_t group, int first, std::vector<int> siblings);
+  // Null: the group has no family (it is alone, or the lowering did not say).
+  [[nodiscard]] const GroupFamily* group_family(std::uint32_t group) const {
+    return group < families_.size() && !families_[group].siblings.empty() ? &families_[group] : nullptr;
+  }
   std::uint32_t intern_label(const std::string& label);
 
   [[nodiscard]] std::size_t size() const { return tasks_.size(); }
@@ -101,6 +118,7 @@ class TaskGraph {
   std::vector<std::uint32_t> dep_begin_{0};
   std::vector<TaskId> deps_;
   std::vector<std::vector<std::uint32_t>> groups_;
+  std::vector<GroupFamily> families_;  // by group; may be shorter than groups_
   std::vector<std::string> labels_;
   std::vector<MirrorSet> mirror_sets_;
   std::vector<Mirror> mirrors_;

@@ -381,7 +381,6 @@ CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices
     const std::vector<int>*& slot;
     ~Scope() { slot = nullptr; }
   } scope{siblings_};
-  if (!siblings.empty()) siblings_ = &siblings;
   CollectiveEstimate best;
   const int n = static_cast<int>(devices.size());
   if (n < 2 || per_rank.value() <= 0) {
@@ -394,13 +393,34 @@ CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices
   if (op == CollectiveOp::all_to_all) elements = (elements + n - 1) / n * n;
   if (algorithm == "auto") {
     best.time = Seconds(std::numeric_limits<double>::infinity());
-    for (const CollectiveAlgorithm* a : auto_candidates()) {
-      if (!a->supports(op, shape) || (a->auto_max_ranks > 0 && n > a->auto_max_ranks)) continue;
-      CollectiveEstimate e = evaluate(*a, ranks, shape, op, elements);
-      if (e.time < best.time) best = e;
+    // With siblings: their transfers only add load, so a candidate's time alone bounds its
+    // time with them from below; candidates are costed with them in order of their time
+    // alone, until that bound reaches the best so far.
+    auto [slot, fresh] = alone_.try_emplace(std::make_tuple(devices, static_cast<int>(op), elements));
+    std::vector<std::pair<double, const CollectiveAlgorithm*>>& order = slot->second;
+    if (siblings.empty() || fresh) {
+      order.clear();
+      for (const CollectiveAlgorithm* a : auto_candidates()) {
+        if (!a->supports(op, shape) || (a->auto_max_ranks > 0 && n > a->auto_max_ranks)) continue;
+        CollectiveEstimate e = evaluate(*a, ranks, shape, op, elements);
+        if (e.time < best.time) best = e;
+        if (std::isfinite(e.time.value())) order.emplace_back(e.time.value(), a);
+      }
+      std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    }
+    if (!siblings.empty()) {
+      siblings_ = &siblings;
+      best = CollectiveEstimate{};
+      best.time = Seconds(std::numeric_limits<double>::infinity());
+      for (const auto& [alone, a] : order) {
+        if (alone >= best.time.value()) break;
+        CollectiveEstimate e = evaluate(*a, ranks, shape, op, elements);
+        if (e.time < best.time) best = e;
+      }
     }
     HCSIM_ASSERT(std::isfinite(best.time.value()), "no algorithm for " + std::string(collective_op_name(op)));
   } else {
+    if (!siblings.empty()) siblings_ = &siblings;
     const CollectiveAlgorithm* a = find_collective_algorithm(algorithm);
     if (!a)
       throw InputError("", "unknown collective algorithm \"" + std::string(algorithm) + "\"; " +

@@ -151,6 +151,11 @@ class CollectiveCostModel {
   mutable std::vector<const Transfer*> multimem_;  // a step's multimem transfers, reused
   mutable const std::vector<int>* siblings_ = nullptr;  // of the estimate() under way
   mutable std::map<std::tuple<std::vector<int>, int, double, std::string, std::vector<int>>, CollectiveEstimate> memo_;
+  // "auto" with siblings: the candidates' times alone, ascending (the same group recurs with
+  // other sibling sets).
+  mutable std::map<std::tuple<std::vector<int>, int, std::int64_t>,
+                   std::vector<std::pair<double, const CollectiveAlgorithm*>>>
+      alone_;
 };
 
 // One-shot convenience: builds a CollectiveCostModel (and its route cache) per call.

@@ -305,13 +305,12 @@ void enforce_max_tasks(const Scenario& sc, double estimate, const std::string& w
 Seconds analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
                                    Bytes bytes, std::string_view algorithm, const std::vector<int>& siblings) {
   if (devices.size() <= 1 || bytes <= Bytes{}) return Seconds{};
-  // The engine's choice, made on the group alone as NCCL's tuner makes it: the cheapest, or
-  // the named algorithm where it applies; then its time with the siblings' load.
-  if (algorithm == "auto") {
-    const CollectiveEstimate cheapest = model.estimate(devices, op, bytes, "auto");
-    return siblings.empty() ? cheapest.time : model.estimate(devices, op, bytes, cheapest.algorithm, siblings).time;
-  }
-  return model.estimate(devices, op, bytes, resolve_collective_algorithm(model, devices, op, bytes, algorithm), siblings)
+  // The engine's choice (sim/engine/collective_plan.hpp): the named algorithm where it
+  // applies, else the cheapest with the siblings' transfers on the links; its time with them.
+  if (algorithm == "auto") return model.estimate(devices, op, bytes, "auto", siblings).time;
+  return model
+      .estimate(devices, op, bytes, resolve_collective_algorithm(model, devices, op, bytes, algorithm, siblings),
+                siblings)
       .time;
 }
 

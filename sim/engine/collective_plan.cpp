@@ -115,7 +115,8 @@ int collective_size_bucket(double bytes) {
 }
 
 std::string resolve_collective_algorithm(const CollectiveCostModel& model, const std::vector<int>& devices,
-                                         CollectiveOp op, Bytes per_rank, std::string_view requested) {
+                                         CollectiveOp op, Bytes per_rank, std::string_view requested,
+                                         const std::vector<int>& siblings) {
   if (requested != "auto") {
     const CollectiveAlgorithm* a = find_collective_algorithm(requested);
     if (!a)
@@ -131,26 +132,32 @@ std::string resolve_collective_algorithm(const CollectiveCostModel& model, const
       }
     }
   }
-  return model.estimate(devices, op, per_rank, "auto").algorithm;
+  return model.estimate(devices, op, per_rank, "auto", siblings).algorithm;
 }
 
 CollectivePlanner::CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode, CostOptions cost)
     : g_(g), algorithm_(std::move(algorithm)), flow_(flow_mode), model_(g, std::move(cost)) {}
 
-std::string CollectivePlanner::choose(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes) {
+std::string CollectivePlanner::choose(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes,
+                                      CollectiveFamily family) {
   const int bucket = collective_size_bucket(bytes);
-  auto key = std::make_tuple(group, static_cast<int>(op), bucket);
+  const bool kin = family.siblings && !family.siblings->empty();
+  std::vector<std::uint32_t> first = group;  // the family's first member
+  if (kin)
+    for (std::uint32_t& d : first) d = static_cast<std::uint32_t>(static_cast<int>(d) + family.first);
+  auto key = std::make_tuple(std::move(first), static_cast<int>(op), bucket, kin);
   if (auto it = choice_.find(key); it != choice_.end()) return it->second;
-  const std::string name =
-      resolve_collective_algorithm(model_, as_int(group), op, Bytes(std::ldexp(1.0, bucket)), algorithm_);
+  static const std::vector<int> none;
+  const std::string name = resolve_collective_algorithm(
+      model_, as_int(std::get<0>(key)), op, Bytes(std::ldexp(1.0, bucket)), algorithm_, kin ? *family.siblings : none);
   return choice_.emplace(std::move(key), name).first->second;
 }
 
-const CollectiveExpansion& CollectivePlanner::plan(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes,
-                                              std::string_view algorithm) {
+const CollectiveExpansion& CollectivePlanner::plan(const std::vector<std::uint32_t>& group, CollectiveOp op,
+                                                   double bytes, std::string_view algorithm, CollectiveFamily family) {
   std::string name(algorithm);
   const bool trivial = group.size() < 2 || bytes <= 0;
-  if (name.empty() && !trivial) name = choose(group, op, bytes);
+  if (name.empty() && !trivial) name = choose(group, op, bytes, family);
   auto key = std::make_tuple(group, static_cast<int>(op), bytes, name);
   if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
   auto p = std::make_unique<CollectiveExpansion>();

@@ -7,7 +7,14 @@
 // Choice. "auto" asks the collective cost model (sim/collectives/cost.hpp) for the
 // algorithm of least predicted time on this group and topology, as NCCL's tuner does
 // (NVIDIA/nccl src/graph/tuning.cc); the choice is made once per (group, op, size bucket),
-// a bucket being [2^k, 2^(k+1)) bytes, evaluated at 2^k. A named algorithm is used for the
+// a bucket being [2^k, 2^(k+1)) bytes, evaluated at 2^k. A group with a family (its
+// translates that run the same collective at the same time: the layout's symmetric
+// replicas, TaskGraph::GroupFamily) takes the family's choice, made on its first member with
+// the other members' transfers on the links, as the analytical mode costs it: every member
+// runs the same algorithm, with symmetry or without. (Chosen member by member on an idle
+// network, a group whose translates cross different switches -- expert groups of 8 nodes on
+// leaves of 20 -- could pick an algorithm that only its own placement favours and that its
+// siblings' traffic then slows down.) A named algorithm is used for the
 // collectives it supports on that group; the others fall back to "auto" (a workload mixes
 // all-reduce, all-gather, reduce-scatter and sends, and no algorithm serves them all).
 //
@@ -94,6 +101,13 @@ struct CollectiveExpansion {
   int reduction_root = -1;                  // in-network reduction: the reducing switch (graph node)
 };
 
+// A group's family (see the header comment): its first member's offset from the group and
+// the other members' offsets from that first one (none: the group chooses alone).
+struct CollectiveFamily {
+  int first = 0;
+  const std::vector<int>* siblings = nullptr;
+};
+
 class CollectivePlanner {
  public:
   // `algorithm`: "auto" or a registered name; `flow_mode`: plans for the flow mode.
@@ -101,12 +115,13 @@ class CollectivePlanner {
   CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode, CostOptions cost = {});
 
   // The algorithm that runs this collective (see the header comment).
-  [[nodiscard]] std::string choose(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes);
+  [[nodiscard]] std::string choose(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes,
+                                   CollectiveFamily family = {});
   // The plan for `algorithm` (empty: choose()). Cached per (group, op, bytes, algorithm);
   // the reference stays valid for the planner's lifetime. Groups of one rank or empty
   // buffers get an empty plan.
   const CollectiveExpansion& plan(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes,
-                             std::string_view algorithm = {});
+                                  std::string_view algorithm = {}, CollectiveFamily family = {});
 
   // Bytes the plan puts on each topology edge (both directions summed), times `copies`,
   // added to `edge_bytes`.
@@ -129,7 +144,7 @@ class CollectivePlanner {
   std::string algorithm_;
   bool flow_;
   CollectiveCostModel model_;
-  std::map<std::tuple<std::vector<std::uint32_t>, int, int>, std::string> choice_;
+  std::map<std::tuple<std::vector<std::uint32_t>, int, int, bool>, std::string> choice_;  // (group, op, bucket, family)
   std::map<std::tuple<std::vector<std::uint32_t>, int, double, std::string>, std::unique_ptr<CollectiveExpansion>> plans_;
 };
 
@@ -138,8 +153,10 @@ int collective_size_bucket(double bytes);
 
 // The algorithm `requested` ("auto" or a name) resolves to for one collective: the named one
 // where it supports the operation on this group (and, for in_network, where the switches
-// can reduce), else the cost model's choice. Throws InputError for an unknown name.
+// can reduce), else the cost model's choice, with the `siblings`' traffic on the links
+// (CollectiveCostModel::estimate). Throws InputError for an unknown name.
 std::string resolve_collective_algorithm(const CollectiveCostModel& model, const std::vector<int>& devices,
-                                         CollectiveOp op, Bytes per_rank, std::string_view requested);
+                                         CollectiveOp op, Bytes per_rank, std::string_view requested,
+                                         const std::vector<int>& siblings = {});
 
 }  // namespace hcsim

@@ -212,7 +212,9 @@ double CollectiveReplay::send_stretch(TaskId t) {
 const CollectiveExpansion& CollectiveReplay::plan_of(const Task& t) {
   auto key = std::make_tuple(t.group, static_cast<int>(t.op), t.bytes.value());
   if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
-  const CollectiveExpansion& p = planner_.plan(g_.groups()[t.group], t.op, t.bytes.value());
+  CollectiveFamily family;
+  if (const TaskGraph::GroupFamily* f = g_.group_family(t.group)) family = {f->first, &f->siblings};
+  const CollectiveExpansion& p = planner_.plan(g_.groups()[t.group], t.op, t.bytes.value(), {}, family);
   plans_.emplace(key, &p);
   return p;
 }

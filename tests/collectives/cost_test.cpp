@@ -2,7 +2,9 @@
 #include "sim/collectives/cost.hpp"
 
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -361,6 +363,48 @@ TEST(CollectiveCost, SiblingsBehindOneNicShareItsBandwidth) {
   CollectiveCostModel r(rails, ideal());
   EXPECT_DOUBLE_EQ(r.estimate(group, CollectiveOp::all_reduce, Bytes(s), "ring", siblings).time.value(),
                    r.estimate(group, CollectiveOp::all_reduce, Bytes(s), "ring").time.value());
+}
+
+// "auto" with siblings costs the candidates with the siblings' load in order of their time
+// alone and stops where that lower bound reaches the best so far; it must still return the
+// least time of every candidate with the siblings on the links (a brute force over
+// auto_candidates()). Rail-optimised leaves of 20 nodes (radix 40): the expert group of
+// nodes 16-23 straddles a leaf edge, that of nodes 24-31 does not; a data-parallel group
+// (stride 8) with its tensor-rank siblings; sizes from latency- to bandwidth-bound.
+TEST(CollectiveCost, AutoWithSiblingsIsTheLeastCandidateWithThem) {
+  const TopologyGraph g = build({{"type", "nvswitch-cluster"},
+                                 {"nvlink", {{"preset", "nvlink4-h800"}}},
+                                 {"nic", {{"preset", "ib-ndr"}}},
+                                 {"fabric", "rail-optimised"},
+                                 {"switch_radix", 40}},
+                                256);
+  std::vector<int> stride8;
+  for (int d = 0; d < 256; d += 8) stride8.push_back(d);
+  const std::vector<std::tuple<std::vector<int>, CollectiveOp, std::vector<int>>> cases{
+      {iota(64, 128), CollectiveOp::all_to_all, {64}},
+      {iota(64, 192), CollectiveOp::all_to_all, {-64}},
+      {iota(64, 0), CollectiveOp::all_to_all, {64, 128, 192}},
+      {stride8, CollectiveOp::all_reduce, {1, 2, 3, 4, 5, 6, 7}},
+      {stride8, CollectiveOp::all_gather, {1, 2, 3, 4, 5, 6, 7}}};
+  int differs = 0;  // cases where the siblings change the choice (the bound is exercised)
+  for (const auto& [group, op, siblings] : cases)
+    for (double s : {4096.0, 1048576.0, 268435456.0}) {
+      CollectiveCostModel m(g);
+      const CollectiveEstimate got = m.estimate(group, op, Bytes(s), "auto", siblings);
+      double least = std::numeric_limits<double>::infinity();
+      for (const CollectiveAlgorithm* a : auto_candidates()) {
+        std::vector<int> ranks;
+        if (!a->supports(op, m.shape_of(group, ranks)) ||
+            (a->auto_max_ranks > 0 && group.size() > static_cast<std::size_t>(a->auto_max_ranks)))
+          continue;
+        try {
+          least = std::min(least, m.estimate(group, op, Bytes(s), a->name, siblings).time.value());
+        } catch (const InputError&) {}
+      }
+      EXPECT_DOUBLE_EQ(got.time.value(), least) << collective_op_name(op) << " " << s << " from " << group[0];
+      differs += got.algorithm != m.estimate(group, op, Bytes(s), "auto").algorithm ? 1 : 0;
+    }
+  EXPECT_GT(differs, 0);
 }
 
 }  // namespace

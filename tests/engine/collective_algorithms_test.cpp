@@ -206,6 +206,31 @@ TEST(CollectiveAlgorithms, AutoChoosesPerSizeBucketAsTheCostModel) {
   EXPECT_NEAR(run(topo, collectives(first(8), CollectiveOp::all_reduce, 8), "event", "auto") / tree, 1.0, 1e-3);
 }
 
+TEST(CollectiveAlgorithms, AutoChoosesOncePerFamilyWithTheSiblingsOnTheLinks) {
+  // 32 nodes of 8 H800 on rail-optimised leaves of 20 nodes (radix 40): the 64-GPU expert
+  // group of nodes 16-23 straddles a leaf edge, its sibling (nodes 24-31) does not. Alone,
+  // the first is fastest with the flat pairwise exchange and the second with the
+  // hierarchical one (the cost model); with the sibling's traffic on the spines the first
+  // is fastest with the hierarchical one too, so a family runs one algorithm, and every
+  // member asks its first member's question.
+  const TopologyGraph topo = build({{"type", "nvswitch-cluster"},
+                                    {"nvlink", {{"preset", "nvlink4-h800"}}},
+                                    {"nic", {{"preset", "ib-ndr"}}},
+                                    {"fabric", "rail-optimised"},
+                                    {"switch_radix", 40}},
+                                   256);
+  CollectivePlanner planner(topo, "auto", false);
+  std::vector<std::uint32_t> a, b;
+  for (std::uint32_t d = 128; d < 192; ++d) a.push_back(d);
+  for (std::uint32_t d = 192; d < 256; ++d) b.push_back(d);
+  const double S = 469762048.0;  // one micro-batch's dispatch of DeepSeek-V3 (4,096 x 8 x 7,168 x 2 B)
+  EXPECT_EQ(planner.choose(a, CollectiveOp::all_to_all, S), "pairwise");
+  EXPECT_EQ(planner.choose(b, CollectiveOp::all_to_all, S), "hierarchical");
+  const std::vector<int> sibling{64};
+  EXPECT_EQ(planner.choose(a, CollectiveOp::all_to_all, S, {0, &sibling}), "hierarchical");
+  EXPECT_EQ(planner.choose(b, CollectiveOp::all_to_all, S, {-64, &sibling}), "hierarchical");
+}
+
 TEST(CollectiveAlgorithms, NamedAlgorithmFallsBackToAutoWhereItDoesNotApply) {
   // "torus" cannot run an all-gather on an NVSwitch node; the engine runs the cost model's
   // choice, the ring: (n-1)/n S/B + (n-1) alpha (cost_test.cpp, formulas.md §6).
