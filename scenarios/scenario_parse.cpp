@@ -281,6 +281,7 @@ struct Parser {
     st.pp = static_cast<int>(s.integer("pp"));
     st.cp = static_cast<int>(s.integer("cp"));
     st.ep = static_cast<int>(s.integer("ep"));
+    st.etp = static_cast<int>(s.integer("etp"));
     st.schedule = s.string("schedule");
     st.interleave = static_cast<int>(s.integer("interleave"));
     st.sequence_parallel = s.boolean("sequence_parallel");

@@ -92,6 +92,10 @@ const ParamTable& strategy() {
       {.name = "ep", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 65536,
        .help = "expert-parallel degree (MoE models): each MoE layer's routed experts spread over groups of ep devices "
                "of a stage, tokens exchanged by all-to-all; divides the experts and dp*cp*tp"},
+      {.name = "etp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 1024,
+       .help = "expert tensor-parallel degree (MoE models): each routed expert's MLP split over etp devices "
+               "(column then row parallel), the dispatched tokens all-gathered over them; divides the experts' MLP, "
+               "ep*etp divides dp*cp*tp"},
       {.name = "schedule", .kind = ParamKind::choice, .def = "1f1b",
        .choices = [] {
          register_builtin_schedules();

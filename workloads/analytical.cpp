@@ -227,8 +227,12 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       add_pass(b, tp.pass(ct.bwd, ct.comm_bytes));
       const Seconds cf = ring_exposed(ct.fwd, lay, s, cost), cb = ring_exposed(ct.bwd, lay, s, cost);
       Seconds ef{}, eb{};
-      for (const EpComm& e : ct.fwd.ep) ef += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
-      for (const EpComm& e : ct.bwd.ep) eb += e.count * cost(lay.expert_group(s), CollectiveOp::all_to_all, e.bytes);
+      auto expert = [&](const EpComm& e) {
+        return e.count *
+               cost(e.op == CollectiveOp::all_to_all ? lay.expert_group(s) : lay.expert_tensor_group(s), e.op, e.bytes);
+      };
+      for (const EpComm& e : ct.fwd.ep) ef += expert(e);
+      for (const EpComm& e : ct.bwd.ep) eb += expert(e);
       if (split) {
         const PassCost f1 = tp.pass(ct.fwd, ct.comm_bytes), bi1 = tp.pass(ct.bwd_input, ct.comm_bytes),
                        bw1 = tp.pass(ct.bwd_weight, ct.comm_bytes);

@@ -45,9 +45,10 @@ class ItemBuilder {
     if (sharded_parameters(st_)) units_ = layer_units(c_, st_.sharding, layer_ops_, st_.tp);
     if (c_.is_moe()) {
       moe_ops_ = moe_layer_ops(c_, shape_);
-      // Attention, norms, router and shared experts split over tp; the routed experts over ep.
+      // Attention, norms, router and shared experts split over tp; the routed experts over
+      // ep, each over etp.
       moe_dense_params_ = c_.moe_dense_params() / st_.tp;
-      moe_expert_params_ = c_.moe_expert_params() / st_.ep;
+      moe_expert_params_ = c_.moe_expert_params() / (st_.ep * st_.etp);
     }
   }
 
@@ -164,14 +165,24 @@ class ItemBuilder {
       out.expert_markers.push_back(expert);
     }
   }
-  // An MoE dispatch or combine over the expert-parallel group (none with ep = 1).
-  void ep_comm(std::vector<Item>& out, Bytes bytes) {
-    if (st_.ep <= 1 || bytes <= Bytes{}) return;
+  // An MoE dispatch or combine over the expert-parallel group (all_to_all; none with
+  // ep = 1), or the expert tensor group's gather or reduce-scatter of the dispatched tokens
+  // (none with etp = 1).
+  void ep_comm(std::vector<Item>& out, Bytes bytes, CollectiveOp op = CollectiveOp::all_to_all) {
+    if ((op == CollectiveOp::all_to_all ? st_.ep : st_.etp) <= 1 || bytes <= Bytes{}) return;
     Item it;
     it.kind = Item::Kind::ep_comm;
-    it.op = CollectiveOp::all_to_all;
+    it.op = op;
     it.comm_bytes = bytes;
     out.push_back(it);
+  }
+  // An op's expert collectives in forward (before it: reduce-scatter, dispatch or combine,
+  // gather) or after its backward (the reverse: gather's gradient reduce-scattered, the
+  // all-to-all back, the reduce-scatter's gradient gathered).
+  void expert_comms(std::vector<Item>& out, const LayerOp& op, bool forward) {
+    ep_comm(out, forward ? op.etp_reduce_scatter : op.etp_all_gather, CollectiveOp::reduce_scatter);
+    ep_comm(out, op.ep_all_to_all);
+    ep_comm(out, forward ? op.etp_all_gather : op.etp_reduce_scatter, CollectiveOp::all_gather);
   }
 
   void compute(std::vector<Item>& out, const Kernel& k, Phase phase, Flops model_flops) {
@@ -236,7 +247,7 @@ class ItemBuilder {
       const bool ub = userbuffers();
       if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather, ub);
       if (ub && op.tp_allreduce_after) comm(out, CollectiveOp::reduce_scatter, true);
-      ep_comm(out, op.ep_all_to_all);
+      expert_comms(out, op, true);
       const Flops mf = phase == Phase::forward ? op.kernel.flops * op.model_work : Flops{};
       if (op.attention_core) attention(out, op.kernel, phase, mf, kv_block_bytes_);
       else if (ub && (op.column_parallel || op.tp_allreduce_after)) compute_chunked(out, op.kernel, phase, mf);
@@ -305,7 +316,7 @@ class ItemBuilder {
         else compute(out, b, Phase::backward, model);
       }
       // The gradient of a dispatch or combine goes back the way the tokens came.
-      ep_comm(out, op.ep_all_to_all);
+      expert_comms(out, op, false);
       name_from(out, first, op.name, layer);
     }
   }
@@ -340,7 +351,7 @@ void add_ring(std::vector<CpRing>& rings, const CpRing& r) {
 }
 
 void add_ep(std::vector<EpComm>& list, const EpComm& e) {
-  add_counted(list, e, [](const EpComm& a, const EpComm& b) { return a.bytes == b.bytes; });
+  add_counted(list, e, [](const EpComm& a, const EpComm& b) { return a.bytes == b.bytes && a.op == b.op; });
 }
 
 void add_hidden(std::vector<HiddenComm>& hidden, const HiddenComm& h) {
@@ -375,7 +386,7 @@ PassTotals pass_totals(const std::vector<Item>& items) {
       p.units.push_back({Seconds{}, {}, {}, it.comm_bytes, it.grad_bytes});
     } else if (it.kind == Item::Kind::ep_comm) {
       HCSIM_ASSERT(p.units.empty(), "ZeRO-3 / FSDP units of an MoE layer");
-      add_ep(p.ep, {it.comm_bytes, 1});
+      add_ep(p.ep, {it.comm_bytes, 1, it.op});
     }
   }
   HCSIM_ASSERT(!overlapped, "a tensor-parallel collective runs beside a compute item: none follows it");
@@ -402,7 +413,7 @@ PassTotals add_scaled(const PassTotals& a, const PassTotals& b, int k) {
   for (std::size_t i = 0; i < p.comm.size(); ++i) p.comm[i] += k * b.comm[i];
   for (const CpRing& r : b.cp) add_ring(p.cp, {r.t, r.bytes, k * r.count});
   for (const HiddenComm& h : b.hidden) add_hidden(p.hidden, {h.op, h.t, k * h.count});
-  for (const EpComm& e : b.ep) add_ep(p.ep, {e.bytes, k * e.count});
+  for (const EpComm& e : b.ep) add_ep(p.ep, {e.bytes, k * e.count, e.op});
   return p;
 }
 

@@ -19,8 +19,10 @@ struct Item {
   // unit: ZeRO-3 / FSDP, the items up to the next unit marker (or the pass's end) use the
   // parameters of one unit (workloads/plan_sharding.cpp): comm_bytes of them all-gathered
   // before, grad_bytes of gradients reduce-scattered after its backward.
-  // ep_comm: an MoE token dispatch or combine, an all-to-all of comm_bytes per rank over
-  // the expert-parallel group (workloads/layout.hpp).
+  // ep_comm: an MoE token dispatch or combine, an all-to-all (op) of comm_bytes per rank over
+  // the expert-parallel group, or with expert tensor parallelism the all-gather or
+  // reduce-scatter (op) of the dispatched tokens over the expert tensor group, comm_bytes
+  // gathered (workloads/layout.hpp).
   enum class Kind : std::uint8_t { compute, tp_comm, bucket, cp_ring, unit, ep_comm } kind = Kind::compute;
   Phase phase = Phase::forward;
   Seconds t{};  // compute
@@ -98,10 +100,12 @@ struct UnitTotals {
   std::vector<HiddenComm> hidden;
   Bytes gather{}, grads{};
 };
-// MoE all-to-alls of one pass over the expert-parallel group: count of them of `bytes`.
+// MoE collectives of one pass: count of them of `bytes`, all-to-alls over the expert group
+// or (etp > 1) all-gathers and reduce-scatters over the expert tensor group.
 struct EpComm {
   Bytes bytes{};
   int count = 0;
+  CollectiveOp op = CollectiveOp::all_to_all;
 };
 struct PassTotals {
   Seconds t{};  // compute, cp_ring compute included
@@ -111,7 +115,7 @@ struct PassTotals {
   std::vector<HiddenComm> hidden;
   std::vector<CpRing> cp;     // context-parallel rings (none when cp = 1)
   std::vector<UnitTotals> units;  // in pass order (none without ZeRO-3 / FSDP)
-  std::vector<EpComm> ep;         // MoE dispatch and combine (none for a dense model or ep = 1)
+  std::vector<EpComm> ep;         // MoE dispatch and combine (none for a dense model or ep = etp = 1)
 };
 struct ChunkTotals {
   PassTotals fwd, bwd;

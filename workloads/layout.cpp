@@ -60,8 +60,12 @@ bool expert_rules(const LayoutRequest& r, Broken& broken) {
     return broken(LayoutIssue::experts, path, msg);
   };
   if (!c.is_moe()) {
-    return l.ep != 1 && rule("/strategy/ep", [&] {
-             return fmt::format("ep = {} needs an MoE model (\"experts\" > 0 in the model)", l.ep);
+    if (l.ep != 1 && rule("/strategy/ep", [&] {
+          return fmt::format("ep = {} needs an MoE model (\"experts\" > 0 in the model)", l.ep);
+        }))
+      return true;
+    return l.etp != 1 && rule("/strategy/etp", [&] {
+             return fmt::format("etp = {} needs an MoE model (\"experts\" > 0 in the model)", l.etp);
            });
   }
   if (c.moe.experts % l.ep != 0)
@@ -72,6 +76,15 @@ bool expert_rules(const LayoutRequest& r, Broken& broken) {
     return rule("/strategy/ep", [&] {
       return fmt::format("ep = {} does not divide the {} devices of a stage (dp*cp*tp = {}*{}*{})", l.ep, l.per_stage(),
                          l.dp, l.cp, l.tp);
+    });
+  if (c.moe.expert_ffn % l.etp != 0)
+    return rule("/strategy/etp", [&] {
+      return fmt::format("the experts' MLP size {} is not divisible by etp = {}", c.moe.expert_ffn, l.etp);
+    });
+  if (l.per_stage() % (static_cast<std::int64_t>(l.ep) * l.etp) != 0)
+    return rule("/strategy/etp", [&] {
+      return fmt::format("ep*etp = {}*{} does not divide the {} devices of a stage (dp*cp*tp = {}*{}*{})", l.ep, l.etp,
+                         l.per_stage(), l.dp, l.cp, l.tp);
     });
   if (c.moe.shared_ffn % l.tp != 0)
     return rule("/strategy/tp", [&] {

@@ -19,13 +19,18 @@
 //
 // Expert parallelism (MoE models; Megatron-Core's "parallel folding", Liu et al. 2025,
 // arXiv 2504.14960): the experts' layout folds over the same dp * cp * tp devices of a stage
-// as attention's, expert rank fastest (expert tensor parallelism 1): the stage's local
-// device i = device - first(stage) has expert rank i % ep and expert-data-parallel rank
-// i / ep.
-//   expert group (stage, j):                  (first(stage) + j * ep, 1, ep)
-//   expert replica group (stage, rank r):     (first(stage) + r, ep, dp * cp * tp / ep)
-// An expert group exchanges its tokens (all-to-all); an expert replica group holds the same
-// experts and reduces their gradients.
+// as attention's, in Megatron-Core's expert order tp-ep-dp (expert tensor rank fastest, then
+// expert rank, then expert-data-parallel rank; megatron/core/parallel_state.py): the stage's
+// local device i = device - first(stage) has expert tensor rank i % etp, expert rank
+// (i / etp) % ep and expert-data-parallel rank i / (ep * etp); ep * etp divides the stage.
+//   expert group (stage, j):                  (first(stage) + (j / etp) * ep * etp + j % etp, etp, ep)
+//   expert tensor group (stage, k):           (first(stage) + k * etp, 1, etp)
+//   expert replica group (stage, rank r):     (first(stage) + r, ep * etp, dp * cp * tp / (ep * etp))
+// An expert group (the ep devices of one expert tensor rank) exchanges its tokens
+// (all-to-all); an expert tensor group holds the same experts split by columns and rows,
+// and gathers the dispatched tokens (etp > 1); an expert replica group holds the same
+// expert shards and reduces their gradients. With etp = 1 these are the groups i / ep,
+// none, and i % ep.
 
 #include <array>
 #include <cstdint>
@@ -60,7 +65,7 @@ struct DeviceGroup {
 };
 
 struct Layout {
-  int dp = 1, tp = 1, pp = 1, cp = 1, ep = 1;
+  int dp = 1, tp = 1, pp = 1, cp = 1, ep = 1, etp = 1;
 
   [[nodiscard]] int replicas() const { return dp * cp; }          // ranks of equal weights
   [[nodiscard]] int per_stage() const { return dp * cp * tp; }    // devices of one stage
@@ -102,15 +107,25 @@ struct Layout {
   [[nodiscard]] DeviceGroup shard_peers(int stage, int shard, int copies) const {
     return {first_device(stage), tp * shard, copies, {{{tp * shard, 1}, {}}}};
   }
-  // Expert-data-parallel ranks: devices of a stage that hold the same experts.
-  [[nodiscard]] int expert_replicas() const { return per_stage() / ep; }
-  // Siblings: the stage's other expert groups.
+  // Expert-data-parallel ranks: devices of a stage that hold the same expert shards.
+  [[nodiscard]] int expert_replicas() const { return per_stage() / (ep * etp); }
+  // Expert groups (all-to-alls) of a stage, and the one holding stage-local device i.
+  [[nodiscard]] int expert_groups() const { return per_stage() / ep; }
+  [[nodiscard]] int expert_group_of(int i) const { return i / (ep * etp) * etp + i % etp; }
+  // Siblings: the stage's other expert groups (the other expert tensor ranks' and the other
+  // expert-data-parallel ranks').
   [[nodiscard]] DeviceGroup expert_group(int stage, int j = 0) const {
-    return {first_device(stage) + j * ep, 1, ep, {{{expert_replicas(), ep}, {}}}};
+    DeviceGroup g{first_device(stage) + j / etp * ep * etp + j % etp, etp, ep, {{{expert_replicas(), ep * etp}, {}}}};
+    if (etp > 1) g.sib[1] = {etp, 1};
+    return g;
   }
-  // Siblings: the other expert ranks' replica groups.
+  // Siblings: the stage's other expert tensor groups.
+  [[nodiscard]] DeviceGroup expert_tensor_group(int stage, int k = 0) const {
+    return {first_device(stage) + k * etp, 1, etp, {{{per_stage() / etp, etp}, {}}}};
+  }
+  // Siblings: the other (expert rank, expert tensor rank) pairs' replica groups.
   [[nodiscard]] DeviceGroup expert_replica_group(int stage, int rank = 0) const {
-    return {first_device(stage) + rank, ep, expert_replicas(), {{{ep, 1}, {}}}};
+    return {first_device(stage) + rank, ep * etp, expert_replicas(), {{{ep * etp, 1}, {}}}};
   }
 };
 
@@ -175,8 +190,8 @@ using LayoutSink = std::function<bool(LayoutIssue, std::string_view path, const 
 
 // The cross-field layout rules, in the order the parser reports them: layout = devices,
 // context parallelism (s divisible by cp, even s/cp for causal models), heads, key/value
-// heads and MLP divisible by tp, expert parallelism (MoE: ep divides the experts and a
-// stage's devices; sequence parallelism with tp > 1; no ZeRO-3), the schedule's
+// heads and MLP divisible by tp, expert parallelism (MoE: ep divides the experts, etp the
+// experts' MLP, ep * etp a stage's devices; sequence parallelism with tp > 1; no ZeRO-3), the schedule's
 // interleaving, batch divisibility, the
 // micro-batch limit, layers enough for the model chunks, layers_per_stage when given, and
 // the stages' placement in the pools (when `pools` is set).

@@ -164,10 +164,14 @@ class Emitter {
   }
 
   // MoE: the stage-local index of built rank r (replica d, tensor rank t), and the groups
-  // of the expert layout (workloads/layout.hpp: expert rank i % ep, expert group i / ep).
+  // of the expert layout (workloads/layout.hpp: expert tensor rank i % etp, expert rank
+  // (i / etp) % ep, expert-data-parallel rank i / (ep * etp)).
   int local(int d, int t) const { return d * st_.tp + t; }
   std::uint32_t expert_group(int s, int j) {
     return graph_group(expert_groups_, s, j, plan_.layout.expert_group(s, j));
+  }
+  std::uint32_t expert_tensor_group(int s, int k) {
+    return graph_group(expert_tensor_groups_, s, k, plan_.layout.expert_tensor_group(s, k));
   }
   std::uint32_t expert_replica_group(int s, int q) {
     return graph_group(expert_replica_groups_, s, q, plan_.layout.expert_replica_group(s, q));
@@ -207,18 +211,21 @@ class Emitter {
     }
   }
 
-  // MoE dispatch or combine: an all-to-all of each expert group holding a built rank.
+  // MoE dispatch or combine: an all-to-all of each expert group holding a built rank; with
+  // expert tensor parallelism, the gather or reduce-scatter of each such expert tensor group.
   void emit_ep_comm(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain, std::vector<TaskId>& extra) {
     const Layout& lay = plan_.layout;
+    const bool a2a = it.op == CollectiveOp::all_to_all;
     std::vector<TaskId> out = chain;
     emit_keyed(
-        s, chain, &extra, out, lay.expert_replicas(), [&](int d, int t) { return local(d, t) / lay.ep; },
-        [&](int j) { return expert_group(s, j); },
+        s, chain, &extra, out, a2a ? lay.expert_groups() : lay.per_stage() / lay.etp,
+        [&](int d, int t) { return a2a ? lay.expert_group_of(local(d, t)) : local(d, t) / lay.etp; },
+        [&](int j) { return a2a ? expert_group(s, j) : expert_tensor_group(s, j); },
         [&](std::uint32_t group, std::vector<TaskId>& deps) {
           return tasks_.collective(group, it.op, it.comm_bytes, CommClass::ep,
                                    op.forward() ? Phase::forward : Phase::backward, s, op.microbatch, deps, false);
         },
-        ep_mirrors_);
+        a2a ? ep_mirrors_ : etp_mirrors_);
     chain = std::move(out);
     std::fill(extra.begin(), extra.end(), kNone);
   }
@@ -230,7 +237,7 @@ class Emitter {
     const Layout& lay = plan_.layout;
     std::vector<TaskId> out(chain.size(), kNone);
     emit_keyed(
-        s, chain, nullptr, out, lay.ep, [&](int d, int t) { return local(d, t) % lay.ep; },
+        s, chain, nullptr, out, lay.ep * lay.etp, [&](int d, int t) { return local(d, t) % (lay.ep * lay.etp); },
         [&](int q) { return expert_replica_group(s, q); },
         [&](std::uint32_t group, std::vector<TaskId>& deps) {
           return tasks_.collective(group, op, bytes, cls, phase, s, mb, deps, true);
@@ -620,8 +627,8 @@ class Emitter {
   std::map<int, PipeOp> held_;  // per stage: a paired forward whose send waits for its pair
   std::map<std::pair<int, int>, std::uint32_t> tp_groups_, dp_groups_;
   std::map<int, std::uint32_t> tp_mirrors_, dp_mirrors_;      // mirror sets by stage
-  std::map<int, std::uint32_t> ep_mirrors_, expert_dp_mirrors_, expert_gather_mirrors_;
-  std::map<std::pair<int, int>, std::uint32_t> expert_groups_, expert_replica_groups_;
+  std::map<int, std::uint32_t> ep_mirrors_, etp_mirrors_, expert_dp_mirrors_, expert_gather_mirrors_;
+  std::map<std::pair<int, int>, std::uint32_t> expert_groups_, expert_tensor_groups_, expert_replica_groups_;
   std::map<std::array<int, 3>, std::uint32_t> pair_mirrors_;                     // by (from stage, to stage, kind)
   StreamTasks tasks_{g_, static_cast<std::uint32_t>(st_.pp * st_.dp * st_.tp)};  // interns the phases' labels first
   std::uint32_t send_label_ = g_.intern_label("send");

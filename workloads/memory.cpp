@@ -8,7 +8,7 @@
 namespace hcsim {
 
 double stage_expert_params_per_device(const TransformerConfig& c, const StrategySpec& st, const StageShape& sh) {
-  return sh.moe_layers * c.moe_expert_params() / st.ep;
+  return sh.moe_layers * c.moe_expert_params() / (st.ep * st.etp);
 }
 
 double stage_params_per_device(const TransformerConfig& c, const StrategySpec& st, const StageShape& sh) {

@@ -6,9 +6,9 @@
 // times the micro-batches the pipeline schedule keeps in flight (1F1B: p - s; GPipe: m),
 // plus the last stage's fp32 logits (4 s b V / t) and communication buffers. Under context
 // parallelism (cp) activations and logits cover s/cp tokens and ZeRO partitions over dp * cp.
-// MoE layers keep their own activations (moe_layer_ops) and hold E/ep routed experts, whose
-// gradients and optimizer state ZeRO partitions over the expert replica group
-// (dp * cp * tp / ep ranks).
+// MoE layers keep their own activations (moe_layer_ops) and hold E/ep routed experts, 1/etp
+// of each (expert tensor parallelism), whose gradients and optimizer state ZeRO partitions
+// over the expert replica group (dp * cp * tp / (ep * etp) ranks).
 
 #include <string>
 
@@ -35,7 +35,7 @@ struct StageShape {
 };
 
 // Parameters held by one device of the stage (one tensor-parallel shard; of an MoE layer,
-// its E/ep routed experts whole).
+// 1/etp of each of its E/ep routed experts).
 double stage_params_per_device(const TransformerConfig& c, const StrategySpec& st, const StageShape& sh);
 // Of which the routed experts' (MoE), sharded by ZeRO over the expert replica group.
 double stage_expert_params_per_device(const TransformerConfig& c, const StrategySpec& st, const StageShape& sh);

@@ -14,7 +14,7 @@ struct ChunkCache::Impl {
   // (model, device) by address: the caller keeps both alive and unchanged while the cache lives.
   // The last four: ZeRO-3 / FSDP's unit markers (sharded, unit kind, bucket, persistence).
   using Key = std::tuple<std::uintptr_t, std::uintptr_t, int, bool, bool, std::int64_t, int, bool, bool, Recompute,
-                         DType, int, bool, ShardUnit, double, double, int, int>;
+                         DType, int, bool, ShardUnit, double, double, int, int, int>;
   std::map<Key, ChunkTotals> chunks;
 };
 
@@ -43,7 +43,8 @@ const ChunkTotals& ChunkCache::get(const LoweringInput& in, const ComputeDevice&
                       st.sharding.prefetch_bucket,
                       st.sharding.persistence_threshold,
                       first_layer,
-                      st.ep};
+                      st.ep,
+                      st.etp};
   auto& chunks = impl_->chunks;
   auto it = chunks.find(key);
   if (it == chunks.end()) it = chunks.emplace(key, chunk_totals(in, dev, layers, embedding, head, first_layer)).first;

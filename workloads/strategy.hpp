@@ -86,7 +86,12 @@ struct StrategySpec {
   // combined back by all-to-all; expert gradients are reduced over the stage's devices
   // that hold the same experts.
   int ep = 1;
-  [[nodiscard]] Layout layout() const { return {dp, tp, pp, cp, ep}; }
+  // Expert tensor parallelism (Megatron-Core's expert_tensor_parallel_size): each routed
+  // expert's MLP split over etp devices (first GEMM by columns, second by rows), the
+  // dispatched tokens all-gathered over them before the experts and reduce-scattered after
+  // (workloads/layout.hpp).
+  int etp = 1;
+  [[nodiscard]] Layout layout() const { return {dp, tp, pp, cp, ep, etp}; }
   std::string schedule = "1f1b";  // pipeline schedule registry key
   int interleave = 1;             // v: model chunks per device (interleaved-1f1b)
   bool sequence_parallel = false;

@@ -154,6 +154,15 @@ struct LayerOp {
   // expert-parallel group before the op in forward, after its backward in backward (the
   // gradient goes back the way the tokens came). 0: none.
   Bytes ep_all_to_all{};
+  // Expert tensor parallelism (etp > 1): the dispatched tokens all-gathered over the expert
+  // tensor group after the dispatch (etp_all_gather, on the experts' first op) and their
+  // partial outputs reduce-scattered before the combine (etp_reduce_scatter, on the
+  // combine's op), this many bytes gathered (the whole buffer); in backward the gradient
+  // is reduce-scattered where the tokens were gathered and all-gathered where they were
+  // reduce-scattered (Megatron-Core's MoEAlltoAllTokenDispatcher:
+  // gather_from_sequence_parallel_region and reduce_scatter_to_sequence_parallel_region
+  // over the expert tensor group). 0: none.
+  Bytes etp_all_gather{}, etp_reduce_scatter{};
 };
 
 struct ShardShape {
@@ -166,6 +175,7 @@ struct ShardShape {
   bool fused_cross_entropy = false;  // strategy.cross_entropy_fusion
   bool fused_kernels = true;         // strategy.fused_kernels
   int ep = 1;                        // expert parallel: this rank holds E/ep routed experts
+  int etp = 1;                       // expert tensor parallel: 1/etp of each of them
 };
 ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st);
 
@@ -192,7 +202,12 @@ MoeLoad moe_load(const MoeConfig& m, int ep);
 // rank waits for it at the combine), the combine all-to-all and the weighted un-permute.
 // With tp > 1 the tokens enter on their sequence-parallel shard (s/t per rank; Megatron-Core
 // requires sequence parallelism for MoE with tensor parallelism) and the experts are not
-// split over tp (expert tensor parallelism 1).
+// split over tp. With expert tensor parallelism etp > 1 (Megatron-Core's
+// MoEAlltoAllTokenDispatcher) each expert's MLP is split over the etp ranks of an expert
+// tensor group (its first GEMM by columns, the second by rows: f/etp inner columns each);
+// the tokens dispatched to them are all-gathered over the group, so each rank computes
+// etp times the tokens at 1/etp of the width -- the same FLOPs per rank as etp = 1, on
+// 1/etp of the weights -- and the partial outputs are reduce-scattered before the combine.
 std::vector<LayerOp> moe_layer_ops(const TransformerConfig& c, const ShardShape& s);
 
 // Activation bytes one layer keeps for its backward pass, summed over its ops: everything

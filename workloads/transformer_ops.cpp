@@ -272,31 +272,37 @@ std::vector<LayerOp> moe_layer_ops(const TransformerConfig& c, const ShardShape&
   ops.back().saved_bytes = Bytes(4 * n * experts);
   // Permute: each token copied once per chosen expert, grouped by expert (read and write N k h).
   ops.push_back(mem_op("permute", KernelKind::elementwise, 2 * n * k * h * e, act));
-  // The busiest rank's tokens, spread over its E/ep local experts (one grouped GEMM).
+  // The busiest rank's tokens (with etp > 1, those of its expert tensor group, gathered),
+  // spread over its E/ep local experts (one grouped GEMM) of f/etp inner columns each.
   const double routed = n * k * load.load;
+  const double etp = s.etp, gathered = routed * etp;
   const std::int64_t local = std::max<std::int64_t>(1, m.experts / s.ep);
-  const std::int64_t per_expert = static_cast<std::int64_t>(std::ceil(routed / d(local)));
+  const std::int64_t per_expert = static_cast<std::int64_t>(std::ceil(gathered / d(local)));
   const double received = d(per_expert * local);
-  const std::int64_t f = m.expert_ffn;
+  const std::int64_t f = m.expert_ffn / s.etp;
   const Bytes wire(s.ep > 1 ? routed * h * e : 0.0);
+  const Bytes etp_wire(s.etp > 1 ? gathered * h * e : 0.0);
   if (fp8) ops.push_back(mem_op("fp8_cast_expert_up", KernelKind::elementwise, received * h * (3 * e + g), act));
   ops.push_back(
       {"expert_up", gemm_kernel(per_expert, c.gated_mlp ? 2 * f : f, c.hidden, s.dtype, local), false, false, false});
   ops.back().ep_all_to_all = wire;  // dispatch
+  ops.back().etp_all_gather = etp_wire;
   ops.back().saved_bytes = Bytes(g * received * h);
-  // Model FLOPs: the even share N k, not the busiest rank's excess or padding.
-  ops.back().model_work = 1.0 / (received / (n * k));
+  // Model FLOPs: the even share N k (at full width: etp N k tokens at 1/etp of it), not the
+  // busiest rank's excess or padding.
+  ops.back().model_work = 1.0 / (received / (n * k * etp));
   ops.push_back(mem_op("expert_activation", KernelKind::elementwise, received * d(f) * (c.gated_mlp ? 3 : 2) * e, act));
   ops.back().saved_bytes = Bytes(e * received * d(f) * (c.gated_mlp ? 2 : 1));
   if (fp8) ops.push_back(mem_op("fp8_cast_expert_down", KernelKind::elementwise, received * d(f) * (3 * e + g), act));
   ops.push_back({"expert_down", gemm_kernel(per_expert, c.hidden, f, s.dtype, local), false, false, false});
   ops.back().saved_bytes = Bytes(g * received * d(f));
-  ops.back().model_work = 1.0 / (received / (n * k));
+  ops.back().model_work = 1.0 / (received / (n * k * etp));
   // Un-permute: the expert outputs back (combine), weighted by the router's probabilities
   // and summed per token (read N k h, write N h); keeps the expert outputs for the weights'
   // gradient.
   ops.push_back(mem_op("unpermute", KernelKind::elementwise, (n * k + n) * h * e, act));
   ops.back().ep_all_to_all = wire;  // combine
+  ops.back().etp_reduce_scatter = etp_wire;
   ops.back().saved_bytes = Bytes(e * n * k * h);
   ops.push_back(dense.back());  // dropout_residual2
   return ops;
@@ -355,6 +361,7 @@ ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st) {
   s.fused_cross_entropy = st.cross_entropy_fusion;
   s.fused_kernels = st.fused_kernels;
   s.ep = st.ep;
+  s.etp = st.etp;
   return s;
 }
 

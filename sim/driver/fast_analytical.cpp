@@ -97,7 +97,7 @@ struct FastAnalytical::Impl {
 LayoutRequest FastAnalytical::Impl::request(const FastLayout& l) {
   LayoutRequest r;
   r.model = &base.model;
-  r.layout = {l.dp, l.tp, l.pp, l.cp, l.ep};
+  r.layout = {l.dp, l.tp, l.pp, l.cp, l.ep, l.etp};
   r.sequence_parallel = l.sequence_parallel;
   r.zero = l.zero;
   r.devices = l.cluster_devices > 0 ? l.cluster_devices : r.layout.devices();
@@ -124,7 +124,7 @@ LayoutRequest FastAnalytical::Impl::request(const FastLayout& l) {
 
 // Fills the strategy, workload and lowering input of `l`; the first rule it breaks.
 LayoutIssue FastAnalytical::Impl::configure(const FastLayout& l) {
-  if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1 || l.ep < 1 || l.micro_batch < 1 || l.interleave < 1)
+  if (l.tp < 1 || l.pp < 1 || l.dp < 1 || l.cp < 1 || l.ep < 1 || l.etp < 1 || l.micro_batch < 1 || l.interleave < 1)
     return LayoutIssue::degrees;
   if (static_cast<std::int64_t>(l.tp) * l.pp * l.dp * l.cp > base.device_count()) return LayoutIssue::too_many_devices;
   if (l.zero < 0 || l.zero > 3) return LayoutIssue::zero;
@@ -137,6 +137,7 @@ LayoutIssue FastAnalytical::Impl::configure(const FastLayout& l) {
   strategy.dp = l.dp;
   strategy.cp = l.cp;
   strategy.ep = l.ep;
+  strategy.etp = l.etp;
   if (strategy.schedule != l.schedule) strategy.schedule.assign(l.schedule);
   strategy.interleave = l.interleave;
   strategy.recompute = l.recompute;

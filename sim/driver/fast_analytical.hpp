@@ -1,7 +1,7 @@
 #pragma once
 // Fast analytical screening of many parallel layouts of one base scenario, for layout
 // searches: the base is parsed, its topology built and its collective cost model made
-// once; each layout then sets the strategy fields directly (tp, pp, dp, cp, ep, micro-batch,
+// once; each layout then sets the strategy fields directly (tp, pp, dp, cp, ep, etp, micro-batch,
 // schedule, recomputation, ZeRO, sequence parallelism), places its stages in the base's
 // pools by device order and splits the layers as the parser does (evenly on one device
 // model, by device speed across several), checks the scenario parser's layout rules and
@@ -44,6 +44,7 @@ struct FastLayout {
   int cp = 1;
   std::int64_t cluster_devices = 0;  // for the layout rules: the cluster's devices (0: tp * pp * dp * cp)
   int ep = 1;                        // expert parallelism (MoE models; workloads/layout.hpp)
+  int etp = 1;                       // expert tensor parallelism (MoE models; workloads/layout.hpp)
 };
 
 struct FastResult {

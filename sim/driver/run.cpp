@@ -112,8 +112,11 @@ double estimate_tasks(const Scenario& sc) {
   // Context parallelism: per layer and pass up to three attention rings (forward,
   // recomputation, backward) of cp blocks and cp - 1 sends.
   if (st.cp > 1) per_pass += layers_per_stage * 3.0 * 2.0 * st.cp;
-  // Expert parallelism: per MoE layer and pass two all-to-alls, each splitting the compute.
-  if (st.ep > 1) per_pass += static_cast<double>(sc.model.moe_layers(0, sc.model.layers)) / st.pp * 4.0;
+  // Expert parallelism: per MoE layer and pass two all-to-alls (and with etp > 1 a gather and
+  // a reduce-scatter), each splitting the compute.
+  const int expert_comms = (st.ep > 1 ? 2 : 0) + (st.etp > 1 ? 2 : 0);
+  if (expert_comms > 0)
+    per_pass += static_cast<double>(sc.model.moe_layers(0, sc.model.layers)) / st.pp * 2.0 * expert_comms;
   const double ranks = sc.simulation.symmetry ? static_cast<double>(st.pp) * st.cp
                                              : static_cast<double>(st.grad_ranks()) * st.tp * st.pp;
   // A schedule step costs the planner about a tenth of what a task costs the engine

@@ -53,6 +53,7 @@ json run_json(const Scenario& sc, const Metrics& m) {
                    {"micro_batch", sc.workload.micro_batch},
                    {"global_batch", sc.workload.global_batch},
                    {"micro_batches", sc.workload.micro_batches(st.dp)}};
+  if (st.etp > 1) strategy["etp"] = st.etp;  // expert tensor parallelism, when used
   return {{"format", kReportFormat},
           {"hcsim_version", kVersion},
           {"scenario", sc.name},

@@ -46,10 +46,12 @@ std::optional<Scenario> fast_base(const SearchSpec& spec) {
   }
 }
 
-FastLayout layout_of(const Candidate& c, int base_cp) {
+// cp and etp: the base's unless the candidate sets cp (the search has no etp axis).
+FastLayout layout_of(const Candidate& c, int base_cp, int base_etp) {
   const auto& p = c.params;
   FastLayout l;
   l.cp = base_cp;
+  l.etp = base_etp;
   l.cluster_devices = c.devices;
   l.tp = p.at("/strategy/tp").get<int>();
   l.pp = p.at("/strategy/pp").get<int>();
@@ -110,7 +112,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
       out.rest.push_back(i);
       continue;
     }
-    const FastLayout layout = layout_of(c, base->strategy.cp);
+    const FastLayout layout = layout_of(c, base->strategy.cp, base->strategy.etp);
     // A layout the parser refuses gets the parser's messages (the one copy of the rules,
     // workloads/layout.hpp), whatever the cluster of its device count.
     auto refused = [&](std::vector<Issue> issues) {
@@ -156,6 +158,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
     st.pp = layout.pp;
     st.cp = layout.cp;
     st.ep = layout.ep;
+    st.etp = layout.etp;
     if (!r.fits && base->simulation.check_memory) {
       ev.status = "infeasible";
       ev.reason = issues_text(InputError(fast->memory_issues(layout)));

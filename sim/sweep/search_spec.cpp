@@ -64,10 +64,13 @@ void read_base_pools(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
   const nlohmann::json::json_pointer cp("/strategy/cp"), placed("/strategy/stage_pools");
   if (doc.contains(cp) && doc.at(cp).is_number_integer() && doc.at(cp).get<std::int64_t>() >= 1)
     s.base_cp = static_cast<int>(doc.at(cp).get<std::int64_t>());
-  const nlohmann::json::json_pointer ep("/strategy/ep");
+  const nlohmann::json::json_pointer ep("/strategy/ep"), etp("/strategy/etp");
   if (doc.contains(ep) && doc.at(ep).is_number_integer() && doc.at(ep).get<std::int64_t>() >= 1 &&
       doc.at(ep).get<std::int64_t>() <= 1'000'000)
     s.base_ep = static_cast<int>(doc.at(ep).get<std::int64_t>());
+  if (doc.contains(etp) && doc.at(etp).is_number_integer() && doc.at(etp).get<std::int64_t>() >= 1 &&
+      doc.at(etp).get<std::int64_t>() <= 1'000'000)
+    s.base_etp = static_cast<int>(doc.at(etp).get<std::int64_t>());
   if (s.fixed_pools && doc.contains(placed))
     d.error("/base/strategy/stage_pools", "a search over several pools places its stages by device order (stage s "
                                           "on the pool holding its devices); remove stage_pools from the base");
@@ -195,11 +198,11 @@ struct Layout {
 };
 
 // The strategy variants of one layout that differ in effect: ZeRO only with dp > 1 (or,
-// for an MoE model, more than one device holding the same experts: dp * cp * tp / ep > 1),
+// for an MoE model, more than one device holding the same experts: dp * cp * tp / (ep * etp) > 1),
 // sequence parallelism only with tp > 1.
 void add_variants(const SearchSpec& s, const Layout& l, std::vector<Candidate>& out) {
   const int devices = l.tp * l.pp * l.dp * s.base_cp;
-  const bool shards = l.dp > 1 || (s.experts > 0 && l.tp * s.base_cp > l.ep);
+  const bool shards = l.dp > 1 || (s.experts > 0 && l.tp * s.base_cp > l.ep * s.base_etp);
   for (const auto& rc : s.space.recompute)
     for (int z : s.space.zero) {
       if (z > 0 && !shards) continue;
@@ -243,15 +246,15 @@ std::vector<std::pair<std::string, int>> schedules_for(const SearchSpace& sp, in
 }
 
 // The expert parallelism worth trying on a stage of `stage` devices: the space's, else for an
-// MoE model every divisor of its experts that divides the stage (the layout rules), else
-// ep = 1 (dense) or the base's (unknown model).
+// MoE model every divisor of its experts whose product with the base's etp divides the
+// stage (the layout rules), else ep = 1 (dense) or the base's (unknown model).
 std::vector<int> ep_values(const SearchSpec& s, long stage) {
   if (!s.space.ep.empty()) return s.space.ep;
   if (s.experts == 0) return {1};
   if (s.experts < 0) return {s.base_ep};
   std::vector<int> out;
   for (int e = 1; e <= stage && e <= s.experts; ++e)
-    if (s.experts % e == 0 && stage % e == 0) out.push_back(e);
+    if (s.experts % e == 0 && stage % (static_cast<long>(e) * s.base_etp) == 0) out.push_back(e);
   return out;
 }
 

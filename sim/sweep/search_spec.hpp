@@ -20,15 +20,16 @@
 // a candidate fills them all, its stages placed by device order, each inside one pool.
 // Every layout of the space within the budget is a candidate, minus equivalent duplicates
 // (interleave only with the interleaved schedule, sequence parallelism only with tp > 1,
-// ZeRO only with dp > 1 or, for an MoE model, dp * cp * tp / ep > 1 devices holding the same
+// ZeRO only with dp > 1 or, for an MoE model, dp * cp * tp / (ep * etp) > 1 devices holding the same
 // experts, one schedule when pp = 1); the scenario parser rejects the rest
 // (heads not divisible by tp, batch not divisible by dp x micro-batch, ep not dividing the
 // experts or a stage's devices, ...).
 //
 // Expert parallelism ("ep": [1, 2, 4, 8] in the space, MoE models): without "ep", an MoE base
 // tries every ep that divides both its routed experts and the candidate's stage of
-// dp * cp * tp devices (the layout rules' divisibility, workloads/layout.hpp), a dense base
-// ep = 1; a base that does not parse keeps its own ep.
+// dp * cp * tp devices (the layout rules' divisibility, workloads/layout.hpp; with the base's
+// etp, ep * etp divides the stage), a dense base ep = 1; a base that does not parse keeps its
+// own ep. Expert tensor parallelism is not an axis: every candidate keeps the base's etp.
 
 #include <cstdint>
 #include <optional>
@@ -70,6 +71,7 @@ struct SearchSpec {
   // default ep axis is the base's ep.
   std::int64_t experts = -1;
   int base_ep = 1;
+  int base_etp = 1;                // the base's expert tensor parallelism, every candidate's (no etp axis)
   std::vector<int> device_counts;  // empty: any total within max_devices
   std::optional<double> max_power_w;
   Objective objective = Objective::tokens_per_s;

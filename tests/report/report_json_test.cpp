@@ -62,8 +62,15 @@ TEST(ReportJson, MoeSectionMatchesSchema) {
   const json rep = report_json(sc, run_scenario(sc));
   ASSERT_TRUE(rep["strategy"].contains("moe"));
   EXPECT_GT(rep["strategy"]["moe"]["imbalance_cost_s"].get<double>(), 0.0);
+  EXPECT_FALSE(rep["strategy"].contains("etp"));  // listed only above 1
   const auto errors = schema().validate(rep);
   EXPECT_TRUE(errors.empty()) << joined(errors);
+  // Expert tensor parallelism 2 (ep 8 * etp 2 = the stage's 16 devices) is listed.
+  sc.strategy.etp = 2;
+  const json split = report_json(sc, run_scenario(sc));
+  EXPECT_EQ(split["strategy"]["etp"], 2);
+  const auto split_errors = schema().validate(split);
+  EXPECT_TRUE(split_errors.empty()) << joined(split_errors);
 }
 
 TEST(ReportJson, CheckerRejectsWhatTheSchemaForbids) {

@@ -115,6 +115,7 @@ nlohmann::json moe_doc(const FastLayout& l) {
                    {"tp", l.tp},
                    {"pp", l.pp},
                    {"ep", l.ep},
+                   {"etp", l.etp},
                    {"schedule", std::string(l.schedule)},
                    {"interleave", l.interleave},
                    {"recompute", std::string(recompute_name(l.recompute))},
@@ -139,10 +140,14 @@ TEST(FastAnalyticalMoe, MatchesRunScenarioForEveryExpertParallelism) {
       {2, 2, 2, 1, "interleaved-1f1b", 2, Recompute::full, 0, true, 1, 0, 2},  // 8 of the 16 devices
       {1, 4, 4, 1, "gpipe", 1, Recompute::none, 0, false, 1, 0, 4},
       {1, 2, 8, 1, "1f1b", 1, Recompute::none, 1, false, 1, 0, 8},
+      {1, 1, 16, 1, "1f1b", 1, Recompute::none, 1, false, 1, 0, 4, 2},             // etp 2: all-to-alls at stride 2
+      {2, 2, 4, 1, "1f1b", 1, Recompute::selective, 1, true, 1, 0, 2, 4},          // etp 4 over dp*tp = 8
+      {1, 2, 8, 1, "interleaved-1f1b", 2, Recompute::full, 0, false, 1, 0, 1, 2},  // etp without ep
   };
   double lightest = 0, heaviest = 0;  // peak memory at ep 1 and ep 8 of the dp 16 layouts
   for (const FastLayout& l : layouts) {
-    SCOPED_TRACE(testing::Message() << "tp " << l.tp << " pp " << l.pp << " dp " << l.dp << " ep " << l.ep);
+    SCOPED_TRACE(testing::Message() << "tp " << l.tp << " pp " << l.pp << " dp " << l.dp << " ep " << l.ep << " etp "
+                                    << l.etp);
     const Scenario sc = parse_scenario(moe_doc(l), "layout.json");
     const RunOutput ref = run_scenario(sc);
     const FastResult r = fast.evaluate(l);
@@ -160,16 +165,21 @@ TEST(FastAnalyticalMoe, MatchesRunScenarioForEveryExpertParallelism) {
     expect_rel(r.peak_memory.value(), peak, "peak memory");
     if (l.pp == 1 && l.ep == 1) heaviest = peak;
     if (l.pp == 1 && l.ep == 8) lightest = peak;
+    if (l.pp == 1 && l.ep == 4 && l.etp == 2) {
+      EXPECT_LT(peak, heaviest);  // half of each of 2 experts
+    }
   }
   // The experts' weights, gradients and optimizer state are sharded over ep: at ep 8 each
   // device holds one of the 8 experts instead of all 8.
   EXPECT_LT(lightest, heaviest);
   // The layout rules of expert parallelism, as the parser's (workloads/layout.hpp).
   for (const FastLayout& l : std::vector<FastLayout>{
-           {1, 1, 16, 1, "1f1b", 1, Recompute::none, 0, false, 1, 0, 3},  // 8 experts % 3
-           {1, 1, 4, 1, "1f1b", 1, Recompute::none, 0, false, 1, 0, 8},   // a stage of 4 devices % 8
-           {2, 1, 8, 1, "1f1b", 1, Recompute::none, 0, false, 1, 0, 2},   // tp 2 without sequence parallelism
-           {1, 1, 16, 1, "1f1b", 1, Recompute::none, 3, false, 1, 0, 2},  // ZeRO-3 of experts
+           {1, 1, 16, 1, "1f1b", 1, Recompute::none, 0, false, 1, 0, 3},     // 8 experts % 3
+           {1, 1, 4, 1, "1f1b", 1, Recompute::none, 0, false, 1, 0, 8},      // a stage of 4 devices % 8
+           {2, 1, 8, 1, "1f1b", 1, Recompute::none, 0, false, 1, 0, 2},      // tp 2 without sequence parallelism
+           {1, 1, 16, 1, "1f1b", 1, Recompute::none, 3, false, 1, 0, 2},     // ZeRO-3 of experts
+           {1, 1, 16, 1, "1f1b", 1, Recompute::none, 0, false, 1, 0, 8, 4},  // ep * etp = 32 > 16 devices
+           {1, 1, 16, 1, "1f1b", 1, Recompute::none, 0, false, 1, 0, 1, 3},  // the experts' 1,792 % 3
        }) {
     EXPECT_EQ(fast.evaluate(l).issue, LayoutIssue::experts) << "tp " << l.tp << " dp " << l.dp << " ep " << l.ep;
     EXPECT_THROW(parse_scenario(moe_doc(l), "bad.json"), InputError) << "ep " << l.ep;

@@ -208,6 +208,28 @@ TEST(FastScreen, MatchesTheFullPathOnAnMoeSearch) {
   EXPECT_THAT(listed.reasons, ::testing::HasSubstr("/strategy/sequence_parallel: an MoE model with tp > 1 needs"));
 }
 
+// A base with expert tensor parallelism 2: every candidate keeps it (no etp axis), its
+// default ep axis only the ep with ep * 2 dividing the stage, and the closed forms match the
+// parsed candidates' to 1e-9.
+TEST(FastScreen, MatchesTheFullPathWithTheBasesExpertTensorParallelism) {
+  register_builtins();
+  nlohmann::json doc = read_json_file(kSweeps + "tiny-moe-search.json");
+  nlohmann::json base = read_json_file(kSweeps + "tiny-moe.json");
+  base["strategy"]["ep"] = 4;  // ep * etp divides the base's stage of 8 devices
+  base["strategy"]["etp"] = 2;
+  doc["base"] = base;
+  const SearchSpec spec = parse_search(doc, kSweeps + "search.json");
+  EXPECT_EQ(spec.base_etp, 2);
+  for (const SearchRow& r : rows_of(spec)) {
+    const auto& p = r.candidate.params;
+    const int stage = p["/strategy/tp"].get<int>() * p["/strategy/dp"].get<int>();
+    EXPECT_EQ(stage % (2 * p["/strategy/ep"].get<int>()), 0) << describe_layout(r.candidate);
+  }
+  const Counts n = expect_same_as_full_path(spec);
+  EXPECT_EQ(n.rest, 0u);
+  EXPECT_GT(n.ok, 20u);
+}
+
 TEST(FastScreen, LeavesEverythingToTheFullPathWhereItDoesNotApply) {
   register_builtins();
   SearchSpec spec = load_search(kSweeps + "quickstart-search.json");
