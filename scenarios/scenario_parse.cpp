@@ -242,7 +242,7 @@ struct Parser {
     const std::string at = "/workload/model/overrides/";
     if (!c.is_moe()) {
       for (const char* k : {"top_k", "expert_ffn_hidden", "shared_ffn_hidden", "moe_first_dense", "moe_every",
-                            "capacity_factor", "router_skew"})
+                            "capacity_factor", "router_skew", "max_nodes_per_token"})
         if (resolved.is_object() && resolved.contains(k) && !resolved[k].is_null())
           diag.error(at + k, fmt::format("\"{}\" is an MoE setting: it needs \"experts\" > 0", k));
       return;
@@ -294,6 +294,8 @@ struct Parser {
     st.scatter_gather = s.boolean("scatter_gather");
     st.overlap_dp = s.boolean("overlap_dp");
     st.dp_bucket = s.get<Bytes>("dp_bucket");
+    if (st.deepep_dispatch && !sc.model.is_moe())
+      diag.error("/strategy/moe_dispatch", "\"deepep\" is an MoE dispatch: it needs \"experts\" > 0 in the model");
     st.sharding = resolve_sharding(s.has("fsdp") ? s.raw("fsdp") : nlohmann::json(), "/strategy/fsdp", st, diag,
                                    &res.fsdp);
     if (pipeline_schedules().find(st.schedule) && sc.schedule().splits_backward() && sharded_parameters(st))

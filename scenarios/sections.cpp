@@ -147,6 +147,10 @@ const ParamTable& strategy() {
        .help = "gradient buckets reduced while the last backward runs"},
       {.name = "dp_bucket", .kind = ParamKind::quantity, .dim = Dim::data, .def = "25 MB", .min = 1,
        .help = "gradient bucket size"},
+      {.name = "moe_dispatch", .kind = ParamKind::choice, .def = "all_to_all", .choices = {"all_to_all", "deepep"},
+       .help = "MoE dispatch and combine: all_to_all (over the expert group, by the collective algorithm) or deepep "
+               "(DeepSeek-V3 / DeepEP: each token sent once per destination node on its rail, then forwarded on "
+               "NVLink to its experts' GPUs; combine the reverse)"},
       {.name = "layers_per_stage", .kind = ParamKind::array, .def = nullptr,
        .help = "layers of each pipeline stage (default: balanced by device speed)"},
       {.name = "stage_pools", .kind = ParamKind::array, .def = nullptr,
@@ -226,6 +230,7 @@ void read_framework_keys(const Params& s, StrategySpec& st) {
   st.fused_kernels = s.boolean("fused_kernels");
   st.deallocate_pipeline_outputs = s.boolean("deallocate_pipeline_outputs");
   st.blocking_p2p = s.boolean("blocking_p2p");
+  st.deepep_dispatch = s.string("moe_dispatch") == "deepep";
 }
 
 }  // namespace hcsim::sections

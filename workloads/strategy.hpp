@@ -127,6 +127,10 @@ struct StrategySpec {
   const Codec* pp_codec = nullptr;
   std::int64_t step = 1'000'000'000;  // training step costed (warm-up phases of codecs)
   std::int64_t average_steps = 0;     // > 0: also the mean over steps 0..K-1
+  // MoE dispatch and combine: all-to-alls over the expert group (false), or DeepEP's (each
+  // token sent once per destination node on its rail, then forwarded on NVLink;
+  // sim/collectives/deepep.hpp).
+  bool deepep_dispatch = false;
 };
 
 // Bytes of one gradient element as accumulated and reduced (MainGrads).

@@ -111,6 +111,9 @@ ParamTable transformer_params(const char* family) {
        .help = "expert capacity as a multiple of its even share: pads and drops (MoE; default 0: dropless)"},
       {.name = "router_skew", .kind = ParamKind::number, .def = nullptr, .min = 0, .max = 8,
        .help = "Zipf exponent of the routing distribution, expert j's share ~ (j+1)^-skew (MoE; default 0: uniform)"},
+      {.name = "max_nodes_per_token", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1 << 16,
+       .help = "node-limited routing: a token's experts on at most this many nodes of its expert group (MoE; "
+               "DeepSeek-V3: 4; default no limit); sets the DeepEP dispatch's bytes"},
   };
   t.insert(t.end(), moe.begin(), moe.end());
   if (!llama) return t;
@@ -160,6 +163,7 @@ std::unique_ptr<TransformerModel> make_model(const char* family, const Params& p
     m.every = p.has("moe_every") ? static_cast<int>(p.integer("moe_every")) : 1;
     m.capacity_factor = p.has("capacity_factor") ? p.number("capacity_factor") : 0.0;
     m.skew = p.has("router_skew") ? p.number("router_skew") : 0.0;
+    m.max_nodes = p.has("max_nodes_per_token") ? static_cast<int>(p.integer("max_nodes_per_token")) : 0;
   }
   if (fam == "llama" && p.has("head_dim")) c.head_size = p.integer("head_dim");
   if (fam == "llama" && p.integer("kv_lora_rank") > 0) {
@@ -255,10 +259,11 @@ void register_presets() {
              {{"layers", 61}, {"hidden", 7168}, {"heads", 128}, {"kv_heads", 128}, {"ffn_hidden", 18432},
               {"vocab", 129280}, {"seq_len", 4096}, {"experts", 256}, {"top_k", 8}, {"expert_ffn_hidden", 2048},
               {"shared_ffn_hidden", 2048}, {"moe_first_dense", 3}, {"kv_lora_rank", 512}, {"q_lora_rank", 1536},
-              {"qk_nope_head_dim", 128}, {"qk_rope_head_dim", 64}, {"v_head_dim", 128}},
+              {"qk_nope_head_dim", 128}, {"qk_rope_head_dim", 64}, {"v_head_dim", 128}, {"max_nodes_per_token", 4}},
              "DeepSeek-AI 2024, DeepSeek-V3 Technical Report (arXiv 2412.19437), sections 2.1 and 4.2: 61 layers, "
              "h 7,168, MLA (128 heads, d_c 512, d_c' 1,536, 128 + 64 query/key and 128 value dimensions), the first 3 "
-             "layers dense (18,432), then 1 shared and 256 routed experts of 2,048, top-8; sequence 4,096 as "
+             "layers dense (18,432), then 1 shared and 256 routed experts of 2,048, top-8 on at most 4 nodes (section "
+             "2.1.2); sequence 4,096 as "
              "pre-trained (671B parameters, 37B active; the multi-token-prediction module not included)");
   add_preset("gshard-gpt-1.1t", "gpt",
              {{"layers", 32}, {"hidden", 4096}, {"heads", 32}, {"vocab", 51200}, {"seq_len", 2048}, {"experts", 512},

@@ -58,6 +58,9 @@ struct MoeConfig {
   // The routing distribution: expert j (from 0) receives a share proportional to
   // (j + 1)^-skew of the routed tokens (Zipf; 0: uniform).
   double skew = 0;
+  // Node-limited routing (DeepSeek-V3 §2.1.2, M = 4): the most nodes of the expert group one
+  // token's experts may sit on; 0: no limit. Used by the DeepEP dispatch's deduplication.
+  int max_nodes = 0;
 };
 
 struct TransformerConfig {

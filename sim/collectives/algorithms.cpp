@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/collectives/deepep.hpp"
 #include "sim/core/error.hpp"
 
 namespace hcsim {
@@ -175,6 +176,20 @@ void add_others() {
          return pairwise_all_to_all_schedule(r.shape.ranks, r.elements, r.compressed);
        },
        .auto_priority = 80});
+  // Used only when named, or for an MoE model's dispatch and combine under
+  // strategy.moe_dispatch = "deepep" (CostOptions::deepep), whose routing sets node_share.
+  add({.name = std::string(kDeepepAlgorithm),
+       .help = "MoE dispatch / combine all-to-all: pairwise across nodes on one rail per GPU, each token sent once "
+               "per destination node, then pairwise inside the node on NVLink forwarding its expert copies",
+       .source = "DeepSeek-V3 report (arXiv 2412.19437) §3.2.2; deepseek-ai/DeepEP",
+       .supports = [](CollectiveOp op, const GroupShape& s) {
+         return op == CollectiveOp::all_to_all && (s.nodes == 1 || s.per_node > 0);
+       },
+       .schedule = [](const ScheduleRequest& r) {
+         const bool one = r.shape.nodes == 1;
+         return deepep_all_to_all_schedule(r.shape.nodes, one ? r.shape.ranks : r.shape.per_node, r.elements,
+                                           r.node_share, r.compressed);
+       }});
   add({.name = "direct",
        .help = "one point-to-point transfer (send/recv between two ranks)",
        .supports = [](CollectiveOp op, const GroupShape& s) { return op == CollectiveOp::send_recv && s.ranks == 2; },

@@ -39,6 +39,9 @@ struct ScheduleRequest {
   std::int64_t elements = 0;
   int chunks = 1;           // pipeline depth of a pipelined algorithm (tree, chain)
   bool compressed = false;  // see Step::repeat
+  // DeepEP dispatch (deepep.hpp): the share of the node-crossing bytes a token set sends once
+  // per node instead of once per expert (CostOptions::deepep).
+  double node_share = 1;
 };
 
 // One stage of a pipelined algorithm: the route from rank `from` to rank `to` carries `share`

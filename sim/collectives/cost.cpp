@@ -206,6 +206,11 @@ CollectiveEstimate CollectiveCostModel::schedule_time(const Schedule& sc, const 
   return est;
 }
 
+double CollectiveCostModel::node_share(const GroupShape& shape) const {
+  if (!opt_.deepep || (shape.nodes > 1 && shape.per_node == 0)) return 1;
+  return deepep_node_share(*opt_.deepep, shape.nodes);
+}
+
 GroupShape CollectiveCostModel::shape_of(const std::vector<int>& devices, std::vector<int>& ranks) const {
   GroupShape s;
   s.ranks = static_cast<int>(devices.size());
@@ -342,7 +347,7 @@ CollectiveEstimate CollectiveCostModel::evaluate(const CollectiveAlgorithm& a, c
     none.time = Seconds(std::numeric_limits<double>::infinity());
     return none;
   }
-  ScheduleRequest req{op, shape, elements, 1, true};
+  ScheduleRequest req{op, shape, elements, 1, true, node_share(shape)};
   if (a.pipelined) {
     // c = sqrt(S (D - 1) / (alpha B)) minimises (c + D - 1)(alpha + S / (c B)); S, B of the
     // slowest stage, alpha the largest (by default one stage, rank 0 -> rank 1: parent/child

@@ -21,6 +21,8 @@
 //                         multimem loads, all-gather by multimem stores)
 //   NVLS tree, one piece  2 (alpha_nv + S/B_nv) + 2(N-1)(alpha_net + S/(g N B_nic)); c pieces
 //                         overlap their stages (tests/collectives/nvls_tree_test.cpp)
+//   DeepEP all-to-all     (N-1)(alpha_net + (S/N)(D/k)/B_nic) + (g-1)(alpha_nv + S/(g B_nv)), N = 2^j
+//                         nodes of g, D/k its node share (deepep.hpp; tests/collectives/deepep_test.cpp)
 // Multimem transfers (schedule.hpp) load the links as the switch moves them: a load-reduce
 // sends each source's slice and the destination's own up, the sum down once; a store sends
 // the slice up once and down to every member. NCCL's NVLS share of the NVLink (protocol.hpp)
@@ -38,12 +40,14 @@
 // Step::repeat), exact up to one element per step.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
 
 #include "sim/collectives/algorithms.hpp"
+#include "sim/collectives/deepep.hpp"
 #include "sim/collectives/protocol.hpp"
 #include "topologies/routing.hpp"
 
@@ -70,6 +74,10 @@ struct CollectiveEstimate {
 struct CostOptions {
   Seconds step_overhead{};  // fixed software cost added to every step (0: links' latencies only)
   ProtocolSet protocols = ProtocolSet::nccl();  // ProtocolSet::ideal(): the schedule's time alone
+  // Set: the run's all-to-alls are an MoE model's dispatches and combines (its only ones),
+  // run as DeepEP's ("deepep", deepep.hpp) with this routing's deduplication
+  // (strategy.moe_dispatch = "deepep").
+  std::optional<TokenRouting> deepep{};
 };
 
 // nccl-tests bus-bandwidth factor (doc/PERFORMANCE.md; formulas.md §6): all-reduce
@@ -104,6 +112,10 @@ class CollectiveCostModel {
   [[nodiscard]] GroupShape shape_of(const std::vector<int>& devices, std::vector<int>& rank_devices) const;
 
   [[nodiscard]] const Router& router() const { return router_; }
+  [[nodiscard]] const CostOptions& options() const { return opt_; }
+  // ScheduleRequest::node_share for a group of this shape: the DeepEP deduplication of
+  // CostOptions::deepep (1 without it, or on groups of unequal nodes).
+  [[nodiscard]] double node_share(const GroupShape& shape) const;
 
   // Per rank, the time the step's multimem transfers (schedule.hpp) keep that rank's links to
   // its switch busy on an idle network: the largest latency of its routes plus its busiest

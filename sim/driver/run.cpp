@@ -153,7 +153,7 @@ MetricsOptions metrics_options(const Scenario& sc) {
 // topology-aware cost model; no task graph, no engine. Link bytes are not estimated, so
 // network energy is the links' static part only.
 Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const std::vector<StageShape>& shapes) {
-  const CollectiveCostModel model(sc.topology);
+  const CollectiveCostModel model(sc.topology, {.deepep = deepep_routing(sc)});
   CollectiveTimes times(model, sc.simulation.collective_algorithm);
   const AnalyticalResult a = analytical_step(
       in, [&](const DeviceGroup& g, CollectiveOp op, Bytes bytes) { return times(g, op, bytes); }, nullptr);
@@ -305,12 +305,20 @@ void enforce_max_tasks(const Scenario& sc, double estimate, const std::string& w
 
 }  // namespace
 
+std::optional<TokenRouting> deepep_routing(const Scenario& sc) {
+  if (!sc.strategy.deepep_dispatch || !sc.model.is_moe()) return std::nullopt;
+  const MoeConfig& m = sc.model.moe;
+  return TokenRouting{m.experts, m.top_k, m.max_nodes};
+}
+
 Seconds analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
                                    Bytes bytes, std::string_view algorithm, const std::vector<int>& siblings) {
   if (devices.size() <= 1 || bytes <= Bytes{}) return Seconds{};
-  // The engine's choice (sim/engine/collective_plan.hpp): the named algorithm where it
-  // applies, else the cheapest with the siblings' transfers on the links; its time with them.
-  if (algorithm == "auto") return model.estimate(devices, op, bytes, "auto", siblings).time;
+  // The engine's choice (sim/engine/collective_plan.hpp): "deepep" for an MoE dispatch under
+  // strategy.moe_dispatch, else the named algorithm where it applies, else the cheapest with
+  // the siblings' transfers on the links; its time with them.
+  if (algorithm == "auto" && !(op == CollectiveOp::all_to_all && model.options().deepep))
+    return model.estimate(devices, op, bytes, "auto", siblings).time;
   return model
       .estimate(devices, op, bytes, resolve_collective_algorithm(model, devices, op, bytes, algorithm, siblings),
                 siblings)
@@ -370,6 +378,7 @@ RunOutput run_scenario(const Scenario& sc) {
   EngineOptions opt;
   opt.mode = sc.simulation.mode == "flow" ? "flow" : "event";
   opt.algorithm = sc.simulation.collective_algorithm;
+  opt.deepep = deepep_routing(sc);
   out.engine = simulate(sc.topology, out.graph, opt);
   out.metrics = compute_metrics(sc, out.graph, out.engine, out.shapes, metrics_options(sc));
   out.codec_time = codec_time(out.graph, out.engine);

@@ -34,6 +34,10 @@ std::optional<Issue> stage_shortfall(const TransformerConfig& c, const StrategyS
 Seconds analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
                                    Bytes bytes, std::string_view algorithm, const std::vector<int>& siblings = {});
 
+// CostOptions::deepep of a scenario: its model's token routing when strategy.moe_dispatch is
+// "deepep" (sim/collectives/deepep.hpp), else none.
+std::optional<TokenRouting> deepep_routing(const Scenario& sc);
+
 // The analytical mode's bound: the schedule steps of costing the data-parallel collectives
 // (estimate_collective_schedule) over `max_tasks`; none when within it.
 std::optional<Issue> analytical_bound_issue(const StrategySpec& st, bool symmetry, std::int64_t max_tasks);

@@ -117,6 +117,12 @@ int collective_size_bucket(double bytes) {
 std::string resolve_collective_algorithm(const CollectiveCostModel& model, const std::vector<int>& devices,
                                          CollectiveOp op, Bytes per_rank, std::string_view requested,
                                          const std::vector<int>& siblings) {
+  if (op == CollectiveOp::all_to_all && model.options().deepep) {
+    // An MoE model's dispatch or combine under strategy.moe_dispatch = "deepep".
+    const CollectiveAlgorithm* a = find_collective_algorithm(kDeepepAlgorithm);
+    std::vector<int> ranks;
+    if (a->supports(op, model.shape_of(devices, ranks))) return a->name;
+  }
   if (requested != "auto") {
     const CollectiveAlgorithm* a = find_collective_algorithm(requested);
     if (!a)
@@ -184,7 +190,7 @@ CollectiveExpansion CollectivePlanner::build(const std::vector<int>& devices, Co
   const int n = static_cast<int>(ranks.size());
   std::int64_t elements = std::llround(bytes);
   if (op == CollectiveOp::all_to_all) elements = (elements + n - 1) / n * n;
-  const Schedule sc = a->schedule({op, shape, elements, p.estimate.chunks, !flow_});
+  const Schedule sc = a->schedule({op, shape, elements, p.estimate.chunks, !flow_, model_.node_share(shape)});
   std::vector<const Step*> all;
   for (const Step& st : sc.steps) all.push_back(&st);
   for (const Transfer& t : merged_step(all).transfers)

@@ -151,10 +151,12 @@ class CollectivePlanner {
 // Size bucket of the algorithm choice: k with 2^k <= bytes < 2^(k+1) (0 below 2 bytes).
 int collective_size_bucket(double bytes);
 
-// The algorithm `requested` ("auto" or a name) resolves to for one collective: the named one
-// where it supports the operation on this group (and, for in_network, where the switches
-// can reduce), else the cost model's choice, with the `siblings`' traffic on the links
-// (CollectiveCostModel::estimate). Throws InputError for an unknown name.
+// The algorithm `requested` ("auto" or a name) resolves to for one collective: "deepep" for an
+// all-to-all when the model's options set CostOptions::deepep (an MoE dispatch or combine) and
+// the group has nodes of equal size; else the named one where it supports the operation on
+// this group (and, for in_network, where the switches can reduce), else the cost model's
+// choice, with the `siblings`' traffic on the links (CollectiveCostModel::estimate). Throws
+// InputError for an unknown name.
 std::string resolve_collective_algorithm(const CollectiveCostModel& model, const std::vector<int>& devices,
                                          CollectiveOp op, Bytes per_rank, std::string_view requested,
                                          const std::vector<int>& siblings = {});

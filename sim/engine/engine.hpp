@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct EngineOptions {
   // Optional: plans (algorithm choices, schedules) kept across simulate() calls on the same
   // topology; made with the same algorithm and mode. The child process inherits its caches.
   std::shared_ptr<CollectivePlanner> planner;
+  // An MoE model's routing when its dispatch and combine run as DeepEP's (CostOptions::deepep).
+  std::optional<TokenRouting> deepep{};
 };
 
 struct EngineResult {

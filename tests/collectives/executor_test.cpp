@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/collectives/algorithms.hpp"
+#include "sim/collectives/deepep.hpp"
 
 namespace hcsim {
 namespace {
@@ -101,15 +102,22 @@ TEST(Executor, HierarchicalOnNodesOfEqualSize) {
       }
 }
 
-TEST(Executor, HierarchicalAllToAllOnNodesOfEqualSize) {
-  // Block j of rank r lands in block r of rank j, through the intra-node exchange and one
-  // rail across, for odd and power-of-two node counts and node sizes.
-  for (int nodes : {1, 2, 3, 4, 8})
-    for (int per_node : {1, 2, 3, 4, 8})
-      for (std::int64_t block : {std::int64_t{1}, std::int64_t{3}}) {
-        const Schedule sc = hierarchical_all_to_all_schedule(nodes, per_node, block * nodes * per_node);
-        ASSERT_EQ(run_and_compare(sc, 29u + static_cast<unsigned>(block)), "") << nodes << "x" << per_node;
-      }
+TEST(Executor, NodeAwareAllToAllsOnNodesOfEqualSize) {
+  // Block j of rank r lands in block r of rank j, for odd and power-of-two node counts and
+  // node sizes: the hierarchical exchange (inside the node, then one rail across) and DeepEP's
+  // order with every token's copies sent across (node share 1: one rail across, then the
+  // NVLink forwarding).
+  using Build = Schedule (*)(int, int, std::int64_t);
+  const Build builds[] = {[](int n, int g, std::int64_t e) { return hierarchical_all_to_all_schedule(n, g, e); },
+                          [](int n, int g, std::int64_t e) { return deepep_all_to_all_schedule(n, g, e); }};
+  for (int i : {0, 1})
+    for (int nodes : {1, 2, 3, 4, 8})
+      for (int per_node : {1, 2, 3, 4, 8})
+        for (std::int64_t block : {std::int64_t{1}, std::int64_t{3}}) {
+          const Schedule sc = builds[i](nodes, per_node, block * nodes * per_node);
+          ASSERT_EQ(run_and_compare(sc, 29u + static_cast<unsigned>(block)), "")
+              << (i == 0 ? "hierarchical " : "deepep ") << nodes << "x" << per_node;
+        }
 }
 
 TEST(Executor, MultiRingOnNodesOfEqualSize) {
@@ -140,8 +148,10 @@ TEST(Executor, StepCountsMatchTheAlgorithms) {
   EXPECT_EQ(double_binary_tree_schedule(CollectiveOp::all_reduce, 16, 1024, 4).steps.size(), 2u * (4 + 4 - 1));
   EXPECT_EQ(pairwise_all_to_all_schedule(8, 64).steps.size(), 7u);
   EXPECT_EQ(pairwise_all_to_all_schedule(6, 60).steps.size(), 6u);
-  // Hierarchical all-to-all, 4 nodes of 8: 7 steps inside the node, 3 across.
+  // Hierarchical all-to-all, 4 nodes of 8: 7 steps inside the node, 3 across; DeepEP's, 3
+  // across, then 7 inside.
   EXPECT_EQ(hierarchical_all_to_all_schedule(4, 8, 32 * 4).steps.size(), 10u);
+  EXPECT_EQ(deepep_all_to_all_schedule(4, 8, 32 * 4).steps.size(), 10u);
 }
 
 TEST(Executor, DoubleBinaryTreesAreComplementary) {

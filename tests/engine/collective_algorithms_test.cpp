@@ -115,6 +115,7 @@ INSTANTIATE_TEST_SUITE_P(
                                          Case{"direct", CollectiveOp::send_recv, 0, 64e6},
                                          Case{"hierarchical", CollectiveOp::all_reduce, 1, 64e6},
                                          Case{"hierarchical", CollectiveOp::all_to_all, 1, 64e6},
+                                         Case{"deepep", CollectiveOp::all_to_all, 1, 64e6},
                                          Case{"multi_ring", CollectiveOp::all_reduce, 1, 64e6},
                                          Case{"multi_ring", CollectiveOp::all_gather, 1, 64e6},
                                          Case{"multi_ring", CollectiveOp::reduce_scatter, 1, 64e6},
@@ -124,6 +125,32 @@ INSTANTIATE_TEST_SUITE_P(
       const Case& c = std::get<0>(info.param);
       return std::string(c.algorithm) + "_" + std::string(collective_op_name(c.op)) + "_" + std::get<1>(info.param);
     });
+
+TEST(CollectiveAlgorithms, DeepepDispatchTakesTheCostModelsTimeAndSendsTheDeduplicatedBytes) {
+  // An MoE all-to-all under strategy.moe_dispatch = "deepep" (CostOptions::deepep): 16 experts,
+  // top-4, on 4 nodes of 4 GPUs. Each token reaches D = 4 (1 - C(12, 4)/C(16, 4)) = 2.912 nodes,
+  // so the rail messages carry D/k = 0.728 of the hierarchical exchange's (deepep.hpp). Event
+  // and flow mode replay the schedule the cost model times, and the links carry its bytes.
+  const TopologyGraph topo = nodes4x4();
+  const TokenRouting routing{16, 4, 0};
+  const double bytes = 64e6;
+  for (const char* mode : {"event", "flow"}) {
+    const bool flow = std::string(mode) == "flow";
+    EngineOptions opt;
+    opt.mode = mode;
+    opt.deepep = routing;
+    opt.planner = std::make_shared<CollectivePlanner>(
+        topo, "auto", flow, CostOptions{.protocols = ProtocolSet::ideal(), .deepep = routing});
+    const CollectiveExpansion& plan = opt.planner->plan(first(16), CollectiveOp::all_to_all, bytes);
+    ASSERT_EQ(plan.algorithm, "deepep");
+    const EngineResult r = simulate(topo, collectives(first(16), CollectiveOp::all_to_all, bytes), opt);
+    EXPECT_NEAR(r.makespan / plan.estimate.time.value(), 1.0, 1e-9) << mode;
+    // Bytes between nodes: 16 ranks x 3 other nodes x (S/4)(D/k), S = 64 MB.
+    double across = 0;
+    for (const PlannedFlow& f : plan.pair_bytes) across += f.src / 4 != f.dst / 4 ? f.bytes : 0.0;
+    EXPECT_NEAR(across, 16 * 3 * bytes / 4 * (4 * (1 - 495.0 / 1820) / 4), 16 * 3);
+  }
+}
 
 TEST(CollectiveAlgorithms, HalvingDoublingMatchesRabenseifnersClosedForm) {
   // Recursive halving then doubling on n = 2^k ranks: 2 log2(n) steps of alpha, and
