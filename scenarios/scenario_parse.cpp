@@ -296,6 +296,12 @@ struct Parser {
     st.dp_bucket = s.get<Bytes>("dp_bucket");
     if (st.deepep_dispatch && !sc.model.is_moe())
       diag.error("/strategy/moe_dispatch", "\"deepep\" is an MoE dispatch: it needs \"experts\" > 0 in the model");
+    if (st.fp8_dispatch && !sc.model.is_moe())
+      diag.error("/strategy/moe_fp8_dispatch",
+                 "FP8 dispatch is an MoE dispatch: it needs \"experts\" > 0 in the model");
+    else if (st.fp8_dispatch && sc.workload.precision != DType::fp8)
+      diag.error("/strategy/moe_fp8_dispatch",
+                 "FP8 dispatch feeds the experts' FP8 GEMMs: it needs /workload/precision \"fp8\"");
     st.sharding = resolve_sharding(s.has("fsdp") ? s.raw("fsdp") : nlohmann::json(), "/strategy/fsdp", st, diag,
                                    &res.fsdp);
     if (pipeline_schedules().find(st.schedule) && sc.schedule().splits_backward() && sharded_parameters(st))

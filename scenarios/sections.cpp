@@ -151,6 +151,10 @@ const ParamTable& strategy() {
        .help = "MoE dispatch and combine: all_to_all (over the expert group, by the collective algorithm) or deepep "
                "(DeepSeek-V3 / DeepEP: each token sent once per destination node on its rail, then forwarded on "
                "NVLink to its experts' GPUs; combine the reverse)"},
+      {.name = "moe_fp8_dispatch", .kind = ParamKind::boolean, .def = false,
+       .help = "MoE tokens dispatched in FP8 (one byte per value, an fp32 scale per 128), and the gradient sent back "
+               "to the experts' outputs likewise; the combine stays in the activations' precision (DeepSeek-V3 "
+               "report 3.3.2). Needs precision fp8"},
       {.name = "layers_per_stage", .kind = ParamKind::array, .def = nullptr,
        .help = "layers of each pipeline stage (default: balanced by device speed)"},
       {.name = "stage_pools", .kind = ParamKind::array, .def = nullptr,
@@ -231,6 +235,7 @@ void read_framework_keys(const Params& s, StrategySpec& st) {
   st.deallocate_pipeline_outputs = s.boolean("deallocate_pipeline_outputs");
   st.blocking_p2p = s.boolean("blocking_p2p");
   st.deepep_dispatch = s.string("moe_dispatch") == "deepep";
+  st.fp8_dispatch = s.boolean("moe_fp8_dispatch");
 }
 
 }  // namespace hcsim::sections

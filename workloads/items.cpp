@@ -181,7 +181,7 @@ class ItemBuilder {
   // all-to-all back, the reduce-scatter's gradient gathered).
   void expert_comms(std::vector<Item>& out, const LayerOp& op, bool forward) {
     ep_comm(out, forward ? op.etp_reduce_scatter : op.etp_all_gather, CollectiveOp::reduce_scatter);
-    ep_comm(out, op.ep_all_to_all);
+    ep_comm(out, forward ? op.ep_all_to_all : op.ep_all_to_all_grad);
     ep_comm(out, forward ? op.etp_all_gather : op.etp_reduce_scatter, CollectiveOp::all_gather);
   }
 

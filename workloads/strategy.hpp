@@ -131,6 +131,10 @@ struct StrategySpec {
   // token sent once per destination node on its rail, then forwarded on NVLink;
   // sim/collectives/deepep.hpp).
   bool deepep_dispatch = false;
+  // The tokens dispatched to the experts in FP8 with one fp32 scale per 128 values, and the
+  // gradient that comes back to the experts' outputs likewise; the combine and the gradient
+  // of the dispatch stay in the activations' precision (DeepSeek-V3 report §3.3.2).
+  bool fp8_dispatch = false;
 };
 
 // Bytes of one gradient element as accumulated and reduced (MainGrads).

@@ -157,6 +157,7 @@ struct LayerOp {
   // expert-parallel group before the op in forward, after its backward in backward (the
   // gradient goes back the way the tokens came). 0: none.
   Bytes ep_all_to_all{};
+  Bytes ep_all_to_all_grad{};  // the same all-to-all's bytes in backward
   // Expert tensor parallelism (etp > 1): the dispatched tokens all-gathered over the expert
   // tensor group after the dispatch (etp_all_gather, on the experts' first op) and their
   // partial outputs reduce-scattered before the combine (etp_reduce_scatter, on the
@@ -179,6 +180,7 @@ struct ShardShape {
   bool fused_kernels = true;         // strategy.fused_kernels
   int ep = 1;                        // expert parallel: this rank holds E/ep routed experts
   int etp = 1;                       // expert tensor parallel: 1/etp of each of them
+  bool fp8_dispatch = false;         // strategy.moe_fp8_dispatch
 };
 ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st);
 

@@ -281,11 +281,17 @@ std::vector<LayerOp> moe_layer_ops(const TransformerConfig& c, const ShardShape&
   const double received = d(per_expert * local);
   const std::int64_t f = m.expert_ffn / s.etp;
   const Bytes wire(s.ep > 1 ? routed * h * e : 0.0);
+  // FP8 dispatch (DeepSeek-V3 report §3.3.2): the tokens quantised before the dispatch, one
+  // byte per value and an fp32 scale per 1 x 128 tile; so is the gradient the combine's
+  // backward brings to the experts' outputs. The combine and the dispatch's backward keep
+  // the activations' precision.
+  const Bytes toward_experts = s.fp8_dispatch ? Bytes(s.ep > 1 ? routed * h * (1.0 + 4.0 / 128.0) : 0.0) : wire;
   const Bytes etp_wire(s.etp > 1 ? gathered * h * e : 0.0);
   if (fp8) ops.push_back(mem_op("fp8_cast_expert_up", KernelKind::elementwise, received * h * (3 * e + g), act));
   ops.push_back(
       {"expert_up", gemm_kernel(per_expert, c.gated_mlp ? 2 * f : f, c.hidden, s.dtype, local), false, false, false});
-  ops.back().ep_all_to_all = wire;  // dispatch
+  ops.back().ep_all_to_all = toward_experts;  // dispatch
+  ops.back().ep_all_to_all_grad = wire;
   ops.back().etp_all_gather = etp_wire;
   ops.back().saved_bytes = Bytes(g * received * h);
   // Model FLOPs: the even share N k (at full width: etp N k tokens at 1/etp of it), not the
@@ -302,6 +308,7 @@ std::vector<LayerOp> moe_layer_ops(const TransformerConfig& c, const ShardShape&
   // gradient.
   ops.push_back(mem_op("unpermute", KernelKind::elementwise, (n * k + n) * h * e, act));
   ops.back().ep_all_to_all = wire;  // combine
+  ops.back().ep_all_to_all_grad = toward_experts;
   ops.back().etp_reduce_scatter = etp_wire;
   ops.back().saved_bytes = Bytes(e * n * k * h);
   ops.push_back(dense.back());  // dropout_residual2
@@ -362,6 +369,7 @@ ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st) {
   s.fused_kernels = st.fused_kernels;
   s.ep = st.ep;
   s.etp = st.etp;
+  s.fp8_dispatch = st.fp8_dispatch;
   return s;
 }
 

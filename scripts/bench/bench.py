@@ -18,6 +18,9 @@ Cases (run.sh --list):
              (screen and bounded event-mode confirmation; issue 19's targets: no slower than
              Calculon's llm-optimal-execution of the same question on the same machine,
              which this script does not run, and peak RSS <= 300 MB)
+  deepseek   DeepSeek-V3 on 2,048 H800 (EP 64, PP 16, DualPipe, DeepEP dispatch), event mode
+             (target <= 10 s), then analytical and flow mode (~8 min) and their step times
+             against event's (target: within 2 %)
   frontier   the Llama-3 405B benchmark from 8,192 to 131,072 H100 (DP 64 to 1,024, 16
              micro-batches per replica), event mode with symmetry (targets: 65,536 <= 5 s,
              131,072 <= 10 s and 2 GiB); exponent of time vs devices
@@ -99,6 +102,25 @@ def case_gpt3(build, res):
     ok = m["wall_s"] <= 2 and m["rss_bytes"] <= GIB
     res["gpt3"] = m
     print(row("gpt3-175b 1024 A100 event", m, f"<= 2 s, 1 GiB: {verdict(ok)} (CPU {m['cpu_s']:.2f} s)"), flush=True)
+
+
+def case_deepseek(build, res):
+    sc = "scenarios/deepseek-v3-h800-2048.json"
+    m = run_hcsim(build, sc)
+    res["deepseek"] = {"event": m}
+    print(row("deepseek-v3 2048 H800 event", m, f"<= 10 s: {verdict(m['wall_s'] <= 10)} (CPU {m['cpu_s']:.2f} s)"), flush=True)
+    event = parse_seconds(m["step"])
+    for mode in ("analytical", "flow"):
+        o = run_hcsim(build, sc, [f'/simulation/mode="{mode}"'])
+        res["deepseek"][mode] = o
+        r = parse_seconds(o["step"]) / event
+        print(row(f"deepseek-v3 2048 H800 {mode}", o, f"step {o['step']}, {r:.4f} x event: within 2 %: "
+                  f"{verdict(abs(r - 1) <= 0.02)}"), flush=True)
+
+
+def parse_seconds(text):
+    value, unit = text.split()
+    return float(value) * {"s": 1.0, "ms": 1e-3, "us": 1e-6}[unit]
 
 
 def case_llama405(build, res):
@@ -212,7 +234,8 @@ def case_search_cli(build, res):
 
 
 CASES = {"gpt3": case_gpt3, "llama405": case_llama405, "scaling": case_scaling, "flow": case_flow,
-         "search": case_search, "search-cli": case_search_cli, "frontier": case_frontier}
+         "search": case_search, "search-cli": case_search_cli, "frontier": case_frontier,
+         "deepseek": case_deepseek}
 
 
 def machine():

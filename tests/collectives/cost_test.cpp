@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/test_topology.hpp"
+
 namespace hcsim {
 namespace {
 
@@ -372,12 +374,7 @@ TEST(CollectiveCost, SiblingsBehindOneNicShareItsBandwidth) {
 // nodes 16-23 straddles a leaf edge, that of nodes 24-31 does not; a data-parallel group
 // (stride 8) with its tensor-rank siblings; sizes from latency- to bandwidth-bound.
 TEST(CollectiveCost, AutoWithSiblingsIsTheLeastCandidateWithThem) {
-  const TopologyGraph g = build({{"type", "nvswitch-cluster"},
-                                 {"nvlink", {{"preset", "nvlink4-h800"}}},
-                                 {"nic", {{"preset", "ib-ndr"}}},
-                                 {"fabric", "rail-optimised"},
-                                 {"switch_radix", 40}},
-                                256);
+  const TopologyGraph g = testing::h800_rails_of_20_nodes();
   std::vector<int> stride8;
   for (int d = 0; d < 256; d += 8) stride8.push_back(d);
   const std::vector<std::tuple<std::vector<int>, CollectiveOp, std::vector<int>>> cases{

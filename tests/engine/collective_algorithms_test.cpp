@@ -240,12 +240,7 @@ TEST(CollectiveAlgorithms, AutoChoosesOncePerFamilyWithTheSiblingsOnTheLinks) {
   // hierarchical one (the cost model); with the sibling's traffic on the spines the first
   // is fastest with the hierarchical one too, so a family runs one algorithm, and every
   // member asks its first member's question.
-  const TopologyGraph topo = build({{"type", "nvswitch-cluster"},
-                                    {"nvlink", {{"preset", "nvlink4-h800"}}},
-                                    {"nic", {{"preset", "ib-ndr"}}},
-                                    {"fabric", "rail-optimised"},
-                                    {"switch_radix", 40}},
-                                   256);
+  const TopologyGraph topo = testing::h800_rails_of_20_nodes();
   CollectivePlanner planner(topo, "auto", false);
   std::vector<std::uint32_t> a, b;
   for (std::uint32_t d = 128; d < 192; ++d) a.push_back(d);

@@ -292,6 +292,37 @@ TEST(ExpertParallel, DispatchAndCombineAreTwoAllToAllsPerMoeLayerAndPass) {
   for (const Item& it : build_chunk_items(in, dev, 4, true, true).fwd) EXPECT_NE(it.kind, Item::Kind::ep_comm);
 }
 
+TEST(ExpertParallel, Fp8DispatchSendsTheTokensTowardTheExpertsInFp8) {
+  // DeepSeek-V3 report §3.3.2: the dispatch and the gradient sent back to the experts'
+  // outputs (the combine's backward) in FP8, one byte per value plus an fp32 scale per 128
+  // (1 + 4/128 B); the combine and the dispatch's backward in the bf16 activations (2 B).
+  // Per rank and layer: n k tokens of h values, n = s (b = 1). Forward: dispatch, combine;
+  // backward (layers reversed): the combine's gradient first, then the dispatch's.
+  MoeStep step(8, 8);
+  step.st.fp8_dispatch = true;
+  step.w.precision = DType::fp8;
+  step.in = testing::uniform_lowering(step.c, step.st, step.w, *step.sched, step.dev);
+  const ChunkItems ci = build_chunk_items(step.in, step.dev, 4, true, true);
+  const double tokens = 1024.0 * 2 * 1024, fp8 = tokens * (1 + 4.0 / 128), bf16 = tokens * 2;
+  auto a2a = [](const std::vector<Item>& pass) {
+    std::vector<double> out;
+    for (const Item& it : pass)
+      if (it.kind == Item::Kind::ep_comm) out.push_back(it.comm_bytes.value());
+    return out;
+  };
+  std::vector<double> fwd, bwd;
+  for (int layer = 0; layer < 4; ++layer) {
+    fwd.insert(fwd.end(), {fp8, bf16});
+    bwd.insert(bwd.end(), {fp8, bf16});
+  }
+  EXPECT_EQ(a2a(ci.fwd), fwd);
+  EXPECT_EQ(a2a(ci.bwd), bwd);
+  // The closed forms count the same: 4 of each size each way.
+  const ChunkTotals t = chunk_totals(step.in, step.dev, 4, true, true);
+  ASSERT_EQ(t.fwd.ep.size(), 2u);
+  for (const EpComm& e : t.fwd.ep) EXPECT_EQ(e.count, 4);
+}
+
 TEST(ExpertParallel, ExpertGradientsReduceOverTheExpertReplicaGroup) {
   MoeStep step(8, 4);
   step.st.overlap_dp = false;
