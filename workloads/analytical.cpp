@@ -112,6 +112,26 @@ class ShardCosts {
   std::vector<UnitCost> units_;
 };
 
+// What stage s's pairs (pair_end) hide of their MoE collectives, each pair alone: F then B
+// less the pair's time.
+Seconds paired_overlap(const PipelineSchedule& schedule, const Placement& place, int m, const std::vector<PassTimes>& t,
+                       int s) {
+  const int p = place.p, v = place.v;
+  auto times = [&](int chunk) -> const PassTimes& { return t[static_cast<std::size_t>(s * v + chunk)]; };
+  bool any = false;
+  for (int c = 0; c < v; ++c) any = any || !times(c).forward_pieces.empty();
+  if (!any) return Seconds{};
+  Seconds hidden{};
+  const std::vector<PipeOp> order = schedule.order(s, p, m, v);
+  for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+    if (!order[i].paired) continue;
+    const PassTimes &tf = times(order[i].chunk), &tb = times(order[i + 1].chunk);
+    if (tf.forward_pieces.empty() || tb.whole_pieces.empty()) continue;
+    hidden += tf.f + tb.whole - pair_end(Seconds{}, Seconds{}, Seconds{}, tf.forward_pieces, tb.whole_pieces);
+  }
+  return hidden;
+}
+
 }  // namespace
 
 std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Placement& place, int m,
@@ -128,8 +148,6 @@ std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Place
   const Seconds none(-1);
   const auto V = static_cast<std::size_t>(place.vstages());
   std::vector<Seconds> fwd(V * M, none), bwd(V * M, none), free(P);
-  // Per stage: a paired forward (DualPipe's F&B) whose output leaves with the next pass's.
-  std::vector<std::size_t> held(P, V * M);
   auto times = [&](int vs) -> const PassTimes& {
     return t[static_cast<std::size_t>(place.stage(vs) * v + place.chunk(vs))];
   };
@@ -145,6 +163,32 @@ std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Place
         const PassTimes& ts = times(vs);
         const auto i = static_cast<std::size_t>(op.microbatch), at = static_cast<std::size_t>(vs) * M + i;
         Seconds ready{}, d{};
+        if (op.paired) {
+          // DualPipe's pair: both passes' inputs, then pair_end.
+          HCSIM_ASSERT(pos[s] + 1 < order[s].size(), "a paired forward ends the order");
+          const PipeOp& ob = order[s][pos[s] + 1];
+          const int vb = place.vstage(static_cast<int>(s), ob.chunk);
+          const PassTimes& tb = times(vb);
+          const std::size_t bt = static_cast<std::size_t>(vb) * M + static_cast<std::size_t>(ob.microbatch);
+          Seconds ready_b{};
+          if (!place.first(vs)) {
+            if (fwd[at - M] < Seconds{}) break;
+            ready = fwd[at - M] + times(vs - 1).send_forward;
+          }
+          if (!place.last(vb)) {
+            if (bwd[bt + M] < Seconds{}) break;
+            ready_b = bwd[bt + M] + times(vb + 1).send_backward;
+          }
+          HCSIM_ASSERT(ob.backward && ob.part == PassPart::whole, "a pair of a forward and a whole backward");
+          if (ts.forward_pieces.empty() || tb.whole_pieces.empty())
+            free[s] = max(max(free[s], ready) + ts.f, ready_b) + tb.whole;
+          else
+            free[s] = pair_end(free[s], ready, ready_b, ts.forward_pieces, tb.whole_pieces);
+          fwd[at] = bwd[bt] = free[s];
+          ++pos[s];
+          --remaining;
+          continue;
+        }
         if (op.weight()) {
           d = ts.w;
         } else if (!op.backward) {
@@ -161,19 +205,28 @@ std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Place
           d = op.part == PassPart::whole ? ts.whole : ts.b;
         }
         free[s] = max(free[s], ready) + d;
-        if (held[s] < V * M) {
-          fwd[held[s]] = free[s];
-          held[s] = V * M;
-        }
-        if (op.paired)
-          held[s] = at;
-        else if (!op.weight())
-          (op.backward ? bwd : fwd)[at] = free[s];
+        if (!op.weight()) (op.backward ? bwd : fwd)[at] = free[s];
       }
     }
     HCSIM_ASSERT(progress, "pipeline schedule deadlocks: a pass waits for one that never comes");
   }
   return free;
+}
+
+Seconds pair_end(Seconds free, Seconds ready_f, Seconds ready_b, const std::vector<PairPiece>& f,
+                 const std::vector<PairPiece>& b) {
+  Seconds t = free, done_f = ready_f, done_b = ready_b;  // device free; each pass's last collective done
+  for (std::size_t i = 0; i < std::max(f.size(), b.size()); ++i) {
+    if (i < f.size()) {
+      t = max(t, done_f) + f[i].busy;
+      done_f = t + f[i].comm;
+    }
+    if (i < b.size()) {
+      t = max(t, done_b) + b[i].busy;
+      done_b = t + b[i].comm;
+    }
+  }
+  return max(t, max(done_f, done_b));
 }
 
 Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool backward) {
@@ -244,6 +297,19 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
         pt.w = bw1.compute + bw1.comm;
         const PassCost b1 = tp.pass(ct.bwd, ct.comm_bytes);
         pt.whole = b1.compute + b1.comm + cb + eb;
+        if (!ct.fwd.segments.empty() && !ct.bwd.segments.empty()) {
+          // DualPipe's pairs: the passes cut at their MoE collectives (ring sends in the first piece).
+          auto pieces = [&](const std::vector<EpSegment>& segs, Seconds ring) {
+            std::vector<PairPiece> out;
+            out.reserve(segs.size());
+            for (const EpSegment& g : segs)
+              out.push_back({tp.busy(g.work, ct.comm_bytes), g.ep.count > 0 ? expert(g.ep) : Seconds{}});
+            out.front().busy += ring;
+            return out;
+          };
+          pt.forward_pieces = pieces(ct.fwd.segments, cf);
+          pt.whole_pieces = pieces(ct.bwd.segments, cb);
+        }
       }
       cp_f += cf;
       cp_b += cb;
@@ -287,6 +353,10 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
             pt.f += pt.send_forward;
             pt.b += pt.send_backward;
             pt.whole += pt.send_backward;
+            if (!pt.forward_pieces.empty()) {
+              pt.forward_pieces.back().busy += pt.send_forward;
+              pt.whole_pieces.back().busy += pt.send_backward;
+            }
           }
         }
     }
@@ -294,7 +364,8 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     a.compute = mc * (f.compute + b.compute);
     a.tp_comm = mc * (f.comm + b.comm);
     a.cp_comm = mc * (cp_f + cp_b);
-    a.ep_comm = mc * (ep_f + ep_b);
+    a.ep_comm =
+        mc * (ep_f + ep_b) - (split ? paired_overlap(*in.schedule, plan.placement, plan.m, passes, s) : Seconds{});
     a.pp_comm = mc * pp;
     a.flops = mc * (f.flops + b.flops);
     a.model_flops = mc * (f.model_flops + b.model_flops);

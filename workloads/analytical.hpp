@@ -85,6 +85,21 @@ Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool
 // With v chunks per stage (ZB-V) each chunk has its own times and the inputs come from the
 // neighbouring virtual stages (Placement): for uniform chunk passes F = B = W and m >= 2p - 1
 // ZB-V gives T_pipe = 6 m F + (p - 1) F (workloads/pipeline_schedule.cpp).
+// DualPipe's pairs (PipeOp::paired: a forward and a whole backward of two micro-batches on
+// one device) overlap one pass's computation with the other's MoE dispatch and combine, as
+// the DeepSeek-V3 report's Figure 4 and the lowering (emit_pair) do: with each pass cut at
+// its MoE collectives into pieces (busy, then the collective's time comm; workloads/items.hpp
+// EpSegment), the device runs F's piece 0, B's piece 0, F's piece 1, ... (the rest of the
+// longer pass alone), each piece once the device is free and its own pass's previous
+// collective (or, for the first, its input) is done; the pair ends when the device and both
+// passes' last collectives are done, and both outputs leave then. Without pieces (a pass with
+// no MoE collective) the pair is F then B.
+struct PairPiece {
+  Seconds busy{}, comm{};
+};
+Seconds pair_end(Seconds free, Seconds ready_f, Seconds ready_b, const std::vector<PairPiece>& f,
+                 const std::vector<PairPiece>& b);
+
 struct PassTimes {
   Seconds f{}, b{}, w{};
   // To the next virtual stage's stage, to the previous one's (0 where that is this stage).
@@ -92,6 +107,8 @@ struct PassTimes {
   // A whole backward (B and W in one pass, DualPipe's): its collectives may hide behind its
   // weight-gradient GEMMs, which B alone lacks, so it can take less than b + w.
   Seconds whole{};
+  // The forward and the whole backward as pieces (PairPiece; empty: no MoE collective).
+  std::vector<PairPiece> forward_pieces, whole_pieces;
 };
 // Each stage's end of `schedule`'s order under that recurrence; `t` holds chunk c of stage s
 // at s * v + c.

@@ -358,13 +358,16 @@ void add_hidden(std::vector<HiddenComm>& hidden, const HiddenComm& h) {
   add_counted(hidden, h, [](const HiddenComm& a, const HiddenComm& b) { return a.op == b.op && a.t == b.t; });
 }
 
-PassTotals pass_totals(const std::vector<Item>& items) {
+// The pass's pieces (EpSegment) of `items`: `segments` true, or none.
+PassTotals pass_totals(const std::vector<Item>& items, bool segments = false) {
   PassTotals p;
+  if (segments) p.segments.emplace_back();
   const Item* overlapped = nullptr;  // a collective waiting for the compute item it runs beside
   for (const Item& it : items) {
     if (overlapped && it.kind == Item::Kind::compute) {
       add_hidden(p.hidden, {overlapped->op, it.t, 1});
       if (!p.units.empty()) add_hidden(p.units.back().hidden, {overlapped->op, it.t, 1});
+      if (segments) add_hidden(p.segments.back().work.hidden, {overlapped->op, it.t, 1});
       overlapped = nullptr;
     }
     HCSIM_ASSERT(!overlapped, "a tensor-parallel collective runs beside a compute item: none follows it");
@@ -375,22 +378,44 @@ PassTotals pass_totals(const std::vector<Item>& items) {
       p.model_flops += it.model_flops;
       p.energy += it.energy;
       if (!p.units.empty()) p.units.back().t += it.t;
+      if (segments) p.segments.back().work.t += it.t;
     } else if (it.kind == Item::Kind::tp_comm) {
       if (it.overlap_next) {
         overlapped = &it;
       } else {
         ++p.comm[static_cast<std::size_t>(it.op)];
         if (!p.units.empty()) ++p.units.back().comm[static_cast<std::size_t>(it.op)];
+        if (segments) ++p.segments.back().work.comm[static_cast<std::size_t>(it.op)];
       }
     } else if (it.kind == Item::Kind::unit) {
       p.units.push_back({Seconds{}, {}, {}, it.comm_bytes, it.grad_bytes});
     } else if (it.kind == Item::Kind::ep_comm) {
       HCSIM_ASSERT(p.units.empty(), "ZeRO-3 / FSDP units of an MoE layer");
       add_ep(p.ep, {it.comm_bytes, 1, it.op});
+      if (segments) {
+        p.segments.back().ep = {it.comm_bytes, 1, it.op};
+        p.segments.emplace_back();
+      }
     }
   }
   HCSIM_ASSERT(!overlapped, "a tensor-parallel collective runs beside a compute item: none follows it");
   return p;
+}
+
+// Pieces a then b (EpSegment): a's last piece (the end of its part) and b's first are one.
+void append_segments(std::vector<EpSegment>& a, const std::vector<EpSegment>& b) {
+  if (b.empty()) return;
+  if (a.empty()) {
+    a = b;
+    return;
+  }
+  UnitTotals& w = a.back().work;
+  const UnitTotals& x = b.front().work;
+  w.t += x.t;
+  for (std::size_t i = 0; i < w.comm.size(); ++i) w.comm[i] += x.comm[i];
+  for (const HiddenComm& h : x.hidden) add_hidden(w.hidden, h);
+  a.back().ep = b.front().ep;
+  a.insert(a.end(), b.begin() + 1, b.end());
 }
 
 // The units of a chunk's pass in order: the first `lead` units of its ends (embedding
@@ -450,6 +475,22 @@ ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int 
     const auto ms = split(moe.bwd);
     t.bwd_input = add_scaled(t.bwd_input, ms[0], n_moe);
     t.bwd_weight = add_scaled(t.bwd_weight, ms[1], n_moe);
+  }
+  if (n_moe > 0 && !t.fwd.ep.empty()) {
+    // The passes' pieces, in pass order: forward the embedding, the layers first to last,
+    // the head; backward the head, the layers last to first, the embedding.
+    const ChunkItems emb = b.build(0, embedding, false), hd = b.build(0, false, head);
+    const PassTotals df = pass_totals(dense.fwd, true), db = pass_totals(dense.bwd, true);
+    const PassTotals mf = pass_totals(moe.fwd, true), mb = pass_totals(moe.bwd, true);
+    auto layer = [&](int l, const PassTotals& d, const PassTotals& m) -> const std::vector<EpSegment>& {
+      return in.model->moe_layer(first_layer + l) ? m.segments : d.segments;
+    };
+    t.fwd.segments = pass_totals(emb.fwd, true).segments;
+    for (int l = 0; l < layers; ++l) append_segments(t.fwd.segments, layer(l, df, mf));
+    append_segments(t.fwd.segments, pass_totals(hd.fwd, true).segments);
+    t.bwd.segments = pass_totals(hd.bwd, true).segments;
+    for (int l = layers - 1; l >= 0; --l) append_segments(t.bwd.segments, layer(l, db, mb));
+    append_segments(t.bwd.segments, pass_totals(emb.bwd, true).segments);
   }
   t.fwd.units = splice_units(ef.units, embedding ? 1 : 0, of.units, layers);
   t.bwd.units = splice_units(eb.units, head ? 1 : 0, ob.units, layers);

@@ -107,6 +107,15 @@ struct EpComm {
   int count = 0;
   CollectiveOp op = CollectiveOp::all_to_all;
 };
+// MoE: a pass cut at its dispatch and combine collectives (Item::Kind::ep_comm), in pass
+// order: the compute and tensor-parallel collectives before collective k (work; its gather
+// and grads unused), then the collective (ep, count 1); the last piece's ep has count 0
+// (the pass's end). DualPipe's pairs overlap one pass's pieces with the other's
+// collectives (lowering.cpp, emit_pair; analytical.hpp, PassTimes).
+struct EpSegment {
+  UnitTotals work;
+  EpComm ep{Bytes{}, 0, CollectiveOp::all_to_all};
+};
 struct PassTotals {
   Seconds t{};  // compute, cp_ring compute included
   Flops flops{}, model_flops{};
@@ -116,6 +125,9 @@ struct PassTotals {
   std::vector<CpRing> cp;     // context-parallel rings (none when cp = 1)
   std::vector<UnitTotals> units;  // in pass order (none without ZeRO-3 / FSDP)
   std::vector<EpComm> ep;         // MoE dispatch and combine (none for a dense model or ep = etp = 1)
+  // The pass cut at them (EpSegment): by chunk_totals only for a chunk with MoE layers whose
+  // passes have such collectives; empty otherwise.
+  std::vector<EpSegment> segments;
 };
 struct ChunkTotals {
   PassTotals fwd, bwd;

@@ -81,7 +81,17 @@ class Emitter {
       for (int s = 0; s < p_; ++s) {
         while (pos[s] < order[s].size() && ready(s, order[s][pos[s]])) {
           const PipeOp& op = order[s][pos[s]];
-          emit_pass(s, op, pos[s] == holder[s][static_cast<std::size_t>(op.chunk)]);
+          if (op.paired) {
+            // DualPipe's pair runs once both passes' inputs are there.
+            HCSIM_ASSERT(pos[s] + 1 < order[s].size(), "a paired forward ends the order");
+            const PipeOp& b = order[s][pos[s] + 1];
+            if (!ready(s, b)) break;
+            emit_pair(s, op, b, pos[s] + 1 == holder[s][static_cast<std::size_t>(b.chunk)]);
+            ++pos[s];
+            --remaining;
+          } else {
+            emit_pass(s, op, pos[s] == holder[s][static_cast<std::size_t>(op.chunk)]);
+          }
           ++pos[s];
           --remaining;
           progress = true;
@@ -158,9 +168,9 @@ class Emitter {
     }
   }
 
-  TaskId add_codec(std::uint32_t device, Item it, Phase phase, int s, int mb, TaskId dep) {
+  TaskId add_codec(std::uint32_t device, Item it, Phase phase, int s, int mb, TaskId dep, TaskId dep2 = kNone) {
     it.label = codec_label_;
-    return tasks_.compute(device, it, phase, s, mb, dep, kNone);
+    return tasks_.compute(device, it, phase, s, mb, dep, dep2);
   }
 
   // MoE: the stage-local index of built rank r (replica d, tensor rank t), and the groups
@@ -284,107 +294,159 @@ class Emitter {
   }
   std::uint32_t copy_group(int a, int b, int d, int t) { return g_.add_group({dev(a, d, t), dev(b, d, t)}); }
 
-  void emit_pass(int s, const PipeOp& op, bool holds_buckets) {
-    const int vs = vstage(s, op.chunk);
-    const ChunkItems& ci = stage(s).chunks[static_cast<std::size_t>(op.chunk)];
-    const auto& items = op.weight()                  ? ci.bwd_weight
-                        : op.part == PassPart::input ? ci.bwd_input
-                        : op.backward                ? ci.bwd
-                                                     : ci.fwd;
-    std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone), extra(chain.size(), kNone);
-    // W waits for nothing but the device's earlier tasks (its B among them).
-    if (!op.weight())
-      if (auto it = recv_.find(key(vs, op.microbatch, op.backward)); it != recv_.end()) chain = it->second;
-    const bool sharded = stage(s).sharding.on;
-    if (sharded) shard_.begin(s, stage(s).sharding, items, op.backward, op.microbatch);
+  // One pass being emitted: where it is in its items and its ranks' chains.
+  struct PassCursor {
+    int s = 0, vs = 0;
+    PipeOp op;
+    const ChunkItems* ci = nullptr;
+    const std::vector<Item>* items = nullptr;
+    std::size_t next = 0;  // the next item
+    std::vector<TaskId> chain, extra;
+    // Collectives running beside the next compute item (Item::overlap_next): the task
+    // after that item waits for them.
+    std::vector<TaskId> beside;
+    bool sharded = false;
+    bool last = false;  // holds the bucket markers: the chunk's last whole backward or W
     std::size_t unit = 0;
-    // The pass that holds the bucket markers: the chunk's last whole backward or W.
-    const bool last = holds_buckets;
     int marker = 0;
-
-    Item acc;
+    Item acc;  // compute items folded into one task
     Phase acc_phase = Phase::forward;
     bool pending = false;
     const Item* first_op = nullptr;  // the first and last named items folded into acc
     const Item* last_op = nullptr;
-    // Collectives running beside the next compute item (Item::overlap_next): the task
-    // after that item waits for them.
-    std::vector<TaskId> beside;
-    const std::function<void()> flush = [&] {
-      if (!pending) return;
-      if (first_op != nullptr) acc.label = span_labels_.label(*first_op, *last_op, acc_phase, ci.first_layer);
-      for (int d = 0; d < dp_; ++d)
-        for (int t = 0; t < tp_; ++t) {
-          const auto r = static_cast<std::size_t>(d * tp_ + t);
-          chain[r] = tasks_.compute(dev(s, d, t), acc, acc_phase, s, op.microbatch, chain[r], extra[r]);
-          extra[r] = kNone;
-        }
-      acc = Item{};
-      pending = false;
-      first_op = last_op = nullptr;
-    };
-    for (const Item& it : items) {
+  };
+
+  PassCursor begin_pass(int s, const PipeOp& op, bool holds_buckets) {
+    PassCursor c;
+    c.s = s;
+    c.op = op;
+    c.vs = vstage(s, op.chunk);
+    c.ci = &stage(s).chunks[static_cast<std::size_t>(op.chunk)];
+    c.items = op.weight()                  ? &c.ci->bwd_weight
+              : op.part == PassPart::input ? &c.ci->bwd_input
+              : op.backward                ? &c.ci->bwd
+                                           : &c.ci->fwd;
+    c.chain.assign(static_cast<std::size_t>(ranks_), kNone);
+    c.extra.assign(c.chain.size(), kNone);
+    // W waits for nothing but the device's earlier tasks (its B among them).
+    if (!op.weight())
+      if (auto it = recv_.find(key(c.vs, op.microbatch, op.backward)); it != recv_.end()) c.chain = it->second;
+    c.sharded = stage(s).sharding.on;
+    if (c.sharded) shard_.begin(s, stage(s).sharding, *c.items, op.backward, op.microbatch);
+    c.last = holds_buckets;
+    return c;
+  }
+
+  // The compute items folded so far as one task per rank.
+  void flush(PassCursor& c) {
+    if (!c.pending) return;
+    if (c.first_op != nullptr)
+      c.acc.label = span_labels_.label(*c.first_op, *c.last_op, c.acc_phase, c.ci->first_layer);
+    for (int d = 0; d < dp_; ++d)
+      for (int t = 0; t < tp_; ++t) {
+        const auto r = static_cast<std::size_t>(d * tp_ + t);
+        c.chain[r] = tasks_.compute(dev(c.s, d, t), c.acc, c.acc_phase, c.s, c.op.microbatch, c.chain[r], c.extra[r]);
+        c.extra[r] = kNone;
+      }
+    c.acc = Item{};
+    c.pending = false;
+    c.first_op = c.last_op = nullptr;
+  }
+
+  // Emits the pass's items up to and including its next MoE collective (Item::Kind::ep_comm),
+  // or with `to_end` all of them; whether items remain.
+  bool advance(PassCursor& c, bool to_end) {
+    const int s = c.s;
+    const PipeOp& op = c.op;
+    while (c.next < c.items->size()) {
+      const Item& it = (*c.items)[c.next++];
       if (it.kind == Item::Kind::compute) {
-        if (pending && it.phase != acc_phase && (it.phase == Phase::recompute || acc_phase == Phase::recompute))
-          flush();
-        acc_phase = it.phase;
-        acc.t += it.t;
-        acc.flops += it.flops;
-        acc.model_flops += it.model_flops;
-        acc.bytes += it.bytes;
-        acc.energy += it.energy;
-        pending = true;
+        if (c.pending && it.phase != c.acc_phase && (it.phase == Phase::recompute || c.acc_phase == Phase::recompute))
+          flush(c);
+        c.acc_phase = it.phase;
+        c.acc.t += it.t;
+        c.acc.flops += it.flops;
+        c.acc.model_flops += it.model_flops;
+        c.acc.bytes += it.bytes;
+        c.acc.energy += it.energy;
+        c.pending = true;
         if (it.op_name != nullptr) {
-          if (first_op == nullptr) first_op = &it;
-          last_op = &it;
+          if (c.first_op == nullptr) c.first_op = &it;
+          c.last_op = &it;
         }
-        if (!beside.empty()) {
-          flush();
-          extra = beside;
-          beside.clear();
+        if (!c.beside.empty()) {
+          flush(c);
+          c.extra = c.beside;
+          c.beside.clear();
         }
         continue;
       }
       if (it.kind == Item::Kind::cp_ring) {
-        flush();
-        emit_ring(s, op, it, chain, extra);
+        flush(c);
+        emit_ring(s, op, it, c.chain, c.extra);
         continue;
       }
       if (it.kind == Item::Kind::unit) {
-        flush();
-        shard_.at_unit(unit++, chain, device_tails(s), extra);
+        flush(c);
+        shard_.at_unit(c.unit++, c.chain, device_tails(s), c.extra);
         continue;
       }
       if (it.kind == Item::Kind::tp_comm) {
-        flush();
-        HCSIM_ASSERT(beside.empty(), "two tensor-parallel collectives run beside one compute item");
-        if (it.overlap_next) beside.assign(chain.size(), kNone);
-        emit_tp_comm(s, op, it, chain, extra, it.overlap_next ? beside : chain);
+        flush(c);
+        HCSIM_ASSERT(c.beside.empty(), "two tensor-parallel collectives run beside one compute item");
+        if (it.overlap_next) c.beside.assign(c.chain.size(), kNone);
+        emit_tp_comm(s, op, it, c.chain, c.extra, it.overlap_next ? c.beside : c.chain);
         continue;
       }
       if (it.kind == Item::Kind::ep_comm) {
-        flush();
-        emit_ep_comm(s, op, it, chain, extra);
+        flush(c);
+        emit_ep_comm(s, op, it, c.chain, c.extra);
+        if (!to_end) return c.next < c.items->size();
         continue;
       }
       // Gradient bucket marker: the plan's reductions issued here (last micro-batch only).
-      if (last) issue_buckets(s, op.chunk, marker, flush, chain);
-      ++marker;
+      if (c.last)
+        issue_buckets(
+            s, op.chunk, c.marker, [&] { flush(c); }, c.chain);
+      ++c.marker;
     }
-    flush();
-    HCSIM_ASSERT(beside.empty(), "a tensor-parallel collective runs beside a compute item: none follows it");
-    if (sharded) shard_.end(chain);
-    if (last) issue_buckets(s, op.chunk, -1, flush, chain);
-    // A paired forward (DualPipe's F&B) sends its output with the backward's, once the pair
-    // has run (the repository's order: compute both, then send both).
-    if (auto held = held_.find(s); held != held_.end()) {
-      send(s, held->second, vstage(s, held->second.chunk), device_tails(s));
-      held_.erase(held);
+    return false;
+  }
+
+  void end_pass(PassCursor& c) {
+    flush(c);
+    HCSIM_ASSERT(c.beside.empty(), "a tensor-parallel collective runs beside a compute item: none follows it");
+    if (c.sharded) shard_.end(c.chain);
+    if (c.last)
+      issue_buckets(
+          c.s, c.op.chunk, -1, [&] { flush(c); }, c.chain);
+  }
+
+  void emit_pass(int s, const PipeOp& op, bool holds_buckets) {
+    PassCursor c = begin_pass(s, op, holds_buckets);
+    advance(c, true);
+    end_pass(c);
+    if (!op.weight()) send(s, op, c.vs, c.chain);
+  }
+
+  // DualPipe's pair (PipeOp::paired): forward `f` and whole backward `b` of two
+  // micro-batches on one device. As the DeepSeek-V3 report's Figure 4 overlaps them, the
+  // device computes a piece of one pass while the other's MoE dispatch or combine runs:
+  // f up to its first MoE collective, b up to its first, f up to its next, and so on, each
+  // piece after its own pass's collective; both outputs leave when both passes are done
+  // (the repository's order).
+  void emit_pair(int s, const PipeOp& f, const PipeOp& b, bool b_holds_buckets) {
+    // One ZeRO-3 / FSDP pass at a time (ShardEmitter); the scenario refuses DualPipe with it.
+    HCSIM_ASSERT(!stage(s).sharding.on, "a DualPipe pair under ZeRO-3 / FSDP");
+    PassCursor cf = begin_pass(s, f, false), cb = begin_pass(s, b, b_holds_buckets);
+    for (bool more_f = true, more_b = true; more_f || more_b;) {
+      if (more_f) more_f = advance(cf, false);
+      if (more_b) more_b = advance(cb, false);
     }
-    if (op.paired)
-      held_.emplace(s, op);
-    else if (!op.weight())
-      send(s, op, vs, chain);
+    end_pass(cf);
+    end_pass(cb);
+    send(s, f, cf.vs, cf.chain, &cb.chain);
+    send(s, b, cb.vs, cb.chain, &cf.chain);
   }
 
   // A tensor-parallel collective of each data-parallel rank's tensor group after its ranks'
@@ -473,7 +535,9 @@ class Emitter {
     }
   }
 
-  void send(int s, const PipeOp& op, int vs, const std::vector<TaskId>& chain) {
+  // `also`: a second task per rank the send waits for (a pair's other pass), or null.
+  void send(int s, const PipeOp& op, int vs, const std::vector<TaskId>& chain,
+            const std::vector<TaskId>* also = nullptr) {
     if (op.backward ? plan_.placement.first(vs) : plan_.placement.last(vs)) return;
     const int next_vs = op.backward ? vs - 1 : vs + 1;
     const int ns = plan_.placement.stage(next_vs);
@@ -488,8 +552,12 @@ class Emitter {
     for (int d = 0; d < dp_; ++d)
       for (int t = 0; t < tp_; ++t) {
         const auto r = static_cast<std::size_t>(d * tp_ + t);
-        TaskId dep = chain[r];
-        if (from.send_codec.compressed) dep = add_codec(dev(s, d, t), from.send_codec.encode, phase, s, op.microbatch, dep);
+        TaskId dep = chain[r], dep2 = also != nullptr ? (*also)[r] : kNone;
+        if (dep2 == dep) dep2 = kNone;
+        if (from.send_codec.compressed) {
+          dep = add_codec(dev(s, d, t), from.send_codec.encode, phase, s, op.microbatch, dep, dep2);
+          dep2 = kNone;
+        }
         Task task;
         task.kind = TaskKind::send;
         task.comm = CommClass::pp;
@@ -501,7 +569,7 @@ class Emitter {
         task.stage = static_cast<std::uint16_t>(s);
         task.microbatch = static_cast<std::uint16_t>(op.microbatch);
         task.label = send_label_;
-        ids[r] = g_.add(task, {dep});
+        ids[r] = dep2 == kNone ? g_.add(task, {dep}) : g_.add(task, {dep, dep2});
         if (st_.blocking_p2p) tasks_.block_compute_on(task.device, ids[r]);
         if (from.send_codec.compressed)
           ids[r] = add_codec(dev(ns, d, t), stage(ns).send_codec.decode, phase, ns, op.microbatch, ids[r]);
@@ -624,7 +692,6 @@ class Emitter {
   StepPlan plan_;
   TaskGraph g_;
   std::map<std::uint64_t, std::vector<TaskId>> recv_;
-  std::map<int, PipeOp> held_;  // per stage: a paired forward whose send waits for its pair
   std::map<std::pair<int, int>, std::uint32_t> tp_groups_, dp_groups_;
   std::map<int, std::uint32_t> tp_mirrors_, dp_mirrors_;      // mirror sets by stage
   std::map<int, std::uint32_t> ep_mirrors_, etp_mirrors_, expert_dp_mirrors_, expert_gather_mirrors_;

@@ -192,8 +192,8 @@ class ZbV final : public PipelineSchedule {
 //   2(H-h-1) F0;  h+1 pairs F0 F1;  H-h-1 triples B1 W F1 (B split, its W at once);
 //   n-p+h+1 times: (F0 & B1) (F1 & B0), each a pair of a forward and a whole backward of two
 //     micro-batches (the middle stages' first F0 and B1 apart, not paired), both outputs
-//     sent when the pair is done; the report overlaps the pair's computation with the
-//     other's communication, which is not modelled here: the pair runs F then B;
+//     sent when the pair is done; the lowering and the recurrence interleave the two
+//     passes' pieces so each computes beside the other's MoE collectives (pair_end);
 //   H-h-1 times: B1 (whole), (F1 & B0);
 //   h+1 pairs B1 B0, whole until the middle one, split (W deferred) from there;
 //   H-h-1 pairs W, B0 (split);  h+1 W.
@@ -295,8 +295,8 @@ void register_builtin_schedules() {
       "Qi et al., Pipeline Parallelism with Controllable Memory, NeurIPS 2024 (arXiv 2405.15362) §4, V-ZB");
   add_schedule<DualPipe>(
       "DualPipe: half the micro-batches enter at each end, every stage holds two model stages (2x "
-      "parameters); a forward and a backward of two micro-batches run as a pair (one after the "
-      "other here, their overlap not modelled); needs pp even, m even and m >= 2 pp",
+      "parameters); a forward and a backward of two micro-batches run as a pair, each computing "
+      "beside the other's MoE all-to-alls; needs pp even, m even and m >= 2 pp",
       "DeepSeek-V3 Technical Report (arXiv 2412.19437) §3.2.1, Table 2; deepseek-ai/DualPipe");
 }
 

@@ -38,8 +38,8 @@ struct PipeOp {
   int chunk = 0;  // model chunk on this device (0..v-1); its virtual stage: Placement::vstage
   PassPart part = PassPart::whole;
   // DualPipe: this forward and the next pass of the order (a whole backward of another
-  // micro-batch) run as a pair: the forward's output is sent with the backward's, when both
-  // are done (lowering.cpp, analytical.cpp); their overlap is not modelled.
+  // micro-batch) run as a pair, each computing beside the other's MoE collectives; both
+  // outputs are sent when both are done (lowering.cpp emit_pair, analytical.hpp pair_end).
   bool paired = false;
   [[nodiscard]] bool weight() const { return part == PassPart::weight; }
   [[nodiscard]] bool forward() const { return !backward && !weight(); }

@@ -136,6 +136,24 @@ TEST(DualPipe, EngineMatchesTheRecurrence) {
   }
 }
 
+// A pair's interleaving (workloads/analytical.hpp, pair_end), by hand: F's pieces (busy,
+// then collective) (2, 1), (3, 0) and B's (1, 2), (4, 0), the device free at 0 and both
+// inputs there: F0 ends at 2 (its collective at 3), B0 at 3 (its collective at 5), F1 at
+// max(3, 3) + 3 = 6, B1 at max(6, 5) + 4 = 10; one after the other they take 13. An input
+// arriving late holds its pass's first piece only: B's at 4 puts B0 at 4..5, F1 at 5..8
+// (its collective was done at 3), B1 at max(8, 7) + 4 = 12. A last collective longer than
+// the other pass's work ends the pair: F's pieces (1, 10), (1, 0) and B's (1, 0): F0 to 1,
+// B0 to 2, F1 at max(2, 11) + 1 = 12.
+TEST(DualPipe, PairOverlapsEachPassComputationWithTheOthersCollectives) {
+  const std::vector<PairPiece> f{{Seconds(2), Seconds(1)}, {Seconds(3), Seconds(0)}};
+  const std::vector<PairPiece> b{{Seconds(1), Seconds(2)}, {Seconds(4), Seconds(0)}};
+  EXPECT_DOUBLE_EQ(pair_end(Seconds(0), Seconds(0), Seconds(0), f, b).value(), 10.0);
+  EXPECT_DOUBLE_EQ(pair_end(Seconds(0), Seconds(0), Seconds(4), f, b).value(), 12.0);
+  EXPECT_DOUBLE_EQ(pair_end(Seconds(5), Seconds(0), Seconds(0), f, b).value(), 15.0);
+  const std::vector<PairPiece> lf{{Seconds(1), Seconds(10)}, {Seconds(1), Seconds(0)}}, lb{{Seconds(1), Seconds(0)}};
+  EXPECT_DOUBLE_EQ(pair_end(Seconds(0), Seconds(0), Seconds(0), lf, lb).value(), 12.0);
+}
+
 }  // namespace
 }  // namespace dualpipe_test
 }  // namespace hcsim
