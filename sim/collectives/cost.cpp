@@ -46,7 +46,7 @@ std::size_t CollectiveCostModel::KeyHash::operator()(const MemoKey& k) const {
   h = mix(h, static_cast<std::uint64_t>(std::get<1>(k)));
   h = mix(h, std::bit_cast<std::uint64_t>(std::get<2>(k)));
   h = mix(h, std::hash<std::string>{}(std::get<3>(k)));
-  return static_cast<std::size_t>(mix(h, std::get<4>(k)));
+  return static_cast<std::size_t>(mix(h, static_cast<std::uint64_t>(std::get<4>(k))));
 }
 
 std::size_t CollectiveCostModel::KeyHash::operator()(const AloneKey& k) const {
@@ -411,7 +411,8 @@ CollectiveEstimate CollectiveCostModel::evaluate(const CollectiveAlgorithm& a, c
 CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices, CollectiveOp op, Bytes per_rank,
                                                  std::string_view algorithm,
                                                  const std::vector<int>& siblings) const {
-  auto key = std::make_tuple(devices, static_cast<int>(op), per_rank.value(), std::string(algorithm), siblings);
+  const int siblings_id = step_loads_.siblings_id(siblings);
+  auto key = std::make_tuple(devices, static_cast<int>(op), per_rank.value(), std::string(algorithm), siblings_id);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   struct Scope {  // the siblings load the links for this call only
     const std::vector<int>*& slot;
@@ -450,7 +451,7 @@ CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices
     }
     if (!siblings.empty()) {
       siblings_ = &siblings;
-      siblings_id_ = step_loads_.siblings_id(siblings);
+      siblings_id_ = siblings_id;
       best = CollectiveEstimate{};
       best.time = Seconds(std::numeric_limits<double>::infinity());
       for (const auto& [alone, a] : order) {
@@ -463,7 +464,7 @@ CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices
   } else {
     if (!siblings.empty()) {
       siblings_ = &siblings;
-      siblings_id_ = step_loads_.siblings_id(siblings);
+      siblings_id_ = siblings_id;
     }
     const CollectiveAlgorithm* a = find_collective_algorithm(algorithm);
     if (!a)

@@ -177,7 +177,8 @@ class CollectiveCostModel {
   mutable StepLoads step_loads_;
   mutable std::vector<int> step_key_;       // a step's StepLoads key, reused
   mutable std::vector<double> step_bytes_;  // its transfers' bytes, reused
-  using MemoKey = std::tuple<std::vector<int>, int, double, std::string, std::vector<int>>;
+  // (devices, op, bytes, algorithm, siblings' id in step_loads_)
+  using MemoKey = std::tuple<std::vector<int>, int, double, std::string, int>;
   using AloneKey = std::tuple<std::vector<int>, int, std::int64_t>;
   struct KeyHash {  // hashed, not ordered: neither map is iterated
     std::size_t operator()(const MemoKey& k) const;
