@@ -226,12 +226,16 @@ std::int64_t Router::to_dst(int node, const Target& t) const {
 template <class Dist>
 void Router::walk(int src, int dst, const Dist& dist, Route& r) const {
   r.reachable = true;
-  r.nodes.push_back(src);
+  // Built in reused buffers, then copied at their final size: one allocation each.
+  std::vector<int>& nodes = walk_nodes_;
+  std::vector<int>& edges = walk_edges_;
+  nodes.assign(1, src);
+  edges.clear();
   const std::uint64_t h = mix((static_cast<std::uint64_t>(src) << 32) ^ static_cast<std::uint64_t>(dst));
   int cur = src, step = 0;
   std::int64_t dcur = dist(src);
-  std::vector<std::pair<int, int>> next;
-  std::vector<std::int64_t> next_dist;
+  std::vector<std::pair<int, int>>& next = walk_next_;
+  std::vector<std::int64_t>& next_dist = walk_next_dist_;
   while (cur != dst) {
     next.clear();
     next_dist.clear();
@@ -247,11 +251,13 @@ void Router::walk(int src, int dst, const Dist& dist, Route& r) const {
     const std::size_t k = g_.destination_routing
                               ? static_cast<std::size_t>(dst) % next.size()
                               : static_cast<std::size_t>(mix(h + static_cast<std::uint64_t>(step++)) % next.size());
-    r.edges.push_back(next[k].second);
-    r.nodes.push_back(next[k].first);
+    edges.push_back(next[k].second);
+    nodes.push_back(next[k].first);
     cur = next[k].first;
     dcur = next_dist[k];
   }
+  r.nodes = nodes;
+  r.edges = edges;
   for (std::size_t i = 0; i < r.edges.size(); ++i) {
     const auto& ed = g_.edges()[static_cast<std::size_t>(r.edges[i])];
     r.latency += ed.link.latency;

@@ -144,6 +144,10 @@ class Router {
   const Route* find_route(std::uint64_t key) const;
   const Route& add_route(std::uint64_t key, Route r) const;
   mutable std::vector<RouteSlot> route_slots_;
+  // walk()'s candidate next hops and the route it builds, reused.
+  mutable std::vector<std::pair<int, int>> walk_next_;
+  mutable std::vector<std::int64_t> walk_next_dist_;
+  mutable std::vector<int> walk_nodes_, walk_edges_;
   mutable std::deque<Route> routes_;
 };
 

@@ -1,6 +1,7 @@
 #include "sim/collectives/cost.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -25,8 +26,37 @@ double busbw_factor(CollectiveOp op, int n) {
   return 1.0;
 }
 
+namespace {
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t x) {
+  h ^= x + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+std::uint64_t mix(std::uint64_t h, const std::vector<int>& v) {
+  h = mix(h, v.size());
+  for (int x : v) h = mix(h, static_cast<std::uint32_t>(x));
+  return h;
+}
+
+}  // namespace
+
+std::size_t CollectiveCostModel::KeyHash::operator()(const MemoKey& k) const {
+  std::uint64_t h = mix(0, std::get<0>(k));
+  h = mix(h, static_cast<std::uint64_t>(std::get<1>(k)));
+  h = mix(h, std::bit_cast<std::uint64_t>(std::get<2>(k)));
+  h = mix(h, std::hash<std::string>{}(std::get<3>(k)));
+  return static_cast<std::size_t>(mix(h, static_cast<std::uint64_t>(std::get<4>(k))));
+}
+
+std::size_t CollectiveCostModel::KeyHash::operator()(const AloneKey& k) const {
+  std::uint64_t h = mix(0, std::get<0>(k));
+  h = mix(h, static_cast<std::uint64_t>(std::get<1>(k)));
+  return static_cast<std::size_t>(mix(h, static_cast<std::uint64_t>(std::get<2>(k))));
+}
+
 CollectiveCostModel::CollectiveCostModel(const TopologyGraph& g, CostOptions opt)
-    : g_(g), opt_(std::move(opt)), router_(g), load_(2 * g.edges().size(), 0.0) {
+    : g_(g), opt_(std::move(opt)), router_(g), load_(2 * g.edges().size(), 0.0), step_loads_(g, router_) {
   register_builtin_collectives();
 }
 
@@ -139,6 +169,13 @@ bool CollectiveCostModel::nodes_reduce(const std::vector<int>& ranks, const Grou
   return true;
 }
 
+void CollectiveCostModel::route_step(std::vector<std::size_t>& touched, Seconds& lat, int& between) const {
+  step_loads_.for_routes(
+      step_key_, siblings_,
+      [&](const Route& r, std::uint32_t i) { charge(r, 0, r.edges.size(), step_bytes_[i], touched, nullptr); }, lat,
+      between);
+}
+
 CollectiveEstimate CollectiveCostModel::schedule_time(const Schedule& sc, const std::vector<int>& rank_devices,
                                                       Bytes element_size) const {
   HCSIM_ASSERT(static_cast<int>(rank_devices.size()) == sc.ranks, "one device per rank");
@@ -149,42 +186,36 @@ CollectiveEstimate CollectiveCostModel::schedule_time(const Schedule& sc, const 
     Seconds lat{};
     int moved = 0, between = 0;
     multimem_.clear();
+    step_key_.assign(1, siblings_id_);
+    step_bytes_.clear();
     for (const auto& t : st.transfers) {
       const int a = rank_devices[static_cast<std::size_t>(t.src)], b = rank_devices[static_cast<std::size_t>(t.dst)];
       if (a == b || t.count == 0) continue;
-      if (t.multimem) {
-        multimem_.push_back(&t);
-        sent_[static_cast<std::size_t>(t.src)] += static_cast<double>(t.count) * element_size.value();
-        ++moved;
-        continue;
-      }
       ++moved;
-      between += g_.node_of(a) != g_.node_of(b) ? 1 : 0;
       const double bytes = static_cast<double>(t.count) * element_size.value();
       sent_[static_cast<std::size_t>(t.src)] += bytes;
-      // PXN: an NVLink hop to the relay, then the relay's NIC; the latencies add up.
-      const int v = t.via >= 0 ? rank_devices[static_cast<std::size_t>(t.via)] : b;
-      Seconds path{};
-      for (const auto& [from, to] : {std::pair{a, v}, std::pair{v, b}}) {
-        if (from == to) continue;
-        const Route& r = router_.device_route(from, to);
-        HCSIM_ASSERT(r.reachable, "collective between unconnected devices");
-        path += r.latency;
-        charge(r, 0, r.edges.size(), bytes, touched, nullptr);
-        if (siblings_)
-          for (int o : *siblings_) {
-            const Route& q = router_.device_route(from + o, to + o);
-            charge(q, 0, q.edges.size(), bytes, touched, nullptr);
-          }
+      if (t.multimem) {
+        multimem_.push_back(&t);
+        continue;
       }
-      lat = max(lat, path);
-    }
-    if (!multimem_.empty() && !charge_multimem(multimem_, rank_devices, element_size, touched, lat, nullptr)) {
-      for (std::size_t slot : touched) load_[slot] = 0;
-      est.time = Seconds(std::numeric_limits<double>::infinity());
-      return est;
+      const int v = t.via >= 0 ? rank_devices[static_cast<std::size_t>(t.via)] : b;
+      step_key_.insert(step_key_.end(), {a, v, b});
+      step_bytes_.push_back(bytes);
     }
     Seconds bw{};
+    StepLoads::StepTime known;
+    if (opt_.reuse_step_shapes && multimem_.empty() && step_loads_.time(step_key_, siblings_, step_bytes_, known)) {
+      lat = known.latency;
+      bw = known.bandwidth;
+      between = known.between;
+    } else {
+      route_step(touched, lat, between);
+      if (!multimem_.empty() && !charge_multimem(multimem_, rank_devices, element_size, touched, lat, nullptr)) {
+        for (std::size_t slot : touched) load_[slot] = 0;
+        est.time = Seconds(std::numeric_limits<double>::infinity());
+        return est;
+      }
+    }
     for (std::size_t slot : touched) {
       const auto& e = g_.edges()[slot / 2];
       bw = max(bw, Bytes(load_[slot]) / (e.bandwidth() * e.link.efficiency));
@@ -380,12 +411,17 @@ CollectiveEstimate CollectiveCostModel::evaluate(const CollectiveAlgorithm& a, c
 CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices, CollectiveOp op, Bytes per_rank,
                                                  std::string_view algorithm,
                                                  const std::vector<int>& siblings) const {
-  auto key = std::make_tuple(devices, static_cast<int>(op), per_rank.value(), std::string(algorithm), siblings);
+  const int siblings_id = step_loads_.siblings_id(siblings);
+  auto key = std::make_tuple(devices, static_cast<int>(op), per_rank.value(), std::string(algorithm), siblings_id);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   struct Scope {  // the siblings load the links for this call only
     const std::vector<int>*& slot;
-    ~Scope() { slot = nullptr; }
-  } scope{siblings_};
+    int& id;
+    ~Scope() {
+      slot = nullptr;
+      id = 0;
+    }
+  } scope{siblings_, siblings_id_};
   CollectiveEstimate best;
   const int n = static_cast<int>(devices.size());
   if (n < 2 || per_rank.value() <= 0) {
@@ -415,6 +451,7 @@ CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices
     }
     if (!siblings.empty()) {
       siblings_ = &siblings;
+      siblings_id_ = siblings_id;
       best = CollectiveEstimate{};
       best.time = Seconds(std::numeric_limits<double>::infinity());
       for (const auto& [alone, a] : order) {
@@ -425,7 +462,10 @@ CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices
     }
     HCSIM_ASSERT(std::isfinite(best.time.value()), "no algorithm for " + std::string(collective_op_name(op)));
   } else {
-    if (!siblings.empty()) siblings_ = &siblings;
+    if (!siblings.empty()) {
+      siblings_ = &siblings;
+      siblings_id_ = siblings_id;
+    }
     const CollectiveAlgorithm* a = find_collective_algorithm(algorithm);
     if (!a)
       throw InputError("", "unknown collective algorithm \"" + std::string(algorithm) + "\"; " +

@@ -44,11 +44,13 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/collectives/algorithms.hpp"
 #include "sim/collectives/deepep.hpp"
 #include "sim/collectives/protocol.hpp"
+#include "sim/collectives/step_loads.hpp"
 #include "topologies/routing.hpp"
 
 namespace hcsim {
@@ -78,6 +80,10 @@ struct CostOptions {
   // run as DeepEP's ("deepep", deepep.hpp) with this routing's deduplication
   // (strategy.moe_dispatch = "deepep").
   std::optional<TokenRouting> deepep{};
+  // Each step's links found once per shape of the step and reused for other bytes
+  // (step_loads.hpp); false: every transfer of every step routed and charged afresh, the
+  // reference the reuse is checked against. The answers are the same, to the bit.
+  bool reuse_step_shapes = true;
 };
 
 // nccl-tests bus-bandwidth factor (doc/PERFORMANCE.md; formulas.md §6): all-reduce
@@ -112,6 +118,8 @@ class CollectiveCostModel {
   [[nodiscard]] GroupShape shape_of(const std::vector<int>& devices, std::vector<int>& rank_devices) const;
 
   [[nodiscard]] const Router& router() const { return router_; }
+  // Step shapes held for reuse (CostOptions::reuse_step_shapes; step_loads.hpp).
+  [[nodiscard]] std::size_t step_shapes() const { return step_loads_.size(); }
   [[nodiscard]] const CostOptions& options() const { return opt_; }
   // ScheduleRequest::node_share for a group of this shape: the DeepEP deduplication of
   // CostOptions::deepep (1 without it, or on groups of unequal nodes).
@@ -143,6 +151,9 @@ class CollectiveCostModel {
   bool charge_multimem(const std::vector<const Transfer*>& mm, const std::vector<int>& rank_devices,
                        Bytes element_size, std::vector<std::size_t>& touched, Seconds& lat,
                        MultimemOwners* owners) const;
+  // Routes the transfers of step_key_ (and the siblings') and charges step_bytes_ to load_;
+  // the largest path latency into `lat`, the transfers between nodes added to `between`.
+  void route_step(std::vector<std::size_t>& touched, Seconds& lat, int& between) const;
   // charge_multimem on the step's multimem transfers.
   bool load_multimem(const Step& st, const std::vector<int>& rank_devices, Bytes element_size,
                      std::vector<std::size_t>& touched, MultimemOwners* owners) const;
@@ -162,12 +173,21 @@ class CollectiveCostModel {
   mutable std::vector<double> sent_;  // per rank, reused between steps
   mutable std::vector<const Transfer*> multimem_;  // a step's multimem transfers, reused
   mutable const std::vector<int>* siblings_ = nullptr;  // of the estimate() under way
-  mutable std::map<std::tuple<std::vector<int>, int, double, std::string, std::vector<int>>, CollectiveEstimate> memo_;
+  mutable int siblings_id_ = 0;                         // theirs in step_loads_ (0: none)
+  mutable StepLoads step_loads_;
+  mutable std::vector<int> step_key_;       // a step's StepLoads key, reused
+  mutable std::vector<double> step_bytes_;  // its transfers' bytes, reused
+  // (devices, op, bytes, algorithm, siblings' id in step_loads_)
+  using MemoKey = std::tuple<std::vector<int>, int, double, std::string, int>;
+  using AloneKey = std::tuple<std::vector<int>, int, std::int64_t>;
+  struct KeyHash {  // hashed, not ordered: neither map is iterated
+    std::size_t operator()(const MemoKey& k) const;
+    std::size_t operator()(const AloneKey& k) const;
+  };
+  mutable std::unordered_map<MemoKey, CollectiveEstimate, KeyHash> memo_;
   // "auto" with siblings: the candidates' times alone, ascending (the same group recurs with
   // other sibling sets).
-  mutable std::map<std::tuple<std::vector<int>, int, std::int64_t>,
-                   std::vector<std::pair<double, const CollectiveAlgorithm*>>>
-      alone_;
+  mutable std::unordered_map<AloneKey, std::vector<std::pair<double, const CollectiveAlgorithm*>>, KeyHash> alone_;
 };
 
 // One-shot convenience: builds a CollectiveCostModel (and its route cache) per call.

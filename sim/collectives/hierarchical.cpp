@@ -60,6 +60,7 @@ Schedule multi_ring_schedule(CollectiveOp op, int nodes, int per_node, std::int6
   std::vector<RingJob> rings;
   for (int j = 0; j < per_node; ++j) {
     RingJob ring{{}, chunk_offset(elements, per_node, j), chunk_size(elements, per_node, j)};
+    ring.members.reserve(static_cast<std::size_t>(n));
     for (int nd = 0; nd < nodes; ++nd)
       for (int l = 0; l < per_node; ++l) ring.members.push_back(nd * per_node + (j + l) % per_node);
     if (op != CollectiveOp::all_reduce)

@@ -16,11 +16,15 @@ std::int64_t ring_chunk_size(const RingJob& j, int i) {
 
 void append_ring_phase(std::vector<Step>& steps, const std::vector<RingJob>& jobs, bool reduce_scatter,
                        bool compressed) {
-  std::size_t longest = 0;
-  for (const auto& j : jobs) longest = std::max(longest, j.members.size());
+  std::size_t longest = 0, members = 0;
+  for (const auto& j : jobs) {
+    longest = std::max(longest, j.members.size());
+    members += j.members.size();
+  }
   const std::size_t count = compressed ? std::min<std::size_t>(longest, 2) : longest;
   for (std::size_t s = 0; s + 1 < count; ++s) {
     Step st;
+    st.transfers.reserve(members);  // at most one transfer per member and step
     st.repeat = compressed ? static_cast<int>(longest) - 1 : 1;
     for (const auto& j : jobs) {
       const int m = static_cast<int>(j.members.size());

@@ -21,38 +21,43 @@ struct TreeJob {
   std::int64_t offset = 0, length = 0;
 };
 
-void ensure_steps(std::vector<Step>& steps, std::size_t n) {
-  if (steps.size() < n) steps.resize(n);
-}
-
+// The transfers of the tree jobs, step by step: emit(step, transfer).
 // Reduce up the tree: position i at depth d sends chunk k at step k + D - d.
-void tree_reduce(std::vector<Step>& steps, std::size_t base, int n, int chunks, const TreeJob& t) {
+template <class Emit>
+void tree_reduce(int n, int chunks, const TreeJob& t, Emit emit) {
   const int D = depth_of(n - 1);
-  ensure_steps(steps, base + static_cast<std::size_t>(chunks + D - 1));
   auto rank = [&](int pos) { return t.mirrored ? n - 1 - pos : pos; };
   for (int i = 1; i < n; ++i) {
     for (int k = 0; k < chunks; ++k) {
       const auto off = t.offset + chunk_offset(t.length, chunks, k), cnt = chunk_size(t.length, chunks, k);
       if (cnt == 0) continue;
-      steps[base + static_cast<std::size_t>(k + D - depth_of(i))].transfers.push_back(
-          {rank(i), rank(parent_of(i)), off, off, cnt, true});
+      emit(static_cast<std::size_t>(k + D - depth_of(i)), Transfer{rank(i), rank(parent_of(i)), off, off, cnt, true});
     }
   }
 }
 
 // Broadcast down: position i at depth d receives chunk k at step k + d - 1.
-void tree_broadcast(std::vector<Step>& steps, std::size_t base, int n, int chunks, const TreeJob& t) {
-  const int D = depth_of(n - 1);
-  ensure_steps(steps, base + static_cast<std::size_t>(chunks + D - 1));
+template <class Emit>
+void tree_broadcast(int n, int chunks, const TreeJob& t, Emit emit) {
   auto rank = [&](int pos) { return t.mirrored ? n - 1 - pos : pos; };
   for (int i = 1; i < n; ++i) {
     for (int k = 0; k < chunks; ++k) {
       const auto off = t.offset + chunk_offset(t.length, chunks, k), cnt = chunk_size(t.length, chunks, k);
       if (cnt == 0) continue;
-      steps[base + static_cast<std::size_t>(k + depth_of(i) - 1)].transfers.push_back(
-          {rank(parent_of(i)), rank(i), off, off, cnt, false});
+      emit(static_cast<std::size_t>(k + depth_of(i) - 1), Transfer{rank(parent_of(i)), rank(i), off, off, cnt, false});
     }
   }
+}
+
+// Runs `jobs(emit)` twice: to count each step's transfers, then to place them in steps
+// reserved to their size (a step of a wide tree would otherwise grow many times).
+template <class Jobs>
+void fill_steps(std::vector<Step>& steps, std::size_t count, Jobs jobs) {
+  std::vector<std::size_t> sizes(count, 0);
+  jobs([&](std::size_t step, const Transfer&) { ++sizes[step]; });
+  steps.resize(count);
+  for (std::size_t i = 0; i < count; ++i) steps[i].transfers.reserve(sizes[i]);
+  jobs([&](std::size_t step, const Transfer& t) { steps[step].transfers.push_back(t); });
 }
 
 void drop_empty_steps(Schedule& sc) {
@@ -72,14 +77,21 @@ Schedule double_binary_tree_schedule(CollectiveOp op, int n, std::int64_t elemen
     case CollectiveOp::all_reduce: {
       const std::int64_t half = elements / 2;
       const TreeJob a{false, 0, half}, b{true, half, elements - half};
-      tree_reduce(sc.steps, 0, n, chunks, a);
-      tree_reduce(sc.steps, 0, n, chunks, b);
-      tree_broadcast(sc.steps, phase, n, chunks, a);
-      tree_broadcast(sc.steps, phase, n, chunks, b);
+      fill_steps(sc.steps, 2 * phase, [&](auto emit) {
+        tree_reduce(n, chunks, a, emit);
+        tree_reduce(n, chunks, b, emit);
+        auto later = [&](std::size_t step, const Transfer& t) { emit(phase + step, t); };
+        tree_broadcast(n, chunks, a, later);
+        tree_broadcast(n, chunks, b, later);
+      });
       break;
     }
-    case CollectiveOp::broadcast: tree_broadcast(sc.steps, 0, n, chunks, {false, 0, elements}); break;
-    case CollectiveOp::reduce: tree_reduce(sc.steps, 0, n, chunks, {false, 0, elements}); break;
+    case CollectiveOp::broadcast:
+      fill_steps(sc.steps, phase, [&](auto emit) { tree_broadcast(n, chunks, {false, 0, elements}, emit); });
+      break;
+    case CollectiveOp::reduce:
+      fill_steps(sc.steps, phase, [&](auto emit) { tree_reduce(n, chunks, {false, 0, elements}, emit); });
+      break;
     default: HCSIM_ASSERT(false, "tree schedule supports all-reduce, broadcast and reduce only");
   }
   drop_empty_steps(sc);

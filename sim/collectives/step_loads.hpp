@@ -1,0 +1,125 @@
+#pragma once
+// The links one schedule step loads, routed once per shape of the step.
+//
+// The cost model's bandwidth term of a step (cost.hpp) is
+//   max over directed links l of (sum over transfers i crossing l of bytes_i) / capacity_l
+// where transfer i crosses l once for its own route and once for each sibling's translate
+// of it that does. Which links a step loads depends on who sends to whom (the devices, the
+// PXN relays, the siblings), not on the bytes, which are all that change between most
+// estimates of one group; so the links are found once per shape of the step. The sums are
+// those that charging every route adds up, in any order, while the bytes are whole numbers
+// and every sum stays below 2^53 (doubles hold such integers exactly), which time() checks.
+//   Equal bytes b (most steps): link l carries m_l x b, m_l its crossings, and as
+// m x b / capacity rises with m for a fixed capacity the term is
+//   max over the distinct capacities c of M_c x b / c,   M_c the largest m_l of capacity c.
+//   Bytes from lo to hi: a link of capacity c below M_c carries at most hi (M_c - 1), a link
+// at M_c at least lo M_c; when (hi - lo) M_c < hi (a ring's chunks differ by one element)
+// only the links at M_c can hold the maximum, and their sums are taken transfer by
+// transfer (their crossings listed when a shape is asked so a second time; a step seen
+// once is routed as cheaply by the cost model). Otherwise time() declines and the cost
+// model charges route by route.
+// The path latency (largest over transfers of their route's latency, both hops of a relay
+// added) and the count of transfers between nodes do not depend on the bytes either.
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sim/core/error.hpp"
+#include "topologies/routing.hpp"
+
+namespace hcsim {
+
+class StepLoads {
+ public:
+  struct StepTime {
+    Seconds latency{};    // largest path latency over the transfers
+    Seconds bandwidth{};  // the bandwidth term
+    int between = 0;      // transfers between nodes
+  };
+
+  StepLoads(const TopologyGraph& g, const Router& router)
+      : g_(g), router_(router), crossings_(2 * g.edges().size(), 0.0) {}
+
+  // Id of a set of sibling offsets (cost.hpp, estimate()), for the step keys; 0: none.
+  int siblings_id(const std::vector<int>& siblings);
+  // The step of `key` -- {siblings id, then per transfer its source device, relay device (the
+  // destination when none) and destination device}; the siblings of a non-zero id are
+  // `siblings` -- with transfer i moving bytes[i] (none zero); false (nothing written) when
+  // the sums would not be exact or the bytes differ too much (above).
+  bool time(const std::vector<int>& key, const std::vector<int>* siblings, const std::vector<double>& bytes,
+            StepTime& out);
+  [[nodiscard]] std::size_t size() const { return shapes_.size(); }
+
+  // Calls f(route, i) for every route of the step `key` in order: transfer i's own hops (to
+  // the relay, from it) each followed by the siblings' translates of that hop. The largest
+  // path latency goes into `latency`, the transfers between nodes are added to `between`.
+  template <class F>
+  void for_routes(const std::vector<int>& key, const std::vector<int>* siblings, F f, Seconds& latency,
+                  int& between) const;
+
+ private:
+  struct Shape {
+    Seconds latency{};
+    int between = 0;
+    struct Capacity {
+      BytesPerSecond capacity{};  // lanes x bandwidth x efficiency
+      double most = 0;            // M_c
+      std::uint32_t first = 0;    // its links at M_c: top[first, next capacity's first)
+    };
+    std::vector<Capacity> capacities;
+    std::vector<std::uint32_t> top;  // directed links at M_c, by capacity
+    double most = 0;                 // the largest m_l
+    struct Use {
+      std::uint32_t transfer = 0;
+      double times = 0;  // its routes (own, siblings') that cross the link
+    };
+    // Listed on first need: the crossings of top[k] in uses[use_first[k], use_first[k + 1]).
+    std::vector<std::uint32_t> use_first;
+    std::vector<Use> uses;
+    int unequal = 0;  // times asked with unequal bytes
+  };
+  struct Hash {
+    std::size_t operator()(const std::vector<int>& v) const;
+  };
+  Shape& add(const std::vector<int>& key, const std::vector<int>* siblings);
+  Shape build(const std::vector<int>& key, const std::vector<int>* siblings);
+  void list_uses(Shape& s, const std::vector<int>& key, const std::vector<int>* siblings);
+
+  const TopologyGraph& g_;
+  const Router& router_;
+  std::unordered_map<std::vector<int>, int, Hash> siblings_;
+  std::unordered_map<std::vector<int>, Shape, Hash> shapes_;
+  std::size_t stored_ = 0;                                      // what shapes_ holds, in ints, bounded (step_loads.cpp)
+  std::vector<double> crossings_;                               // per directed link, zero between uses
+  std::vector<std::size_t> crossed_;                            // the links with crossings
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> marks_;  // (top link, transfer), reused
+};
+
+template <class F>
+void StepLoads::for_routes(const std::vector<int>& key, const std::vector<int>* siblings, F f, Seconds& latency,
+                           int& between) const {
+  HCSIM_ASSERT(key.size() % 3 == 1, "a step key is a siblings id and device triples");
+  HCSIM_ASSERT(key[0] == 0 || (siblings && !siblings->empty()), "a step key names siblings it is not given");
+  const std::size_t n = key.size() / 3;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int a = key[1 + 3 * i], v = key[2 + 3 * i], b = key[3 + 3 * i];
+    // PXN: an NVLink hop to the relay, then the relay's NIC; the latencies add up.
+    Seconds path{};
+    for (const auto& [from, to] : {std::pair{a, v}, std::pair{v, b}}) {
+      if (from == to) continue;
+      const Route& r = router_.device_route(from, to);
+      HCSIM_ASSERT(r.reachable, "collective between unconnected devices");
+      path += r.latency;
+      f(r, static_cast<std::uint32_t>(i));
+      if (key[0] != 0)
+        for (int o : *siblings) f(router_.device_route(from + o, to + o), static_cast<std::uint32_t>(i));
+    }
+    latency = max(latency, path);
+    between += g_.node_of(a) != g_.node_of(b) ? 1 : 0;
+  }
+}
+
+}  // namespace hcsim

@@ -1,0 +1,135 @@
+// Step shapes (sim/collectives/step_loads.hpp): a step's links found once and reused for
+// other bytes give exactly the times of routing and charging every transfer afresh.
+#include "sim/collectives/step_loads.hpp"
+
+#include <numeric>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../support/test_topology.hpp"
+#include "sim/collectives/cost.hpp"
+
+namespace hcsim {
+namespace {
+
+std::vector<int> consecutive(int n, int first = 0) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), first);
+  return v;
+}
+
+// Every field the estimate reports, compared exactly: the reuse must not move a bit.
+void expect_same(const CollectiveEstimate& got, const CollectiveEstimate& want, const std::string& what) {
+  EXPECT_EQ(got.time.value(), want.time.value()) << what;
+  EXPECT_EQ(got.latency_term.value(), want.latency_term.value()) << what;
+  EXPECT_EQ(got.bandwidth_term.value(), want.bandwidth_term.value()) << what;
+  EXPECT_EQ(got.protocol_term.value(), want.protocol_term.value()) << what;
+  EXPECT_EQ(got.rank_bytes.value(), want.rank_bytes.value()) << what;
+  EXPECT_EQ(got.net_steps, want.net_steps) << what;
+  EXPECT_EQ(got.steps, want.steps) << what;
+  EXPECT_EQ(got.chunks, want.chunks) << what;
+  EXPECT_EQ(got.channels, want.channels) << what;
+  EXPECT_EQ(got.algorithm, want.algorithm) << what;
+  EXPECT_EQ(got.protocol, want.protocol) << what;
+}
+
+// Groups with and without siblings on two fabrics: rail-optimised leaves (one NIC per GPU;
+// a group straddling a leaf edge) and two NICs per node (four GPUs and their siblings share
+// a port). Every algorithm by name and "auto", at sizes that divide evenly among the ranks
+// (one step shape, reused) and sizes that do not (unequal bytes: routed afresh), each model
+// asked many sizes in turn so that later ones reuse the shapes of earlier ones.
+TEST(StepLoads, ReusedShapesGiveTheTimesOfRoutingEveryTransfer) {
+  register_builtin_collectives();
+  std::vector<int> stride8;
+  for (int d = 0; d < 256; d += 8) stride8.push_back(d);
+  struct Case {
+    TopologyGraph g;
+    std::vector<std::tuple<std::vector<int>, CollectiveOp, std::vector<int>>> groups;
+  };
+  std::vector<Case> cases;
+  cases.push_back({testing::h800_rails_of_20_nodes(),
+                   {{consecutive(64, 128), CollectiveOp::all_to_all, {64}},
+                    {stride8, CollectiveOp::all_reduce, {1, 2, 3, 4, 5, 6, 7}},
+                    {stride8, CollectiveOp::all_gather, {1, 2, 3, 4, 5, 6, 7}},
+                    {stride8, CollectiveOp::reduce_scatter, {}},
+                    {consecutive(16, 32), CollectiveOp::all_reduce, {16, 32}},
+                    {{0, 64}, CollectiveOp::send_recv, consecutive(63, 1)}}});
+  cases.push_back({testing::test_topology({{"type", "nvswitch-cluster"}, {"nics_per_node", 2}}, 64),
+                   {{{0, 8, 16, 24}, CollectiveOp::all_reduce, {1, 2, 3, 4, 5, 6, 7}},
+                    {{0, 8, 16, 24}, CollectiveOp::all_gather, {1, 2, 3}},
+                    {consecutive(16), CollectiveOp::all_reduce, {16, 32, 48}}}});
+  const std::vector<double> sizes{4096, 4096 * 3 + 1, 1048576, 1048576 + 7, 268435456, 25165824, 1e9 + 3};
+  for (const Case& c : cases) {
+    std::vector<std::string> names{"auto"};
+    for (const CollectiveAlgorithm* a : auto_candidates()) names.push_back(a->name);
+    for (const auto& [group, op, siblings] : c.groups)
+      for (const std::string& name : names) {
+        CollectiveCostModel reuse(c.g), fresh(c.g, CostOptions{.reuse_step_shapes = false});
+        std::vector<int> ranks;
+        const CollectiveAlgorithm* a = find_collective_algorithm(name);
+        if (a && !a->supports(op, reuse.shape_of(group, ranks))) continue;
+        for (double s : sizes) {
+          const std::string what = name + " " + std::string(collective_op_name(op)) + " from " +
+                                   std::to_string(group[0]) + ", " + std::to_string(s) + " B";
+          CollectiveEstimate want;
+          try {
+            want = fresh.estimate(group, op, Bytes(s), name, siblings);
+          } catch (const InputError&) {
+            EXPECT_THROW((void)reuse.estimate(group, op, Bytes(s), name, siblings), InputError) << what;
+            continue;
+          }
+          expect_same(reuse.estimate(group, op, Bytes(s), name, siblings), want, what);
+        }
+        EXPECT_EQ(fresh.step_shapes(), 0U);
+      }
+  }
+  // The shapes are used at all: a ring over 4 nodes with siblings is one shape per phase.
+  CollectiveCostModel m(cases[1].g);
+  (void)m.estimate({0, 8, 16, 24}, CollectiveOp::all_reduce, Bytes(1048576), "ring", {1, 2, 3});
+  EXPECT_GT(m.step_shapes(), 0U);
+}
+
+// One step: ring 0 -> 8 -> 16 -> 24 -> 0 over two NICs per node, siblings 1-3 behind the
+// same NIC (GPUs 0-3 share NIC 0). Each NIC port carries its transfer and the three
+// siblings': M = 4 on the IB links, so with b bytes each the term is 4 b / B_ib (the NVLink
+// hops to the NIC carry one transfer each, 1 x b / B_nv, less). With one transfer at b + 1
+// only the links at M can hold the maximum: those of 24 -> 0, 4 (b + 1) / B_ib.
+TEST(StepLoads, BandwidthIsTheBusiestLinkPerCapacity) {
+  const TopologyGraph g = testing::test_topology({{"type", "nvswitch-cluster"}, {"nics_per_node", 2}}, 32);
+  const Router router(g);
+  StepLoads loads(g, router);
+  const std::vector<int> siblings{1, 2, 3};
+  const int id = loads.siblings_id(siblings);
+  EXPECT_EQ(loads.siblings_id(siblings), id);
+  EXPECT_EQ(loads.siblings_id({}), 0);
+  const std::vector<int> key{id, 0, 8, 8, 8, 16, 16, 16, 24, 24, 24, 0, 0};
+  const double b = 1 << 20, ib = 25e9 * 0.92;  // the ib-hdr preset: 25 GB/s x 0.92
+  StepLoads::StepTime t;
+  ASSERT_TRUE(loads.time(key, &siblings, {b, b, b, b}, t));
+  EXPECT_EQ(t.between, 4);
+  EXPECT_DOUBLE_EQ(t.bandwidth.value(), 4 * b / ib);
+  EXPECT_DOUBLE_EQ(t.latency.value(), router.device_route(0, 8).latency.value());
+  // Unequal bytes are taken from the shape the second time they meet it (the first, the cost
+  // model routes the step itself); a shape they meet first is not built for them.
+  EXPECT_FALSE(loads.time(key, &siblings, {b, b, b, b + 1}, t));
+  ASSERT_TRUE(loads.time(key, &siblings, {b, b, b, b + 1}, t));
+  EXPECT_DOUBLE_EQ(t.bandwidth.value(), 4 * (b + 1) / ib);
+  // Declined: a fractional byte count, sums reaching 2^53, bytes too far apart for the links
+  // at M alone to decide ((hi - lo) M >= hi).
+  EXPECT_FALSE(loads.time(key, &siblings, {0.5, 0.5, 0.5, 0.5}, t));
+  const double big = 9007199254740992.0 / 4;
+  EXPECT_FALSE(loads.time(key, &siblings, {big, big, big, big}, t));
+  EXPECT_TRUE(loads.time(key, &siblings, {big - 1, big - 1, big - 1, big - 1}, t));
+  EXPECT_FALSE(loads.time(key, &siblings, {b, b, b, 2 * b}, t));
+  EXPECT_EQ(loads.size(), 1U);
+  const std::vector<int> other{id, 0, 8, 8};
+  EXPECT_FALSE(loads.time(other, &siblings, {b, b + 1}, t));
+  EXPECT_FALSE(loads.time(other, &siblings, {b, b + 1}, t));
+  EXPECT_EQ(loads.size(), 1U);
+}
+
+}  // namespace
+}  // namespace hcsim
