@@ -108,7 +108,7 @@ struct PassTimes {
   // weight-gradient GEMMs, which B alone lacks, so it can take less than b + w.
   Seconds whole{};
   // The forward and the whole backward as pieces (PairPiece; empty: no MoE collective).
-  std::vector<PairPiece> forward_pieces, whole_pieces;
+  std::vector<PairPiece> forward_pieces{}, whole_pieces{};
 };
 // Each stage's end of `schedule`'s order under that recurrence; `t` holds chunk c of stage s
 // at s * v + c.
