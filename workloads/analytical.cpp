@@ -151,6 +151,18 @@ std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Place
   auto times = [&](int vs) -> const PassTimes& {
     return t[static_cast<std::size_t>(place.stage(vs) * v + place.chunk(vs))];
   };
+  auto slot = [&](int vs, const PipeOp& op) {
+    return static_cast<std::size_t>(vs) * M + static_cast<std::size_t>(op.microbatch);
+  };
+  // When `op`'s input is there (a forward: the previous virtual stage's forward plus its send;
+  // a B or whole backward: the next one's; W: at once), in `ready`; false: not yet known.
+  auto input = [&](int vs, const PipeOp& op, Seconds& ready) {
+    if (op.weight() || (op.forward() ? place.first(vs) : place.last(vs))) return true;
+    const Seconds from = op.forward() ? fwd[slot(vs, op) - M] : bwd[slot(vs, op) + M];
+    if (from < Seconds{}) return false;
+    ready = from + (op.forward() ? times(vs - 1).send_forward : times(vs + 1).send_backward);
+    return true;
+  };
   std::vector<std::size_t> pos(P, 0);
   std::size_t remaining = 0;
   for (const auto& o : order) remaining += o.size();
@@ -161,25 +173,18 @@ std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Place
         const PipeOp& op = order[s][pos[s]];
         const int vs = place.vstage(static_cast<int>(s), op.chunk);
         const PassTimes& ts = times(vs);
-        const auto i = static_cast<std::size_t>(op.microbatch), at = static_cast<std::size_t>(vs) * M + i;
-        Seconds ready{}, d{};
+        const std::size_t at = slot(vs, op);
+        Seconds ready{};
         if (op.paired) {
           // DualPipe's pair: both passes' inputs, then pair_end.
           HCSIM_ASSERT(pos[s] + 1 < order[s].size(), "a paired forward ends the order");
           const PipeOp& ob = order[s][pos[s] + 1];
+          HCSIM_ASSERT(ob.backward && ob.part == PassPart::whole, "a pair of a forward and a whole backward");
           const int vb = place.vstage(static_cast<int>(s), ob.chunk);
           const PassTimes& tb = times(vb);
-          const std::size_t bt = static_cast<std::size_t>(vb) * M + static_cast<std::size_t>(ob.microbatch);
+          const std::size_t bt = slot(vb, ob);
           Seconds ready_b{};
-          if (!place.first(vs)) {
-            if (fwd[at - M] < Seconds{}) break;
-            ready = fwd[at - M] + times(vs - 1).send_forward;
-          }
-          if (!place.last(vb)) {
-            if (bwd[bt + M] < Seconds{}) break;
-            ready_b = bwd[bt + M] + times(vb + 1).send_backward;
-          }
-          HCSIM_ASSERT(ob.backward && ob.part == PassPart::whole, "a pair of a forward and a whole backward");
+          if (!input(vs, op, ready) || !input(vb, ob, ready_b)) break;
           if (ts.forward_pieces.empty() || tb.whole_pieces.empty())
             free[s] = max(max(free[s], ready) + ts.f, ready_b) + tb.whole;
           else
@@ -189,21 +194,8 @@ std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Place
           --remaining;
           continue;
         }
-        if (op.weight()) {
-          d = ts.w;
-        } else if (!op.backward) {
-          if (!place.first(vs)) {
-            if (fwd[at - M] < Seconds{}) break;
-            ready = fwd[at - M] + times(vs - 1).send_forward;
-          }
-          d = ts.f;
-        } else {
-          if (!place.last(vs)) {
-            if (bwd[at + M] < Seconds{}) break;
-            ready = bwd[at + M] + times(vs + 1).send_backward;
-          }
-          d = op.part == PassPart::whole ? ts.whole : ts.b;
-        }
+        if (!input(vs, op, ready)) break;
+        const Seconds d = op.weight() ? ts.w : !op.backward ? ts.f : op.part == PassPart::whole ? ts.whole : ts.b;
         free[s] = max(free[s], ready) + d;
         if (!op.weight()) (op.backward ? bwd : fwd)[at] = free[s];
       }
