@@ -18,6 +18,7 @@ set(hcsim_floors
     sim/engine=hcsim_engine
     sim/report=hcsim_report
     sim/driver=hcsim_driver
+    sim/cluster=hcsim_cluster
     sim/sweep=hcsim_sweep
     sim/cli=hcsim_cli)
 # Folders checked for SimGrid includes only (they are no floor).
