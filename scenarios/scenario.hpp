@@ -88,6 +88,9 @@ void register_builtins();
 // Throws InputError (with the file name) listing every problem.
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides = {});
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file = "");
+// The cluster section alone (pools, pue, node power, topology), checked as in a scenario,
+// its paths under /cluster: the shared cluster of `hcsim cluster` (sim/cluster/).
+Scenario parse_cluster_section(const nlohmann::json& cluster, const std::string& file = "");
 
 // Parses a JSON document (comments allowed), or a YAML one for a .yaml/.yml file
 // (scenarios/yaml_io.hpp), reporting syntax errors with line and column.

@@ -444,6 +444,25 @@ struct Parser {
 
 }  // namespace
 
+Scenario parse_cluster_section(const nlohmann::json& cluster, const std::string& file) {
+  register_builtins();
+  Parser ps{file, {}, {}, true, {}};
+  auto& sc = ps.sc;
+  sc.file = file;
+  Params c = ps.section(sections::cluster(), cluster, "/cluster");
+  if (c.has("pools")) {
+    ps.pools(c.raw("pools"));
+    ps.attach_pim();
+  }
+  if (c.has("pue")) sc.pue = c.number("pue");
+  if (c.has("node_power")) sc.node_power = parse_node_power(c.raw("node_power"), "/cluster/node_power", ps.diag);
+  if (ps.diag.ok()) ps.topology(c.raw("topology"));
+  ps.diag.throw_if_any();
+  sc.resolved = {{"cluster", {{"topology", ps.res.topology}}}};
+  sc.warnings = ps.diag.warnings();
+  return std::move(ps.sc);
+}
+
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   register_builtins();
   Parser ps{file, {}, {}, true, {}};

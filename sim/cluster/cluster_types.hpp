@@ -59,7 +59,7 @@ struct JobSpec {
 };
 
 // Where a running job sits.
-struct Placement {
+struct JobPlacement {
   std::uint32_t pool = 0;
   std::vector<std::uint32_t> devices;  // cluster device ids, ascending
 };
@@ -74,7 +74,7 @@ class StepOracle {
   virtual std::optional<Seconds> alone(const JobSpec& job, std::uint32_t pool, std::uint32_t devices) = 0;
   // Step time of each of `jobs` with all of them running at once at `placements` (same
   // order) on the shared fabric.
-  virtual std::vector<Seconds> together(std::span<const JobSpec* const> jobs, std::span<const Placement> placements) = 0;
+  virtual std::vector<Seconds> together(std::span<const JobSpec* const> jobs, std::span<const JobPlacement> placements) = 0;
   // Energy of one step alone (devices busy and idle during the step, links).
   virtual Joules step_energy(const JobSpec& job, std::uint32_t pool, std::uint32_t devices) = 0;
 };

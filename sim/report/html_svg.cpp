@@ -83,12 +83,13 @@ std::string escape(std::string_view s) {
 }
 
 std::string_view colour(std::string_view category) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kColours{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kColours{{
       {"forward", "#4C72B0"},   {"compute", "#4C72B0"},     {"backward", "#DD8452"}, {"recompute", "#8172B3"},
       {"optimizer", "#937860"}, {"other", "#A0A0A0"},       {"tp", "#55A868"},       {"sp", "#64B5CD"},
       {"cp", "#2F4F4F"},        {"pp", "#C44E52"},          {"zero", "#CCB974"},     {"dp", "#DA8BC3"},
       {"offload", "#8C8C8C"},   {"bubble", "#E8E8E8"},      {"idle", "#F5F0C8"},     {"weights", "#4C72B0"},
       {"gradients", "#DD8452"}, {"activations", "#55A868"}, {"buffers", "#8C8C8C"},  {"A", "#4C72B0"},
+      {"waiting", "#E8E8E8"},   {"contended", "#C44E52"},   {"restarting", "#937860"}, {"running", "#4C72B0"},
   }};
   for (const auto& [k, v] : kColours)
     if (k == category) return v;
@@ -156,8 +157,9 @@ std::string grouped_bars(const BarChart& c) {
   return out + "</svg>";
 }
 
-std::string timeline(std::string_view id, std::string_view title, double step_s, const std::vector<TimelineRow>& rows) {
-  const double row_h = 14, plot_h = static_cast<double>(rows.size()) * row_h;
+std::string timeline(std::string_view id, std::string_view title, double step_s, const std::vector<TimelineRow>& rows,
+                     const TimeAxis& time) {
+  const double row_h = time.row_height, plot_h = static_cast<double>(rows.size()) * row_h;
   std::vector<std::string> used;
   for (const TimelineRow& r : rows)
     for (const Span& s : r.spans)
@@ -165,14 +167,16 @@ std::string timeline(std::string_view id, std::string_view title, double step_s,
   std::sort(used.begin(), used.end());
   std::string out = open_svg(id, title, kTop + plot_h + 70);
   const double scale = step_s > 0 ? kPlot / step_s : 0;
-  out += axis(kTop - 4, kTop + plot_h, step_s * 1e3, "ms");
+  out += axis(kTop - 4, kTop + plot_h, step_s * time.scale, time.unit);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const double y = kTop + static_cast<double>(r) * row_h;
-    out += fmt::format(R"(<text x="{}" y="{}" class="label small">{}</text>)", px(kLabel - 6), px(y + row_h * 0.75),
-                       escape(rows[r].label));
+    if (row_h >= 10)
+      out += fmt::format(R"(<text x="{}" y="{}" class="label small">{}</text>)", px(kLabel - 6),
+                         px(y + row_h * 0.75), escape(rows[r].label));
     for (const Span& s : rows[r].spans)
       out += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}" fill-opacity="{:.1f}"/>)",
-                         px(kLabel + s.a * scale), px(y + 1), px(std::max(0.3, (s.b - s.a) * scale)), px(row_h - 2),
+                         px(kLabel + s.a * scale), px(y + (row_h >= 10 ? 1 : 0)), px(std::max(0.3, (s.b - s.a) * scale)),
+                         px(row_h >= 10 ? row_h - 2 : row_h),
                          colour(s.category), s.opacity);
   }
   out += legend(used, kTop + plot_h + 34);
@@ -180,13 +184,13 @@ std::string timeline(std::string_view id, std::string_view title, double step_s,
 }
 
 std::string step_curve(std::string_view id, std::string_view title, std::string_view unit, double step_s,
-                       const std::vector<double>& samples) {
+                       const std::vector<double>& samples, const TimeAxis& time) {
   const double plot_h = 160;
   double max = 0;
   for (double v : samples) max = std::max(max, v);
   max = nice_max(max);
   std::string out = open_svg(id, title, kTop + plot_h + 40);
-  out += axis(kTop, kTop + plot_h, step_s * 1e3, "ms");
+  out += axis(kTop, kTop + plot_h, step_s * time.scale, time.unit);
   std::string path = fmt::format("M{} {}", px(kLabel), px(kTop + plot_h));
   const double w = samples.empty() ? 0 : kPlot / static_cast<double>(samples.size());
   for (std::size_t i = 0; i < samples.size(); ++i) {

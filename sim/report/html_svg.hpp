@@ -45,11 +45,19 @@ struct TimelineRow {
   std::string label;
   std::vector<Span> spans;
 };
-std::string timeline(std::string_view id, std::string_view title, double step_s, const std::vector<TimelineRow>& rows);
+// The time axis of a timeline or curve: its ticks are seconds x `scale` in `unit` (ms for a
+// step, days for a cluster's month); rows of `row_height` (labels drawn from 10 up).
+struct TimeAxis {
+  std::string_view unit = "ms";
+  double scale = 1e3;
+  double row_height = 14;
+};
+std::string timeline(std::string_view id, std::string_view title, double step_s, const std::vector<TimelineRow>& rows,
+                     const TimeAxis& axis = {});
 
 // A step curve of equal-width samples (power over the step).
 std::string step_curve(std::string_view id, std::string_view title, std::string_view unit, double step_s,
-                       const std::vector<double>& samples);
+                       const std::vector<double>& samples, const TimeAxis& axis = {});
 
 // A framed note in place of a chart ("analytical mode: no timeline ...").
 std::string note(std::string_view id, std::string_view text);
