@@ -27,15 +27,20 @@ struct JobState {
   bool restart_pending = false;
   bool started = false;
   Seconds queued_since{};
-  Seconds restart_time{};      // restart periods paid
-  double device_seconds = 0;   // devices x time held
+  Seconds restart_time{};     // restart periods paid
+  double device_seconds = 0;  // devices x time held
 };
 
 class Loop {
  public:
   Loop(const ClusterLayout& layout, std::span<const JobSpec> jobs, ClusterScheduler& scheduler, StepOracle& oracle,
        const ClusterLoopOptions& options)
-      : layout_(layout), jobs_(jobs), scheduler_(scheduler), oracle_(oracle), options_(options), placer_(layout),
+      : layout_(layout),
+        jobs_(jobs),
+        scheduler_(scheduler),
+        oracle_(oracle),
+        options_(options),
+        placer_(layout),
         state_(jobs.size()) {
     result_.jobs.resize(jobs.size());
     for (std::uint32_t j = 0; j < jobs.size(); ++j) {
@@ -153,15 +158,21 @@ class Loop {
     auto it = std::find_if(queue_.begin(), queue_.end(), [&](const QueuedJob& q) {
       return jobs_[q.job].arrival > jobs_[j].arrival || (jobs_[q.job].arrival == jobs_[j].arrival && q.job > j);
     });
-    queue_.insert(it, QueuedJob{.job = j, .remaining_steps = state_[j].remaining,
+    queue_.insert(it, QueuedJob{.job = j,
+                                .remaining_steps = state_[j].remaining,
                                 .restarting_cost_pending = state_[j].restart_pending});
   }
 
   [[nodiscard]] SchedulerView view() const {
     std::vector<RunningJob> running;
     for (const auto& a : active_) running.push_back(a.r);
-    return SchedulerView{.now = now_, .jobs = jobs_, .layout = layout_, .queue = queue_,
-                         .running = std::move(running), .placer = placer_, .oracle = oracle_};
+    return SchedulerView{.now = now_,
+                         .jobs = jobs_,
+                         .layout = layout_,
+                         .queue = queue_,
+                         .running = std::move(running),
+                         .placer = placer_,
+                         .oracle = oracle_};
   }
 
   // Preemptions, then starts; true when the set of jobs holding devices changed.
@@ -188,16 +199,19 @@ class Loop {
   void start(const Start& st) {
     auto it = std::find_if(queue_.begin(), queue_.end(), [&](const QueuedJob& q) { return q.job == st.job; });
     HCSIM_ASSERT(it != queue_.end(), "the scheduler started a job that is not waiting: " + jobs_[st.job].name);
-    HCSIM_ASSERT(placer_.fits(st.pool, st.devices), "the scheduler started a job that does not fit: " +
-                                                        jobs_[st.job].name);
+    HCSIM_ASSERT(placer_.fits(st.pool, st.devices),
+                 "the scheduler started a job that does not fit: " + jobs_[st.job].name);
     const JobSpec& job = jobs_[st.job];
     const auto alone = oracle_.alone(job, st.pool, st.devices);
     HCSIM_ASSERT(alone.has_value(), "the scheduler started a job where it cannot run: " + job.name);
     JobState& s = state_[st.job];
     JobOutcome& o = result_.jobs[st.job];
     Active a;
-    a.r = RunningJob{.job = st.job, .placement = placer_.place(st.pool, st.devices), .remaining_steps = s.remaining,
-                     .step = *alone, .restart_left = s.restart_pending ? job.checkpoint_restart : Seconds{},
+    a.r = RunningJob{.job = st.job,
+                     .placement = placer_.place(st.pool, st.devices),
+                     .remaining_steps = s.remaining,
+                     .step = *alone,
+                     .restart_left = s.restart_pending ? job.checkpoint_restart : Seconds{},
                      .started = now_};
     a.restart_end = now_ + a.r.restart_left;
     a.step_energy = oracle_.step_energy(job, st.pool, st.devices);
@@ -236,10 +250,13 @@ class Loop {
 
   void close_segment(const Active& a) {
     if (now_ <= a.seg_begin) return;
-    result_.segments.push_back({.job = a.r.job, .pool = a.r.placement.pool,
+    result_.segments.push_back({.job = a.r.job,
+                                .pool = a.r.placement.pool,
                                 .first_device = a.r.placement.devices.front(),
                                 .devices = static_cast<std::uint32_t>(a.r.placement.devices.size()),
-                                .begin = a.seg_begin, .end = now_, .step = a.seg_restarting ? Seconds{} : a.seg_step});
+                                .begin = a.seg_begin,
+                                .end = now_,
+                                .step = a.seg_restarting ? Seconds{} : a.seg_step});
   }
 
   // Closes and reopens the segments whose rate changed (or whose restart period ended).
@@ -293,17 +310,16 @@ ClusterResult Loop::finish_run() {
   for (auto& a : active_) close_segment(a);
   report_unfinished();
   totals();
-  std::stable_sort(result_.segments.begin(), result_.segments.end(), [](const auto& a, const auto& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.job < b.job;
-  });
+  std::stable_sort(result_.segments.begin(), result_.segments.end(),
+                   [](const auto& a, const auto& b) { return a.begin != b.begin ? a.begin < b.begin : a.job < b.job; });
   return std::move(result_);
 }
 
 void Loop::report_unfinished() {
   for (const auto& a : active_) {
     state_[a.r.job].remaining = a.r.remaining_steps;
-    result_.jobs[a.r.job].reason = "still running at the horizon (" + std::to_string(a.r.remaining_steps) +
-                                   " steps left)";
+    result_.jobs[a.r.job].reason =
+        "still running at the horizon (" + std::to_string(a.r.remaining_steps) + " steps left)";
   }
   for (const auto& q : queue_)
     result_.jobs[q.job].reason = horizon_hit_ ? "still waiting at the horizon"
@@ -336,8 +352,8 @@ void Loop::totals() {
   }
   r.makespan = horizon_hit_ ? options_.horizon : last;
   if (!completion.empty()) {
-    r.mean_completion = Seconds(std::accumulate(completion.begin(), completion.end(), 0.0) /
-                                static_cast<double>(completion.size()));
+    r.mean_completion =
+        Seconds(std::accumulate(completion.begin(), completion.end(), 0.0) / static_cast<double>(completion.size()));
     std::sort(completion.begin(), completion.end());
     // Nearest rank: the ceil(0.99 n)-th smallest.
     const auto rank = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(completion.size())));
@@ -361,9 +377,8 @@ void Loop::totals() {
 
 }  // namespace
 
-ClusterResult simulate_cluster(const ClusterLayout& layout, std::span<const JobSpec> jobs,
-                               ClusterScheduler& scheduler, std::string scheduler_name, StepOracle& oracle,
-                               const ClusterLoopOptions& options) {
+ClusterResult simulate_cluster(const ClusterLayout& layout, std::span<const JobSpec> jobs, ClusterScheduler& scheduler,
+                               std::string scheduler_name, StepOracle& oracle, const ClusterLoopOptions& options) {
   Loop loop(layout, jobs, scheduler, oracle, options);
   ClusterResult r = loop.run();
   r.scheduler = std::move(scheduler_name);

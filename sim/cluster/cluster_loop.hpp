@@ -38,8 +38,7 @@ struct ClusterLoopOptions {
 // Runs `jobs` on `layout` under `scheduler` (reported as `scheduler_name`), asking `oracle`
 // for step times and energies. Every field of the result is filled except
 // oracle_simulations, which the oracle knows (the caller copies it in).
-ClusterResult simulate_cluster(const ClusterLayout& layout, std::span<const JobSpec> jobs,
-                               ClusterScheduler& scheduler, std::string scheduler_name, StepOracle& oracle,
-                               const ClusterLoopOptions& options = {});
+ClusterResult simulate_cluster(const ClusterLayout& layout, std::span<const JobSpec> jobs, ClusterScheduler& scheduler,
+                               std::string scheduler_name, StepOracle& oracle, const ClusterLoopOptions& options = {});
 
 }  // namespace hcsim

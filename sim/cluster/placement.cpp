@@ -51,7 +51,8 @@ std::vector<std::uint32_t> Placer::whole_nodes(std::uint32_t pool, std::uint32_t
   // One leaf: the best fit (fewest free nodes that still suffice), ties lowest leaf.
   std::int64_t best = -1;
   for (std::uint32_t l = 0; l < leaves; ++l)
-    if (avail[l].size() >= count && (best < 0 || avail[l].size() < avail[static_cast<std::size_t>(best)].size())) best = l;
+    if (avail[l].size() >= count && (best < 0 || avail[l].size() < avail[static_cast<std::size_t>(best)].size()))
+      best = l;
   if (best >= 0) {
     const auto& f = avail[static_cast<std::size_t>(best)];
     return {f.begin(), f.begin() + count};

@@ -27,7 +27,7 @@ namespace hcsim {
 
 // A job waiting to start (again).
 struct QueuedJob {
-  std::uint32_t job = 0;               // index in the job list
+  std::uint32_t job = 0;  // index in the job list
   double remaining_steps = 0;
   bool restarting_cost_pending = false;  // preempted: pays checkpoint_restart when it starts
 };
@@ -45,11 +45,11 @@ struct RunningJob {
 // What a scheduler sees at one event.
 struct SchedulerView {
   Seconds now{};
-  std::span<const JobSpec> jobs;   // the whole job list
+  std::span<const JobSpec> jobs;  // the whole job list
   const ClusterLayout& layout;
-  std::vector<QueuedJob> queue;    // arrival order, ties job index
-  std::vector<RunningJob> running; // job index order
-  const Placer& placer;            // the devices held now
+  std::vector<QueuedJob> queue;     // arrival order, ties job index
+  std::vector<RunningJob> running;  // job index order
+  const Placer& placer;             // the devices held now
   StepOracle& oracle;
 };
 

@@ -24,9 +24,8 @@ class Priority final : public ClusterScheduler {
     DecisionBuilder b(v);
     std::vector<const QueuedJob*> order;
     for (const auto& q : v.queue) order.push_back(&q);
-    std::stable_sort(order.begin(), order.end(), [&](const auto* a, const auto* c) {
-      return v.jobs[a->job].priority > v.jobs[c->job].priority;
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](const auto* a, const auto* c) { return v.jobs[a->job].priority > v.jobs[c->job].priority; });
     bool preempted_once = false;
     for (const auto* q : order) {
       const auto largest = largest_per_pool(candidates(v.jobs[q->job], v.layout, v.oracle));

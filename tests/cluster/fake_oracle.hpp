@@ -72,8 +72,11 @@ inline ClusterLayout layout(std::vector<std::uint32_t> devices, std::uint32_t gp
   l.nodes_per_leaf = nodes_per_leaf;
   std::uint32_t first = 0;
   for (std::size_t p = 0; p < devices.size(); ++p) {
-    l.pools.push_back({.name = "p" + std::to_string(p), .device = "fake", .first_device = first,
-                       .devices = devices[p], .idle_power = Watts(idle_watts)});
+    l.pools.push_back({.name = "p" + std::to_string(p),
+                       .device = "fake",
+                       .first_device = first,
+                       .devices = devices[p],
+                       .idle_power = Watts(idle_watts)});
     first += devices[p];
   }
   return l;

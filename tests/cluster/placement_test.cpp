@@ -22,24 +22,24 @@ std::vector<std::uint32_t> range(std::uint32_t first, std::uint32_t n) {
 TEST(Placer, SmallJobsBestFitOnPartlyHeldNodes) {
   const auto l = test::layout({32});
   Placer p(l);
-  EXPECT_EQ(p.place(0, 4).devices, range(0, 4));   // no partly held node: node 0
-  EXPECT_EQ(p.place(0, 2).devices, range(4, 2));   // node 0 (4 free) is partly held
-  EXPECT_EQ(p.place(0, 4).devices, range(8, 4));   // node 0 has 2 free < 4: lowest free node 1
-  EXPECT_EQ(p.place(0, 2).devices, range(6, 2));   // node 0 (2 free) before node 1 (4 free)
-  EXPECT_EQ(p.free(0), 20u);                       // 32 - 12
-  EXPECT_EQ(p.fragmented(0), 4u);                  // node 1's 4 free; node 0 full, 2-3 free
-  EXPECT_TRUE(p.fits(0, 16));                      // nodes 2, 3
-  EXPECT_FALSE(p.fits(0, 24));                     // only 2 whole nodes free
-  EXPECT_FALSE(p.fits(0, 12));                     // not a multiple of 8 (the parser's rule)
+  EXPECT_EQ(p.place(0, 4).devices, range(0, 4));  // no partly held node: node 0
+  EXPECT_EQ(p.place(0, 2).devices, range(4, 2));  // node 0 (4 free) is partly held
+  EXPECT_EQ(p.place(0, 4).devices, range(8, 4));  // node 0 has 2 free < 4: lowest free node 1
+  EXPECT_EQ(p.place(0, 2).devices, range(6, 2));  // node 0 (2 free) before node 1 (4 free)
+  EXPECT_EQ(p.free(0), 20u);                      // 32 - 12
+  EXPECT_EQ(p.fragmented(0), 4u);                 // node 1's 4 free; node 0 full, 2-3 free
+  EXPECT_TRUE(p.fits(0, 16));                     // nodes 2, 3
+  EXPECT_FALSE(p.fits(0, 24));                    // only 2 whole nodes free
+  EXPECT_FALSE(p.fits(0, 12));                    // not a multiple of 8 (the parser's rule)
 }
 
 // 6 nodes of 8, leaves of 2 nodes: L0 {0,1}, L1 {2,3}, L2 {4,5}.
 TEST(Placer, WholeNodeJobsBestFitLeafThenMostFreeLeaves) {
   const auto l = test::layout({48}, 8, 2);
   Placer p(l);
-  EXPECT_EQ(p.place(0, 8).devices, range(0, 8));    // all leaves have 2 free: tie, L0, node 0
-  EXPECT_EQ(p.place(0, 8).devices, range(8, 8));    // best fit: L0 has 1 free node, enough
-  const Placement small = p.place(0, 4);            // lowest fully free node: node 2
+  EXPECT_EQ(p.place(0, 8).devices, range(0, 8));  // all leaves have 2 free: tie, L0, node 0
+  EXPECT_EQ(p.place(0, 8).devices, range(8, 8));  // best fit: L0 has 1 free node, enough
+  const Placement small = p.place(0, 4);          // lowest fully free node: node 2
   EXPECT_EQ(small.devices, range(16, 4));
   // Free whole nodes: L1 {3}, L2 {4, 5}: no leaf has 3; L2 (2 free) then L1 (1 free).
   const Placement big = p.place(0, 24);
