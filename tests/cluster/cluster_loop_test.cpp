@@ -127,5 +127,27 @@ TEST(ClusterLoop, ElasticJobStartsAtItsLargestRunnableSize) {
   EXPECT_EQ(r.jobs[0].devices, 16u);
 }
 
+// A scheduler that starts nothing: the queue can never move (nothing runs, no arrival is
+// left), so the loop stops after the last arrival (events at 0 and 5) and reports both jobs.
+class StartsNothing final : public ClusterScheduler {
+ public:
+  Decision decide(const SchedulerView&) override { return {}; }
+};
+
+TEST(ClusterLoop, AQueueThatCannotMoveEndsTheRun) {
+  test::FakeOracle o;
+  o.set("A", 0, 1.0).set("B", 0, 1.0);
+  StartsNothing s;
+  const std::vector<JobSpec> jobs{job("A", 0, 8, 1), job("B", 5, 8, 1)};
+  const auto r = simulate_cluster(test::layout({16}), jobs, s, "nothing", o);
+  EXPECT_EQ(r.events, 2u);
+  for (const auto& j : r.jobs) {
+    EXPECT_FALSE(j.completed);
+    EXPECT_EQ(j.reason.rfind("never started", 0), 0u) << j.reason;
+  }
+  EXPECT_DOUBLE_EQ(r.makespan.value(), 0.0);
+  EXPECT_EQ(o.together_calls, 0);
+}
+
 }  // namespace
 }  // namespace hcsim

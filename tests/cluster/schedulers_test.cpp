@@ -118,6 +118,29 @@ TEST(Priority, PreemptionChargesTheCheckpointOnce) {
   EXPECT_EQ(bars, (std::vector<std::tuple<double, double, double>>{{0, 2, 1}, {6, 9, 0}, {9, 17, 1}}));
 }
 
+// Victims: lowest priority first, then the most recently started. 16 devices, steps 1 s:
+// L0 (priority 0, 8 devices, 10 steps) starts at 0 [0,10], L1 (priority 0, 8, 10) at 1; M
+// (priority 1, 8, 10) arrives at 2 and preempts L1, the later started: M [2,12]. L1 has done
+// 1 step; it restarts at 10 when L0 ends (checkpoint cost 0), 9 steps: ends 19.
+TEST(Priority, PreemptsTheMostRecentlyStartedOfTheLowest) {
+  test::FakeOracle o;
+  for (const char* n : {"L0", "L1", "M"}) o.set(n, 0, 1.0);
+  const auto r =
+      test::run("priority", test::layout({16}), {job("L0", 0, 8, 10), job("L1", 1, 8, 10), job("M", 2, 8, 10, 1)}, o);
+  expect_times(r, {{0, 10}, {1, 19}, {2, 12}});
+  EXPECT_EQ(r.jobs[0].preemptions, 0u);
+  EXPECT_EQ(r.jobs[1].preemptions, 1u);
+}
+
+// No preemption among equals: H has the same priority as the running L and waits for it.
+TEST(Priority, DoesNotPreemptEqualPriority) {
+  test::FakeOracle o;
+  o.set("L", 0, 1.0).set("H", 0, 1.0);
+  const auto r = test::run("priority", test::layout({8}), {job("L", 0, 8, 10, 1), job("H", 2, 8, 4, 1)}, o);
+  expect_times(r, {{0, 10}, {10, 14}});
+  EXPECT_EQ(r.jobs[0].preemptions, 0u);
+}
+
 // Two pools of 8: J1 steps 2 s on p0 and 1 s on p1; J2 1 s on both; both 8 devices, 10
 // steps, arrive at 0. fifo puts J1 on the first pool where it fits, p0: [0,20], J2 on p1
 // [0,10]: mean 15. heterogeneity-aware puts J1 on p1 (8 device-s per step against 16):
