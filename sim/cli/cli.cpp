@@ -69,6 +69,8 @@ const std::map<std::string, std::string>& command_examples() {
       {"collective", "hcsim collective scenarios/quickstart.json --op all_reduce --group node"},
       {"validate-suite", "hcsim validate-suite scenarios/validation"},
       {"completion", "source <(hcsim completion bash)"},
+      {"cluster", "hcsim cluster run scenarios/cluster/small.json scenarios/cluster/small-jobs.json --out cluster-out\n"
+                  "  hcsim cluster jobs scenarios/cluster/sample-trace scenarios/cluster/trace-mapping.json --draw 1000"},
   };
   return e;
 }
@@ -123,6 +125,7 @@ int cli_main(int argc, char** argv) {
   add_topo_command(app, cmds);
   add_collective_command(app, cmds);
   add_validate_suite_command(app, cmds);
+  add_cluster_command(app, cmds);
   add_completion_command(app, cmds);
   for (CLI::App* c : app.get_subcommands({})) {
     if (auto e = command_examples().find(c->get_name()); e != command_examples().end()) c->footer("\nExamples:\n  " + e->second);

@@ -27,5 +27,6 @@ void add_check_command(CLI::App& app, Commands& cmds);  // check
 void add_topo_command(CLI::App& app, Commands& cmds);        // topo
 void add_collective_command(CLI::App& app, Commands& cmds);  // collective
 void add_validate_suite_command(CLI::App& app, Commands& cmds);  // validate-suite
+void add_cluster_command(CLI::App& app, Commands& cmds);         // cluster run, cluster jobs
 
 }  // namespace hcsim

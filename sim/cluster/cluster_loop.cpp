@@ -233,7 +233,7 @@ class Loop {
   void retime() {
     if (active_.empty()) return;
     std::vector<const JobSpec*> js;
-    std::vector<Placement> ps;
+    std::vector<JobPlacement> ps;
     for (const auto& a : active_) {
       js.push_back(&jobs_[a.r.job]);
       ps.push_back(a.r.placement);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -198,6 +199,7 @@ std::vector<std::uint32_t> sizes_of(const JobSpec& j) {
 
 std::vector<Issue> resolve_work(JobList& list, EngineOracle& oracle, const ClusterSpec& cluster) {
   Diagnostics diag;
+  std::set<std::string> reported;
   for (std::size_t i = 0; i < list.jobs.size(); ++i) {
     JobSpec& j = list.jobs[i];
     const std::string path = json_child("/jobs", list.source[i]);
@@ -215,7 +217,16 @@ std::vector<Issue> resolve_work(JobList& list, EngineOracle& oracle, const Clust
           slot = fmt::format("at {} devices of pool \"{}\": {}", n, cluster.layout.pools[p].name, oracle.refusal(j, p, n));
       }
     if (!runnable && !first_input.empty()) {
-      diag.error(path, fmt::format("job \"{}\" can run nowhere: {}", j.name, first_input));
+      // A workload that cannot be built is reported once, at the workload.
+      const std::size_t colon = first_input.find(": /workloads/");
+      if (colon == std::string::npos) {
+        diag.error(path, fmt::format("job \"{}\" can run nowhere: {}", j.name, first_input));
+      } else if (reported.insert(first_input.substr(colon + 2)).second) {
+        const std::string issue = first_input.substr(colon + 2);
+        const std::size_t sep = issue.find(": ");
+        diag.error(issue.substr(0, sep), issue.substr(sep + 2) + fmt::format(" (job \"{}\" {})", j.name,
+                                                                              first_input.substr(0, colon)));
+      }
       continue;
     }
     if (!runnable) {

@@ -95,10 +95,10 @@ bool Placer::fits(std::uint32_t pool, std::uint32_t n) const {
   return !whole_nodes(pool, n / g).empty();
 }
 
-Placement Placer::place(std::uint32_t pool, std::uint32_t n) {
+JobPlacement Placer::place(std::uint32_t pool, std::uint32_t n) {
   HCSIM_ASSERT(fits(pool, n), std::to_string(n) + " devices do not fit in pool " + layout_->pools[pool].name);
   const std::uint32_t g = layout_->gpus_per_node;
-  Placement p{.pool = pool, .devices = {}};
+  JobPlacement p{.pool = pool, .devices = {}};
   std::vector<std::uint32_t> local;
   if (n < g) {
     const auto node = static_cast<std::uint32_t>(small_node(pool, n));
@@ -115,7 +115,7 @@ Placement Placer::place(std::uint32_t pool, std::uint32_t n) {
   return p;
 }
 
-void Placer::release(const Placement& p) {
+void Placer::release(const JobPlacement& p) {
   HCSIM_ASSERT(p.pool < held_.size(), "no pool " + std::to_string(p.pool));
   for (auto id : p.devices) {
     const std::uint32_t d = id - layout_->pools[p.pool].first_device;

@@ -17,7 +17,7 @@
 //   leaves in order of most free nodes (ties lowest leaf), each giving its free nodes in
 //   ascending order, until there are enough.
 //
-// Placement::devices is ascending. Everything is deterministic: the same calls give the
+// JobPlacement::devices is ascending. Everything is deterministic: the same calls give the
 // same devices.
 
 #include <cstdint>
@@ -35,9 +35,9 @@ class Placer {
   // Whether `n` devices of `pool` can be placed now by the rules above.
   [[nodiscard]] bool fits(std::uint32_t pool, std::uint32_t n) const;
   // Places `n` devices of `pool` (asserts fits()).
-  Placement place(std::uint32_t pool, std::uint32_t n);
+  JobPlacement place(std::uint32_t pool, std::uint32_t n);
   // Frees a placement made by place() (asserts its devices are held).
-  void release(const Placement& p);
+  void release(const JobPlacement& p);
   // Free devices of `pool`.
   [[nodiscard]] std::uint32_t free(std::uint32_t pool) const;
   // Free devices of `pool` on nodes that are partly held (free but unusable by whole-node jobs).

@@ -35,7 +35,7 @@ struct QueuedJob {
 // A job holding devices.
 struct RunningJob {
   std::uint32_t job = 0;
-  Placement placement;
+  JobPlacement placement;
   double remaining_steps = 0;
   Seconds step{};          // current contended step time
   Seconds restart_left{};  // restart cost still to pay before it steps again
