@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -69,6 +70,10 @@ int run_cluster(const ClusterArgs& a) {
   ClusterResult r = simulate_cluster(c.layout, jobs.jobs, *scheduler, scheduler_resolved["type"].get<std::string>(),
                                      oracle, {c.horizon});
   r.oracle_simulations = oracle.simulations();
+  if (std::getenv("HCSIM_CLUSTER_STATS"))
+    std::cerr << fmt::format("engine runs: {} alone, {} at a placement ({:.2f} s), {} together ({:.2f} s, {} jobs)\n",
+                             oracle.runs().alone, oracle.runs().placed, oracle.runs().placed_s, oracle.runs().together,
+                             oracle.runs().together_s, oracle.runs().members);
   const ClusterReportInput in{c, jobs, r};
   nlohmann::json rep;
   if (!a.out_dir.empty() || a.format == "json") {

@@ -1,6 +1,9 @@
 #include "sim/cluster/engine_oracle.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -52,6 +55,7 @@ const EngineOracle::Alone& EngineOracle::entry(const JobSpec& job, std::uint32_t
   try {
     RunOutput out = run_scenario(sc);
     ++simulations_;
+    ++runs_.alone;
     a.ok = true;
     a.step = out.metrics.step_time;
     a.energy = out.metrics.it_energy;
@@ -127,7 +131,10 @@ const EngineOracle::Placed& EngineOracle::placed(const JobSpec& job, const JobPl
     return out;
   }
   std::vector<double> bytes;
+  const auto t0 = std::chrono::steady_clock::now();
   out.step = run_together({&a}, {&p}, &bytes).front();
+  ++runs_.placed;
+  runs_.placed_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (std::size_t e = 0; e < bytes.size(); ++e)
     if (bytes[e] > 0) out.edges.push_back(static_cast<std::uint32_t>(e));
   return out;
@@ -178,7 +185,18 @@ std::vector<Seconds> EngineOracle::together(std::span<const JobSpec* const> jobs
         parts.push_back(&entry(*jobs[i], placements[i].pool, static_cast<std::uint32_t>(placements[i].devices.size())));
         at.push_back(&placements[i]);
       }
+      const auto t0 = std::chrono::steady_clock::now();
       it = groups_.emplace(key, run_together(parts, at, nullptr)).first;
+      ++runs_.together;
+      runs_.members += order.size();
+      if (std::getenv("HCSIM_CLUSTER_TRACE")) {
+        std::size_t tasks = 0;
+        for (std::size_t i : order)
+          tasks += entry(*jobs[i], placements[i].pool, static_cast<std::uint32_t>(placements[i].devices.size())).graph->size();
+        std::fprintf(stderr, "group %zu jobs %zu tasks %.3f s\n", order.size(), tasks,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      runs_.together_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     for (std::size_t k = 0; k < order.size(); ++k) step[order[k]] = it->second[k];
   }

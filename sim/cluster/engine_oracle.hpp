@@ -47,6 +47,13 @@ class EngineOracle : public StepOracle {
   bool refused_by_input(const JobSpec& job, std::uint32_t pool, std::uint32_t devices);
   double tokens_per_step(const JobSpec& job, std::uint32_t pool, std::uint32_t devices);
   [[nodiscard]] std::uint64_t simulations() const { return simulations_; }
+  // Engine runs by kind: jobs alone (their own scenario), alone at a placement on the shared
+  // topology (a footprint), and groups of jobs together.
+  struct Runs {
+    std::uint64_t alone = 0, placed = 0, together = 0, members = 0;
+    double placed_s = 0, together_s = 0;  // wall seconds (diagnostics only, never reported)
+  };
+  [[nodiscard]] const Runs& runs() const { return runs_; }
 
  private:
   struct Alone {
@@ -79,6 +86,7 @@ class EngineOracle : public StepOracle {
   std::map<PlacedKey, Placed> placed_;
   std::map<std::vector<PlacedKey>, std::vector<Seconds>> groups_;
   std::uint64_t simulations_ = 0;
+  Runs runs_;
 };
 
 // Turns each job's work into steps (tokens through its tokens per step, a duration through

@@ -14,6 +14,10 @@ const ParamTable& mapping_table() {
       {.name = "gpus_per_node", .kind = ParamKind::integer, .def = 8, .min = 1, .max = 4096,
        .help = "sizes above a node are rounded up to whole nodes"},
       {.name = "pool", .kind = ParamKind::string, .help = "the pool each job's measured duration is work on"},
+      {.name = "size_scale", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 4096,
+       .help = "every trace job's GPU count times this (a cluster larger than the trace's)"},
+      {.name = "duration_scale", .kind = ParamKind::number, .def = 1.0, .min = 0, .max = 1e6, .min_exclusive = true,
+       .help = "every trace job's duration times this"},
       {.name = "pool_by_gpu_type", .kind = ParamKind::object, .def = nlohmann::json::object(),
        .help = "trace GPU type -> pool, over `pool`"},
   };
@@ -38,6 +42,8 @@ TraceJobListParams parse_trace_mapping(const nlohmann::json& doc) {
   out.workloads = p.raw("workloads");
   out.gpus_per_node = static_cast<std::uint32_t>(p.integer("gpus_per_node"));
   out.pool = p.string("pool");
+  out.size_scale = static_cast<std::uint32_t>(p.integer("size_scale"));
+  out.duration_scale = p.number("duration_scale");
   const auto& rules = p.raw("rules");
   for (std::size_t i = 0; i < rules.size(); ++i) {
     Params r = resolve_params(rule_table(), rules[i], json_child("/rules", i), diag);

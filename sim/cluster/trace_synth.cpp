@@ -54,7 +54,7 @@ void check_rules(const std::vector<TraceJob>& trace, const TraceJobListParams& p
   if (p.gpus_per_node == 0 || p.rules.empty()) return;
   std::uint32_t uncovered = 0;  // the largest size no rule covers
   for (const auto& job : trace) {
-    const auto devices = round_to_nodes(job.gpus, p.gpus_per_node);
+    const auto devices = round_to_nodes(job.gpus * p.size_scale, p.gpus_per_node);
     if (workload_for(p.rules, devices).empty()) uncovered = std::max(uncovered, devices);
   }
   if (uncovered > 0)
@@ -67,6 +67,8 @@ void check_params(const std::vector<TraceJob>& trace, const TraceJobListParams& 
   check_trace(trace, d);
   if (p.gpus_per_node == 0) d.error("/gpus_per_node", "expected 1 or more GPUs per node, got 0");
   if (p.pool.empty()) d.error("/pool", "no pool named for the jobs' work");
+  if (p.size_scale == 0) d.error("/size_scale", "expected 1 or more, got 0");
+  if (!(p.duration_scale > 0)) d.error("/duration_scale", "expected more than 0");
   for (const auto& [type, pool] : p.pool_by_gpu_type)
     if (pool.empty()) d.error(json_child("/pool_by_gpu_type", type), "empty pool name");
   check_rules(trace, p, d);
@@ -79,10 +81,10 @@ std::string job_name(std::size_t i, std::size_t n) {
 }
 
 nlohmann::json job_entry(const std::string& name, double arrival, const TraceJob& job, const TraceJobListParams& p) {
-  const auto devices = round_to_nodes(job.gpus, p.gpus_per_node);
+  const auto devices = round_to_nodes(job.gpus * p.size_scale, p.gpus_per_node);
   const auto typed = p.pool_by_gpu_type.find(job.gpu_type);
   const auto& pool = typed == p.pool_by_gpu_type.end() ? p.pool : typed->second;
-  nlohmann::json work = {{"duration", seconds_text((job.end - job.start).value())}, {"pool", pool}};
+  nlohmann::json work = {{"duration", seconds_text((job.end - job.start).value() * p.duration_scale)}, {"pool", pool}};
   return {{"name", name},       {"arrival", seconds_text(arrival)}, {"workload", workload_for(p.rules, devices)},
           {"devices", devices}, {"work", std::move(work)},          {"priority", 0}};
 }

@@ -43,6 +43,10 @@ struct TraceJobListParams {
   std::uint32_t gpus_per_node = 8;
   std::string pool;                                     // work.pool of every job ...
   std::map<std::string, std::string> pool_by_gpu_type;  // ... unless its trace gpu_type is here
+  // Load knobs, for a cluster larger or busier than the trace's: every job's GPU count is
+  // multiplied by size_scale (before the rounding to nodes), its duration by duration_scale.
+  std::uint32_t size_scale = 1;
+  double duration_scale = 1;
 };
 
 struct TraceSynthParams {
