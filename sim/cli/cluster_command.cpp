@@ -16,10 +16,8 @@
 #include "warnings.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cluster/cluster_file.hpp"
-#include "sim/cluster/cluster_loop.hpp"
+#include "sim/cluster/cluster_study.hpp"
 #include "sim/cluster/cluster_report.hpp"
-#include "sim/cluster/engine_oracle.hpp"
-#include "sim/cluster/scheduler.hpp"
 #include "sim/cluster/trace_params.hpp"
 
 namespace hcsim {
@@ -43,43 +41,26 @@ void ensure_dir(const std::string& dir) {
     throw InputError("", "cannot create output directory " + dir);
 }
 
-std::unique_ptr<ClusterScheduler> make_scheduler(const ClusterSpec& c, nlohmann::json& resolved) {
-  register_builtin_cluster_schedulers();
-  Diagnostics diag;
-  auto s = cluster_schedulers().build(c.scheduler["type"].get<std::string>(), c.scheduler, "/scheduler", diag,
-                                      {"type"}, &resolved);
-  if (!s) throw InputError(diag.issues(), c.file);
-  resolved["type"] = c.scheduler["type"];
-  return s;
-}
-
 int run_cluster(const ClusterArgs& a) {
   std::vector<std::string> sets = a.sets;
   if (!a.scheduler.empty()) sets.push_back(fmt::format("/scheduler={{\"type\": \"{}\"}}", a.scheduler));
-  ClusterSpec c = load_cluster_file(a.cluster, sets);
-  report_warnings(c.warnings, a.cluster, a.strict);
-  nlohmann::json scheduler_resolved;
-  auto scheduler = make_scheduler(c, scheduler_resolved);
-  JobList jobs = load_job_list(a.jobs, c);
-  EngineOracle oracle(c, jobs);
+  nlohmann::json doc = read_json_file(a.cluster);
   try {
-    report_warnings(resolve_work(jobs, oracle, c), a.jobs, a.strict);
+    for (const auto& o : sets) apply_override(doc, o);
   } catch (const InputError& e) {
-    throw e.file().empty() ? e.with_file(a.jobs) : e;
+    throw e.with_file(a.cluster);
   }
-  ClusterResult r = simulate_cluster(c.layout, jobs.jobs, *scheduler, scheduler_resolved["type"].get<std::string>(),
-                                     oracle, {c.horizon});
-  r.oracle_simulations = oracle.simulations();
-  if (std::getenv("HCSIM_CLUSTER_STATS"))
+  auto study = run_cluster_study(doc, a.cluster, a.jobs);
+  report_warnings(study->cluster.warnings, a.cluster, a.strict);
+  report_warnings(study->job_warnings, a.jobs, a.strict);
+  if (std::getenv("HCSIM_CLUSTER_STATS")) {
+    const auto& r = study->runs;
     std::cerr << fmt::format("engine runs: {} alone, {} at a placement ({:.2f} s), {} together ({:.2f} s, {} jobs)\n",
-                             oracle.runs().alone, oracle.runs().placed, oracle.runs().placed_s, oracle.runs().together,
-                             oracle.runs().together_s, oracle.runs().members);
-  const ClusterReportInput in{c, jobs, r};
-  nlohmann::json rep;
-  if (!a.out_dir.empty() || a.format == "json") {
-    rep = cluster_report_json(in);
-    rep["scheduler_resolved"] = scheduler_resolved;
+                             r.alone, r.placed, r.placed_s, r.together, r.together_s, r.members);
   }
+  const ClusterReportInput in{study->cluster, study->jobs, study->result};
+  nlohmann::json rep;
+  if (!a.out_dir.empty() || a.format == "json") rep = cluster_study_json(*study);
   if (!a.out_dir.empty()) {
     ensure_dir(a.out_dir);
     write_file_atomic(a.out_dir + "/report.json", rep.dump(2) + "\n");
