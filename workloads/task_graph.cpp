@@ -1,5 +1,7 @@
 #include "task_graph.hpp"
 
+#include <algorithm>
+
 #include "sim/core/error.hpp"
 
 namespace hcsim {
@@ -28,6 +30,11 @@ std::string_view phase_name(Phase p) {
     case Phase::other: return "other";
   }
   return "?";
+}
+
+std::uint32_t TaskGraph::part_of(TaskId t) const {
+  const auto it = std::upper_bound(part_begin.begin(), part_begin.end(), t);
+  return it == part_begin.begin() ? 0 : static_cast<std::uint32_t>(it - part_begin.begin() - 1);
 }
 
 std::uint32_t TaskGraph::add_mirror_set(std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs) {

@@ -108,6 +108,11 @@ class TaskGraph {
   [[nodiscard]] const std::vector<MirrorSet>& mirror_sets() const { return mirror_sets_; }
 
   std::uint32_t devices = 0;  // number of devices the graph spans
+  // Graphs merged into one (workloads/task_graph_merge.hpp): the first task of each part,
+  // ascending; empty for one graph. Parts are jobs that run side by side, each with its own
+  // symmetry mirrors: the engine counts one part's mirrors on the links another's flows cross.
+  std::vector<TaskId> part_begin;
+  [[nodiscard]] std::uint32_t part_of(TaskId t) const;
   // Memory endpoints (optimizer-state offload): a send's device or peer >= devices names
   // memory endpoint (index - devices), the topology's memory nodes in node order.
   std::uint32_t memory_endpoints = 0;

@@ -82,6 +82,7 @@ MergedGraph merge_task_graphs(std::span<const PlacedGraph> parts, std::uint32_t 
     append(p, cluster_devices, m.graph);
   }
   m.first_task.push_back(static_cast<TaskId>(m.graph.size()));
+  if (parts.size() > 1) m.graph.part_begin.assign(m.first_task.begin(), m.first_task.end() - 1);
   return m;
 }
 

@@ -233,9 +233,25 @@ def case_search_cli(build, res):
           f"<= 300 MB: {verdict(m['rss_bytes'] <= 300e6)}", flush=True)
 
 
+def case_cluster(build, res):
+    """The shipped 4,096-GPU cluster study (docs/cluster.md): 1,000 jobs over 30 days under each
+    scheduler, the user command as run; goal: under a minute each."""
+    res["cluster"] = {}
+    for sched in ("fifo", "backfill", "heterogeneity-aware"):
+        out, m = timed([os.path.join(build, "hcsim"), "cluster", "run", "scenarios/cluster/mixed-4096.json",
+                        "scenarios/cluster/mixed-4096-jobs.json", "--scheduler", sched], 3600)
+        mean = re.search(r"completion time\s+mean ([0-9.]+) h", out)
+        runs = re.search(r"(\d+) scheduler events, (\d+) engine runs", out)
+        m.update(mean_completion_h=float(mean.group(1)) if mean else 0.0, engine_runs=int(runs.group(2)) if runs else 0)
+        res["cluster"][sched] = m
+        print(f"{'cluster 4096 ' + sched:<28} {m['engine_runs']:>10,} {m['wall_s']:>9.2f} {m['cpu_s']:>9.2f} "
+              f"{m['rss_bytes'] / GIB:>8.3f} {'':>11} {'':>11}  mean completion {m['mean_completion_h']:.2f} h; "
+              f"<= 60 s: {verdict(m['wall_s'] <= 60)}", flush=True)
+
+
 CASES = {"gpt3": case_gpt3, "llama405": case_llama405, "scaling": case_scaling, "flow": case_flow,
          "search": case_search, "search-cli": case_search_cli, "frontier": case_frontier,
-         "deepseek": case_deepseek}
+         "deepseek": case_deepseek, "cluster": case_cluster}
 
 
 def machine():

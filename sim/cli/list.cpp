@@ -11,6 +11,8 @@
 #include "scenarios/scenario.hpp"
 #include "scenarios/sections.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cluster/cluster_file.hpp"
+#include "sim/cluster/scheduler.hpp"
 #include "sim/collectives/algorithms.hpp"
 #include "sim/core/nearest.hpp"
 
@@ -85,6 +87,8 @@ const std::vector<Family>& families() {
       {"codecs", [] { return "compression codecs\n" + types(codecs()); }},
       {"algorithms", [] { return "collective algorithms (and \"auto\": the least predicted time)\n" +
                                  types(collective_algorithms()); }},
+      {"cluster", [] { return "hcsim cluster inputs\n" + describe_cluster_inputs() + "\ncluster schedulers\n" +
+                              types(cluster_schedulers()); }},
   };
   return f;
 }
@@ -101,6 +105,7 @@ std::string list_registries(const std::string& what) {
   register_builtins();
   register_builtin_codecs();
   register_builtin_collectives();
+  register_builtin_cluster_schedulers();
   const std::vector<std::string> valid = list_families();
   if (std::find(valid.begin(), valid.end(), what) == valid.end()) {
     const auto near = nearest_name(what, valid, std::max<std::size_t>(1, what.size() / 3));

@@ -19,7 +19,7 @@ const ParamTable& cluster_top() {
       {.name = "cluster", .kind = ParamKind::object,
        .help = "pools and topology, as a scenario's cluster (docs/scenario.md)"},
       {.name = "scheduler", .kind = ParamKind::object, .def = nlohmann::json{{"type", "fifo"}},
-       .help = "{\"type\": ...} and its parameters: `hcsim list schedulers-cluster`"},
+       .help = "{\"type\": ...} and its parameters: `hcsim list cluster`"},
       {.name = "simulation", .kind = ParamKind::object, .def = nlohmann::json::object(),
        .help = "how jobs' steps are simulated and when the loop stops"},
   };
@@ -342,6 +342,16 @@ JobList load_job_list(const std::string& file, const ClusterSpec& cluster) {
   } catch (const InputError& e) {
     throw e.with_file(file);
   }
+}
+
+std::string describe_cluster_inputs() {
+  const std::pair<const char*, const ParamTable*> tables[] = {
+      {"cluster file (top level)", &cluster_top()}, {"cluster file /simulation", &cluster_simulation()},
+      {"job list (top level)", &job_list_top()},    {"job list /workloads/NAME", &workload_entry()},
+      {"job list /jobs/N", &job_entry()},          {"job list /jobs/N/work", &work_entry()}};
+  std::string out;
+  for (const auto& [name, table] : tables) out += fmt::format("  {}\n", name) + describe_params(*table, "    ");
+  return out;
 }
 
 nlohmann::json job_scenario_json(const ClusterSpec& c, const ClusterWorkload& w, std::uint32_t pool,

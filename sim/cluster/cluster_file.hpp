@@ -58,6 +58,10 @@ ClusterSpec load_cluster_file(const std::string& file, const std::vector<std::st
 JobList parse_job_list(const nlohmann::json& doc, const ClusterSpec& cluster, const std::string& file = "");
 JobList load_job_list(const std::string& file, const ClusterSpec& cluster);
 
+// The parameter tables of the cluster file and the job list, one line a parameter (for
+// `hcsim list cluster`).
+std::string describe_cluster_inputs();
+
 // The scenario one job's step runs as alone: the workload on `devices` devices of pool
 // `pool` (ClusterLayout index), with the cluster's topology, dp = devices / model_parallel.
 nlohmann::json job_scenario_json(const ClusterSpec& cluster, const ClusterWorkload& w, std::uint32_t pool,

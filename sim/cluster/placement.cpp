@@ -29,10 +29,18 @@ std::uint32_t Placer::node_free(std::uint32_t pool, std::uint32_t node) const {
   return n;
 }
 
+// Leaves are the cluster's (nodes_per_leaf consecutive nodes of the whole cluster): a pool
+// that starts inside a leaf has a partial first leaf. The offset of the pool's first node in it.
+std::uint32_t Placer::leaf_offset(std::uint32_t pool) const {
+  if (layout_->nodes_per_leaf == 0) return 0;
+  return layout_->pools[pool].first_device / layout_->gpus_per_node % layout_->nodes_per_leaf;
+}
+
 std::vector<std::uint32_t> Placer::free_nodes_of_leaf(std::uint32_t pool, std::uint32_t leaf) const {
   std::vector<std::uint32_t> out;
-  const std::uint32_t per = leaf_nodes(pool);
-  for (std::uint32_t node = leaf * per; node < std::min(nodes(pool), (leaf + 1) * per); ++node)
+  const std::uint32_t per = leaf_nodes(pool), off = leaf_offset(pool);
+  const std::uint32_t from = leaf * per > off ? leaf * per - off : 0;
+  for (std::uint32_t node = from; node < std::min(nodes(pool), (leaf + 1) * per - off); ++node)
     if (node_free(pool, node) == layout_->gpus_per_node) out.push_back(node);
   return out;
 }
@@ -40,7 +48,7 @@ std::vector<std::uint32_t> Placer::free_nodes_of_leaf(std::uint32_t pool, std::u
 // The nodes a whole-node job of `count` nodes takes; empty when there are not enough.
 std::vector<std::uint32_t> Placer::whole_nodes(std::uint32_t pool, std::uint32_t count) const {
   const std::uint32_t per = leaf_nodes(pool);
-  const std::uint32_t leaves = (nodes(pool) + per - 1) / per;
+  const std::uint32_t leaves = (leaf_offset(pool) + nodes(pool) + per - 1) / per;
   std::vector<std::vector<std::uint32_t>> avail(leaves);
   std::uint32_t total = 0;
   for (std::uint32_t l = 0; l < leaves; ++l) {

@@ -2,8 +2,9 @@
 // Where a job's devices go inside its pool (docs/cluster.md): the placement the scheduler
 // loop and the schedulers share.
 //
-// A pool is whole nodes of `ClusterLayout::gpus_per_node` devices; its nodes are grouped in
-// leaves of `nodes_per_leaf` consecutive nodes of the pool's range (0: one leaf). The rules,
+// A pool is whole nodes of `ClusterLayout::gpus_per_node` devices; the cluster's nodes are
+// grouped in leaves of `nodes_per_leaf` consecutive nodes (0: one leaf per pool), so a pool
+// that starts inside a leaf has a partial first leaf. The rules,
 // which keep a job's tensor-parallel group inside a node and its data-parallel ring under as
 // few leaf switches as they can (issue #21, "placement packs nodes and leaves"):
 //
@@ -48,6 +49,7 @@ class Placer {
   [[nodiscard]] std::uint32_t nodes(std::uint32_t pool) const;
   [[nodiscard]] std::uint32_t node_free(std::uint32_t pool, std::uint32_t node) const;
   [[nodiscard]] std::uint32_t leaf_nodes(std::uint32_t pool) const;  // nodes per leaf of `pool`
+  [[nodiscard]] std::uint32_t leaf_offset(std::uint32_t pool) const;
   [[nodiscard]] std::vector<std::uint32_t> free_nodes_of_leaf(std::uint32_t pool, std::uint32_t leaf) const;
   [[nodiscard]] std::vector<std::uint32_t> whole_nodes(std::uint32_t pool, std::uint32_t count) const;
   [[nodiscard]] std::int64_t small_node(std::uint32_t pool, std::uint32_t n) const;  // -1: none

@@ -55,6 +55,10 @@ CollectiveReplay::Split& CollectiveReplay::split_of(const CollectiveExpansion& p
       has_rest_ = true;
       live_.assign(load_.slot_count(), 0);
       rest_live_.assign(load_.slot_count(), 0);
+      if (g_.part_begin.size() > 1) {
+        all_mirrors_.assign(load_.slot_count(), 0);
+        part_mirrors_.assign(g_.part_begin.size(), std::vector<std::int32_t>(load_.slot_count(), 0));
+      }
     }
   }
   return s;
@@ -119,7 +123,16 @@ CollectiveReplay::SlotCounts CollectiveReplay::slot_counts(const std::vector<Dev
   return out;
 }
 
-double CollectiveReplay::dynamic_stretch(std::uint32_t src, std::uint32_t dst, const SlotCounts* mirrors) {
+void CollectiveReplay::count_part_mirrors(const SlotCounts* m, std::uint32_t part, int d) {
+  if (!m || part_mirrors_.empty()) return;
+  for (const auto& [s, n] : *m) {
+    all_mirrors_[s] += d * n;
+    part_mirrors_[part][s] += d * n;
+  }
+}
+
+double CollectiveReplay::dynamic_stretch(std::uint32_t src, std::uint32_t dst, const SlotCounts* mirrors,
+                                         std::uint32_t part) {
   if (src == dst) return 1;
   scratch_.clear();
   load_.slots({src, dst}, scratch_);
@@ -129,6 +142,9 @@ double CollectiveReplay::dynamic_stretch(std::uint32_t src, std::uint32_t dst, c
     double others = rest_live_[s];
     if (mirrors)
       if (const auto m = mirrors->find(s); m != mirrors->end()) others += m->second;
+    // Another job's mirrors on this link (its own are its representative's only: within one
+    // job a mirrored group may be another task's built group, counted by live_).
+    if (!part_mirrors_.empty()) others += all_mirrors_[s] - part_mirrors_[part][s];
     alone = std::min(alone, b / k);
     shared = std::min(shared, b / (k + others));
   }
@@ -196,8 +212,12 @@ double CollectiveReplay::send_stretch(TaskId t) {
       auto [it, added] = send_mirror_slots_.try_emplace(set->second);
       if (added) it->second = slot_counts(g_.mirror_sets()[set->second].pairs);
       mirrors = &it->second;
+      if (!part_mirrors_.empty()) {
+        count_part_mirrors(mirrors, g_.part_of(t), +1);
+        send_mirrors_live_[t] = mirrors;
+      }
     }
-    return dynamic_stretch(task.device, task.peer, mirrors);
+    return dynamic_stretch(task.device, task.peer, mirrors, g_.part_of(t));
   }
   if (set == mirror_set_.end()) return 1;
   const std::uint64_t k = MirrorLoad::key(task.device, task.peer);
@@ -207,6 +227,14 @@ double CollectiveReplay::send_stretch(TaskId t) {
     if (const auto f = b.find(k); f != b.end()) it->second = f->second;
   }
   return it->second;
+}
+
+void CollectiveReplay::send_ended(TaskId t) {
+  if (send_mirrors_live_.empty()) return;
+  const auto it = send_mirrors_live_.find(t);
+  if (it == send_mirrors_live_.end()) return;
+  count_part_mirrors(it->second, g_.part_of(t), -1);
+  send_mirrors_live_.erase(it);
 }
 
 const CollectiveExpansion& CollectiveReplay::plan_of(const Task& t) {
@@ -321,8 +349,13 @@ void CollectiveReplay::launch_flows(int c) {
   count_rest(co, +1);
   for (const PlannedFlow& f : flows) flow_started(f.src, f.dst);
   const SlotCounts* mirrors = mirror_slots(c, co.phase);
+  const std::uint32_t part = g_.part_of(co.task);
+  if (!part_mirrors_.empty()) {
+    count_part_mirrors(mirrors, part, +1);
+    co.mirrors_live = mirrors;
+  }
   for (const PlannedFlow& f : flows)
-    host_.launch_comm(f.src, f.dst, f.bytes, co.task, c, 0, dynamic_stretch(f.src, f.dst, mirrors));
+    host_.launch_comm(f.src, f.dst, f.bytes, co.task, c, 0, dynamic_stretch(f.src, f.dst, mirrors, part));
 }
 
 // Flow mode: launches every send of `rank` whose step has no open earlier step of that rank.
@@ -379,6 +412,8 @@ void CollectiveReplay::on_activity(int c, std::uint32_t item) {
     return;
   }
   count_rest(co, -1);
+  count_part_mirrors(static_cast<const SlotCounts*>(co.mirrors_live), g_.part_of(co.task), -1);
+  co.mirrors_live = nullptr;
   ++co.phase;
   run_phase(c);
 }

@@ -77,6 +77,8 @@ class CollectiveReplay {
   // counts of dynamic_stretch. No-ops when no phase has rest flows.
   void flow_started(std::uint32_t src, std::uint32_t dst) { count_flow(src, dst, +1); }
   void flow_ended(std::uint32_t src, std::uint32_t dst) { count_flow(src, dst, -1); }
+  // A send's flow ended: its mirrors leave the other parts' counts (merged graphs).
+  void send_ended(TaskId t);
 
  private:
   // Event mode: the flows of each phase of a plan that run (launched) and those that
@@ -93,6 +95,7 @@ class CollectiveReplay {
     std::uint32_t pending = 0;  // activities in flight (event mode)
     std::size_t phase = 0;      // event mode: current phase
     bool in_timer = false;      // event mode: the phase's timer is running
+    const void* mirrors_live = nullptr;  // event mode: its phase's mirrors counted for other parts
     std::size_t remaining = 0;  // flow mode: transfers not yet arrived
     std::vector<std::uint16_t> done;                  // flow mode: [r * steps + s] arrived
     std::vector<std::uint32_t> first_open, next_send; // flow mode: per rank
@@ -108,7 +111,10 @@ class CollectiveReplay {
   using SlotCounts = std::unordered_map<std::uint32_t, std::int32_t>;  // directed link -> flows
   // R_0 / R of the header comment for a flow src -> dst starting now, with `mirrors` its
   // own mirrors' flows per link.
-  double dynamic_stretch(std::uint32_t src, std::uint32_t dst, const SlotCounts* mirrors);
+  // With merged graphs (TaskGraph::part_begin), the live mirrors of the other parts too
+  // (part_mirrors_); `part` is the flow's.
+  double dynamic_stretch(std::uint32_t src, std::uint32_t dst, const SlotCounts* mirrors, std::uint32_t part);
+  void count_part_mirrors(const SlotCounts* m, std::uint32_t part, int d);
   SlotCounts slot_counts(const std::vector<DevicePair>& pairs) const;  // flows per directed link
   // The flows of collective c's mirrors in event-mode phase `phase`, per link (null: none).
   const SlotCounts* mirror_slots(int c, std::size_t phase);
@@ -141,6 +147,11 @@ class CollectiveReplay {
   std::unordered_map<const CollectiveExpansion*, Split*> split_of_;
   bool has_rest_ = false;                   // some phase has rest flows: link counts kept
   std::vector<std::int32_t> live_, rest_live_;  // per directed link: SimGrid flows, rest flows
+  // Merged graphs only: per directed link, the mirrored flows of every part's live flows
+  // (all_mirrors_) and of each part's (part_mirrors_[part]).
+  std::vector<std::int32_t> all_mirrors_;
+  std::vector<std::vector<std::int32_t>> part_mirrors_;
+  std::map<TaskId, const SlotCounts*> send_mirrors_live_;  // sends whose mirrors are counted
   std::vector<std::uint32_t> scratch_;
   std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, SlotCounts> mirror_slots_;
   std::map<std::uint32_t, SlotCounts> send_mirror_slots_;  // by mirror set

@@ -315,6 +315,7 @@ class Replay final : public ActivityHost {
     graveyard_.push_back(std::move(slots_[id - 1].act));
     free_.push_back(id - 1);
     colls_.flow_ended(s.src, s.dst);
+    if (s.coll < 0) colls_.send_ended(s.task);
     ended(s.task, s.coll, s.item);
   }
 

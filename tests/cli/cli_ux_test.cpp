@@ -26,9 +26,9 @@ TEST(CliCommands, MisspeltCommandNamesTheNearest) {
 TEST(CliCommands, UnrelatedWordListsEveryCommand) {
   const ChildResult r = run_hcsim({"frobnicate"});
   EXPECT_EQ(r.exit_code, 2) << describe(r);
-  EXPECT_TRUE(r.err.starts_with("hcsim: unknown command \"frobnicate\"; valid ones are: check, collective, "))
+  EXPECT_TRUE(r.err.starts_with("hcsim: unknown command \"frobnicate\"; valid ones are: check, cluster, collective, "))
       << r.err;
-  for (const char* c : {"run", "sweep", "list", "completion", "validate-suite"})
+  for (const char* c : {"run", "sweep", "list", "completion", "validate-suite", "cluster"})
     EXPECT_NE(r.err.find(c), std::string::npos) << c;
 }
 

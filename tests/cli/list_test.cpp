@@ -73,15 +73,15 @@ TEST(CliList, OneFamilyPrintsOnlyItself) {
 
 TEST(CliList, UnknownFamilyNamesTheValidOnes) {
   // The families of sim/cli/list.cpp, one per registry, and "all".
-  const std::vector<std::string> want{"all",    "scenario",  "devices", "links",     "topologies",
-                                      "models", "schedules", "codecs",  "algorithms"};
+  const std::vector<std::string> want{"all",    "scenario",  "devices", "links",      "topologies",
+                                      "models", "schedules", "codecs",  "algorithms", "cluster"};
   EXPECT_EQ(list_families(), want);
   const ChildResult r = run_hcsim({"list", "foo"});
   EXPECT_EQ(r.exit_code, 2) << describe(r);
   EXPECT_EQ(r.out, "");
   ASSERT_EQ(lines_of(r.err).size(), 1u) << describe(r);
   EXPECT_NE(r.err.find("unknown list \"foo\"; valid ones are: all, scenario, devices, links, topologies, models, "
-                       "schedules, codecs, algorithms"),
+                       "schedules, codecs, algorithms, cluster"),
             std::string::npos)
       << describe(r);
 }

@@ -45,7 +45,7 @@ bool is_run_scenario(const fs::path& p) {
   if (p.extension() != ".json" || p.filename() == "expected.json") return false;
   try {
     const auto doc = nlohmann::json::parse(read_file(p.string()));
-    return doc.is_object() && doc.contains("cluster");
+    return doc.is_object() && doc.contains("cluster") && doc.contains("workload");  // not a cluster study
   } catch (const nlohmann::json::exception&) {
     return true;  // kept: a shipped file that does not parse fails the test below, loudly
   }
