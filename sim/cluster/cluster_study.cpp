@@ -20,6 +20,12 @@ std::unique_ptr<ClusterScheduler> make_scheduler(const ClusterSpec& c, nlohmann:
 
 }  // namespace
 
+nlohmann::json resolve_cluster_scheduler(const ClusterSpec& c) {
+  nlohmann::json resolved;
+  (void)make_scheduler(c, resolved);
+  return resolved;
+}
+
 std::unique_ptr<ClusterStudy> run_cluster_study(const nlohmann::json& cluster_doc, const std::string& file,
                                                 const std::string& jobs_file) {
   auto s = std::make_unique<ClusterStudy>();

@@ -30,6 +30,11 @@ struct ClusterStudy {
 std::unique_ptr<ClusterStudy> run_cluster_study(const nlohmann::json& cluster_doc, const std::string& file,
                                                 const std::string& jobs_file);
 
+// The scheduler of a parsed cluster file, resolved against its registry entry (type and
+// every parameter), without running anything: how a sweep checks a cluster point's
+// scheduler pointers. InputError (with c.file) when the type or a parameter is refused.
+nlohmann::json resolve_cluster_scheduler(const ClusterSpec& c);
+
 // The study's report (cluster_report_json) with the resolved scheduler.
 nlohmann::json cluster_study_json(const ClusterStudy& s);
 

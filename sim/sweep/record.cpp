@@ -22,8 +22,14 @@ bool needs_per_device(const std::vector<MetricColumn>& metrics) {
   });
 }
 
+const std::vector<std::string>& cluster_record_keys() {
+  static const std::vector<std::string> keys{"scheduler", "mode",  "contention",
+                                             "totals",    "pools", "scheduler_resolved"};
+  return keys;
+}
+
 std::string make_record(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,
-                        const std::vector<MetricColumn>& metrics) {
+                        const std::vector<MetricColumn>& metrics, const std::vector<std::string>& keep) {
   nlohmann::ordered_json r;
   r["index"] = index;
   r["status"] = ev.status;
@@ -32,6 +38,12 @@ std::string make_record(std::size_t index, const nlohmann::ordered_json& params,
     nlohmann::ordered_json m = nlohmann::ordered_json::object();
     for (const auto& c : metrics) m[c.name] = nlohmann::ordered_json(report_value(ev.report, c.pointer));
     r["metrics"] = std::move(m);
+    if (!keep.empty()) {
+      nlohmann::ordered_json study = nlohmann::ordered_json::object();
+      for (const auto& k : keep)
+        if (ev.report.contains(k)) study[k] = nlohmann::ordered_json(ev.report[k]);
+      r["study"] = std::move(study);
+    }
   } else {
     r["reason"] = ev.reason;
   }

@@ -2,6 +2,7 @@
 // One finished sweep point as a result record: a single JSON line in results.jsonl
 //   {"index":3,"status":"ok","params":{"/strategy/tp":2},"metrics":{"step_time_s":0.52}}
 //   {"index":4,"status":"infeasible","params":{"/strategy/tp":3},"reason":"/strategy: ..."}
+// (a cluster sweep's ok records add "study": the totals and pools of the cluster report)
 // and the matching row of results.csv (index, status, parameters, metrics, reason). The CSV
 // row is always derived from the record, so both files agree whatever was resumed.
 
@@ -16,9 +17,15 @@
 
 namespace hcsim::sweep {
 
-// The record line (no newline) of point `index` with its evaluation.
+// The record line (no newline) of point `index` with its evaluation. `keep`: keys of an ok
+// point's report copied into the record under "study" (a cluster sweep keeps the totals
+// and pools of its report, not the per-job and timeline arrays).
 std::string make_record(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,
-                        const std::vector<MetricColumn>& metrics);
+                        const std::vector<MetricColumn>& metrics, const std::vector<std::string>& keep = {});
+
+// The report keys a cluster sweep keeps in each ok record ("study"): scheduler, mode,
+// contention, totals, pools, scheduler_resolved.
+const std::vector<std::string>& cluster_record_keys();
 
 // The value at `pointer` of a report, null when absent.
 nlohmann::json report_value(const nlohmann::json& report, const std::string& pointer);

@@ -1,6 +1,7 @@
 #include "scenario_source.hpp"
 
 #include "scenarios/scenario.hpp"
+#include "sim/cluster/cluster_study.hpp"
 #include "sim/driver/run.hpp"
 #include "sim/report/report.hpp"
 
@@ -13,10 +14,11 @@ std::string relative_to(const std::string& spec_file, const std::string& name) {
   return spec_file.substr(0, slash + 1) + name;
 }
 
-ScenarioSource resolve_scenario(const nlohmann::json& ref, const std::string& spec_file, const std::string& path) {
+ScenarioSource resolve_scenario(const nlohmann::json& ref, const std::string& spec_file, const std::string& path,
+                                const std::string& what) {
   if (ref.is_object()) return {ref, spec_file + "#" + path};
   if (!ref.is_string() || ref.get<std::string>().empty())
-    throw InputError(path, "expected a scenario file name (relative to this file) or an inline scenario object",
+    throw InputError(path, "expected a " + what + " file name (relative to this file) or an inline " + what + " object",
                      spec_file);
   const std::string file = relative_to(spec_file, ref.get<std::string>());
   try {
@@ -24,7 +26,7 @@ ScenarioSource resolve_scenario(const nlohmann::json& ref, const std::string& sp
   } catch (const InputError& e) {
     if (!e.file().empty() && e.file() != file) throw;
     const std::string msg = e.issues().empty() ? "" : e.issues().front().message;
-    throw InputError(path, "scenario " + file + ": " + msg, spec_file);
+    throw InputError(path, what + " " + file + ": " + msg, spec_file);
   }
 }
 
@@ -49,6 +51,28 @@ std::optional<std::vector<Issue>> scenario_warnings(const nlohmann::json& doc, c
   } catch (const InputError&) {
     return std::nullopt;
   }
+}
+
+std::optional<std::vector<Issue>> cluster_warnings(const nlohmann::json& doc, const std::string& file) {
+  try {
+    return parse_cluster_file(doc, file).warnings;
+  } catch (const InputError&) { return std::nullopt; }
+}
+
+Evaluation evaluate_cluster(const nlohmann::json& doc, const std::string& file, const std::string& jobs_file) {
+  Evaluation ev;
+  try {
+    const auto study = run_cluster_study(doc, file, jobs_file);
+    ev.report = cluster_study_json(*study);
+    ev.status = "ok";
+  } catch (const InputError& e) {
+    ev.status = "infeasible";
+    ev.reason = issues_text(e);
+  } catch (const std::exception& e) {
+    ev.status = "error";
+    ev.reason = e.what();
+  }
+  return ev;
 }
 
 Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file, bool per_device) {

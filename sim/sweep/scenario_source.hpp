@@ -19,8 +19,10 @@ struct ScenarioSource {
 };
 
 // `ref` at JSON pointer `path` of `spec_file`: a string path or an inline object.
-// Throws InputError (with spec_file and path) when it is neither or cannot be read.
-ScenarioSource resolve_scenario(const nlohmann::json& ref, const std::string& spec_file, const std::string& path);
+// Throws InputError (with spec_file and path) when it is neither or cannot be read; `what`
+// names the kind of document in that message ("scenario", "cluster").
+ScenarioSource resolve_scenario(const nlohmann::json& ref, const std::string& spec_file, const std::string& path,
+                                const std::string& what = "scenario");
 
 // `name` resolved against the directory of `spec_file` unless it is absolute.
 std::string relative_to(const std::string& spec_file, const std::string& name);
@@ -38,6 +40,16 @@ struct Evaluation {
 // Parses `doc` (labelled `file` in messages) and simulates it; never throws. `per_device`:
 // whether the report keeps its "per_device" section (report_json).
 Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file, bool per_device = true);
+
+// Runs the cluster study of `doc` (a cluster file, labelled `file`) on the job list
+// `jobs_file` as `hcsim cluster run` does (run_cluster_study); never throws. The report is
+// cluster_study_json's; an InputError (a cluster or job list the parser refuses) is
+// "infeasible" with its paths.
+Evaluation evaluate_cluster(const nlohmann::json& doc, const std::string& file, const std::string& jobs_file);
+
+// The warnings of parsing the cluster file `doc` (ClusterSpec::warnings); nullopt when it
+// does not parse. The job list's warnings need every job costed, so they are not gathered.
+std::optional<std::vector<Issue>> cluster_warnings(const nlohmann::json& doc, const std::string& file);
 
 // The warnings of parsing `doc` (Scenario::warnings); nullopt when it does not parse (the
 // point that runs it reports why).

@@ -1,12 +1,14 @@
 #include "sweep_checks.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "scenarios/scenario.hpp"
 #include "scenarios/sections.hpp"
+#include "sim/cluster/cluster_study.hpp"
 #include "sim/core/nearest.hpp"
 
 namespace hcsim::sweep {
@@ -46,15 +48,14 @@ std::string join_tokens(const std::vector<std::string>& tokens, std::size_t n) {
   return out;
 }
 
-// The unknown-key problem the parser finds at or above `ptr` with the value set, if any:
-// the names it lists as valid go to `valid`, the pointer of their object to `parent`, what
-// follows the unknown key in `ptr` to `rest`.
-bool parser_rejects(const nlohmann::json& base, const std::string& ptr, const nlohmann::json& value,
-                    std::vector<std::string>& valid, std::string& parent, std::string& rest) {
-  nlohmann::json doc = base;
+// The unknown-key problem `parse` finds in `doc` (a base with a point's values set) at or
+// above `ptr`, if any: the names it lists as valid go to `valid`, the pointer of their
+// object to `parent`, what follows the unknown key in `ptr` to `rest`.
+bool parser_rejects(const nlohmann::json& doc, const std::string& ptr,
+                    const std::function<void(const nlohmann::json&)>& parse, std::vector<std::string>& valid,
+                    std::string& parent, std::string& rest) {
   try {
-    doc[nlohmann::json::json_pointer(ptr)] = value;
-    (void)parse_scenario(doc);
+    parse(doc);
   } catch (const InputError& e) {
     for (const auto& i : e.issues()) {
       if (!i.message.starts_with("unknown key") || !(ptr == i.path || ptr.starts_with(i.path + "/"))) continue;
@@ -80,6 +81,24 @@ bool parser_rejects(const nlohmann::json& base, const std::string& ptr, const nl
   return false;
 }
 
+// The message for an unknown `ptr`, with the nearest of the valid keys (the misspelt key
+// corrected, what follows it kept) and the base's own leaves when one is close.
+std::string unknown_message(const nlohmann::json& base, const std::string& ptr, const std::vector<std::string>& valid,
+                            const std::string& parent, const std::string& rest, const std::string& where) {
+  std::vector<std::string> candidates;
+  for (const auto& v : valid) candidates.push_back(json_child(parent, v) + rest);
+  const nlohmann::json leaves = base.flatten();
+  for (const auto& [k, v] : leaves.items()) candidates.push_back(k);
+  std::string msg = fmt::format("pointer \"{}\" is neither {}", ptr, where);
+  if (auto n = nearest_name(ptr, candidates, std::max<std::size_t>(3, ptr.size() / 4)))
+    msg += fmt::format("; did you mean \"{}\"?", *n);
+  return msg;
+}
+
+// A cluster file parsed as `hcsim cluster run` does before it reads the jobs: the file,
+// then its scheduler's parameters.
+void parse_cluster_doc(const nlohmann::json& doc) { (void)resolve_cluster_scheduler(parse_cluster_file(doc)); }
+
 }  // namespace
 
 std::string unknown_pointer(const nlohmann::json& base, const std::string& ptr, const nlohmann::json& value) {
@@ -100,16 +119,33 @@ std::string unknown_pointer(const nlohmann::json& base, const std::string& ptr, 
   if (w == Walk::unknown) {
     parent = join_tokens(tokens, depth);
     rest = ptr.substr(std::min(ptr.size(), join_tokens(tokens, depth + 1).size()));
-  } else if (!parser_rejects(base, ptr, value, valid, parent, rest)) {
-    return {};
+  } else {
+    nlohmann::json doc = base;
+    try {
+      doc[jp] = value;
+    } catch (const nlohmann::json::exception&) {
+      return {};  // reported where the point is built
+    }
+    if (!parser_rejects(
+            doc, ptr, [](const nlohmann::json& d) { (void)parse_scenario(d); }, valid, parent, rest))
+      return {};
   }
-  std::vector<std::string> candidates;  // the misspelt key corrected, what follows it kept
-  for (const auto& v : valid) candidates.push_back(json_child(parent, v) + rest);
-  const nlohmann::json leaves = base.flatten();
-  for (const auto& [k, v] : leaves.items()) candidates.push_back(k);
-  std::string msg = fmt::format("pointer \"{}\" is neither in the base scenario nor in the scenario schema", ptr);
-  if (auto n = nearest_name(ptr, candidates, std::max<std::size_t>(3, ptr.size() / 4))) msg += fmt::format("; did you mean \"{}\"?", *n);
-  return msg;
+  return unknown_message(base, ptr, valid, parent, rest, "in the base scenario nor in the scenario schema");
+}
+
+std::string unknown_cluster_pointer(const nlohmann::json& base, const std::string& ptr,
+                                    const nlohmann::ordered_json& choice) {
+  nlohmann::json doc = base;
+  try {
+    if (base.contains(nlohmann::json::json_pointer(ptr))) return {};
+    apply_assignments(doc, choice);
+  } catch (const nlohmann::json::exception&) {
+    return {};  // not a pointer, or not settable: reported where the point is built
+  }
+  std::vector<std::string> valid;
+  std::string parent, rest;
+  if (!parser_rejects(doc, ptr, parse_cluster_doc, valid, parent, rest)) return {};
+  return unknown_message(base, ptr, valid, parent, rest, "in the base cluster file nor a field of a cluster file");
 }
 
 void check_sweep_pointers(const SweepSpec& spec, Diagnostics& d) {
@@ -119,12 +155,16 @@ void check_sweep_pointers(const SweepSpec& spec, Diagnostics& d) {
       for (const auto& [ptr, value] : choice.items()) {
         if (std::find(seen.begin(), seen.end(), ptr) != seen.end()) continue;
         seen.push_back(ptr);
-        if (std::string why = unknown_pointer(spec.base.doc, ptr, nlohmann::json(value)); !why.empty())
-          d.error(json_child("/axes", a), why);
+        const std::string why = spec.cluster() ? unknown_cluster_pointer(spec.base.doc, ptr, choice)
+                                               : unknown_pointer(spec.base.doc, ptr, nlohmann::json(value));
+        if (!why.empty()) d.error(json_child("/axes", a), why);
       }
   }
-  for (const auto& dv : spec.derived)
-    if (std::string why = unknown_pointer(spec.base.doc, dv.pointer, 1); !why.empty()) d.error(dv.path, why);
+  for (const auto& dv : spec.derived) {
+    const std::string why = spec.cluster() ? unknown_cluster_pointer(spec.base.doc, dv.pointer, {{dv.pointer, 1}})
+                                           : unknown_pointer(spec.base.doc, dv.pointer, 1);
+    if (!why.empty()) d.error(dv.path, why);
+  }
 }
 
 std::vector<Issue> sweep_warnings(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
@@ -154,7 +194,8 @@ std::vector<Issue> sweep_warnings(const SweepSpec& spec, const std::vector<Sweep
     ++parsed;
     std::optional<std::vector<Issue>> found;
     try {
-      found = scenario_warnings(point_document(spec, points[i]), spec.base.file);
+      const nlohmann::json doc = point_document(spec, points[i]);
+      found = spec.cluster() ? cluster_warnings(doc, spec.base.file) : scenario_warnings(doc, spec.base.file);
     } catch (const nlohmann::json::exception&) {
       continue;  // the point reports it
     }

@@ -1,8 +1,9 @@
 #pragma once
 // What a sweep is checked for before any point runs (docs/sweeps.md, docs/robustness.md):
-// every pointer an axis or derived value sets names a field of the scenario (else every
-// point would fail the same way and the sweep would report them all "infeasible"), and
-// the warnings of its scenarios (implausible values), gathered once.
+// every pointer an axis or derived value sets names a field of the scenario, or of the
+// cluster file for a cluster sweep (else every point would fail the same way and the sweep
+// would report them all "infeasible"), and the warnings of its scenarios (implausible
+// values), gathered once.
 
 #include <string>
 #include <vector>
@@ -19,6 +20,13 @@ namespace hcsim::sweep {
 // in the scenario schema; where the schema leaves an object open (device overrides, the
 // topology), the base with the value set is parsed and its unknown keys are asked.
 std::string unknown_pointer(const nlohmann::json& base, const std::string& ptr, const nlohmann::json& value);
+
+// The same for a cluster sweep: `ptr` names a field when it is in the base cluster file or
+// when the base with `choice` (the first axis choice that sets it, all its assignments)
+// parses with no unknown key at or above it (the cluster file, then its scheduler's
+// parameters, which depend on the scheduler type the same choice may set).
+std::string unknown_cluster_pointer(const nlohmann::json& base, const std::string& ptr,
+                                    const nlohmann::ordered_json& choice);
 
 // An error at each axis (its path in the sweep file) and derived value whose pointer is unknown.
 void check_sweep_pointers(const SweepSpec& spec, Diagnostics& d);

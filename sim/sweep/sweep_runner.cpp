@@ -41,14 +41,18 @@ void check_record(const Loaded& s, const std::string& path, std::size_t line, co
   }
 }
 
+// One point in a worker: the scenario simulated, or the cluster study run, to its record.
 std::string run_point(const Loaded& s, std::size_t i) {
   Evaluation ev;
   try {
-    ev = evaluate_scenario(point_document(s.spec, s.points[i]), s.spec.base.file, needs_per_device(s.spec.metrics));
+    const nlohmann::json doc = point_document(s.spec, s.points[i]);
+    ev = s.spec.cluster() ? evaluate_cluster(doc, s.spec.base.file, s.spec.cluster_jobs)
+                          : evaluate_scenario(doc, s.spec.base.file, needs_per_device(s.spec.metrics));
   } catch (const std::exception& e) {
     ev = {"error", e.what(), {}};
   }
-  return make_record(i, s.points[i].params, ev, s.spec.metrics);
+  return make_record(i, s.points[i].params, ev, s.spec.metrics,
+                     s.spec.cluster() ? cluster_record_keys() : std::vector<std::string>{});
 }
 
 // The master's part: directory, resumed results, the points still to run.
@@ -58,7 +62,8 @@ std::vector<std::size_t> prepare(const Loaded& s, const SweepOptions& o, Results
   std::error_code ec;
   std::filesystem::create_directories(o.out_dir, ec);
   if (ec) throw InputError("", fmt::format("cannot create the output directory {}: {}", o.out_dir, ec.message()));
-  o.writer(o.out_dir + "/base_scenario.json", s.spec.base.doc.dump(2) + "\n");
+  o.writer(o.out_dir + (s.spec.cluster() ? "/base_cluster.json" : "/base_scenario.json"),
+           s.spec.base.doc.dump(2) + "\n");
   sum.resumed = store.open([&](std::size_t line, const nlohmann::ordered_json& rec) {
     check_record(s, store.jsonl_path(), line, rec);
   });

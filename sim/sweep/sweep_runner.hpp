@@ -5,7 +5,8 @@
 // started again with the same --out resumes where it stopped; the final files are in
 // sweep order and byte-identical whatever the number of workers, ranks or interruptions.
 // The base scenario is written beside them (DIR/base_scenario.json), so any row reruns as
-// `hcsim run DIR/base_scenario.json --set <pointer>=<value> ...`.
+// `hcsim run DIR/base_scenario.json --set <pointer>=<value> ...`; a cluster sweep's base
+// is DIR/base_cluster.json, rerun as `hcsim cluster run DIR/base_cluster.json JOBS --set ...`.
 
 #include <cstddef>
 #include <functional>

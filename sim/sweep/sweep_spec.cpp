@@ -209,6 +209,42 @@ std::vector<Derived> parse_derived(const nlohmann::json& v, const std::string& p
   return out;
 }
 
+// A cluster sweep's job list: a file name relative to the sweep file, checked readable.
+void parse_jobs(const nlohmann::json& doc, const std::string& file, SweepSpec& s, Diagnostics& d) {
+  const auto jobs = doc.value("jobs", nlohmann::json());
+  if (!jobs.is_string() || jobs.get<std::string>().empty()) {
+    d.error("/jobs", "expected the job list file of the cluster study (relative to this file)");
+    return;
+  }
+  s.cluster_jobs = relative_to(file, jobs.get<std::string>());
+  try {
+    (void)read_json_file(s.cluster_jobs);
+  } catch (const InputError& e) {
+    d.error("/jobs", "job list " + s.cluster_jobs + ": " + (e.issues().empty() ? "" : e.issues().front().message));
+  }
+}
+
+// "base" (a scenario) or "cluster_base" with "jobs" (a cluster study): exactly one of them.
+void parse_base(const nlohmann::json& doc, const std::string& file, SweepSpec& s, Diagnostics& d) {
+  const bool scenario = doc.contains("base"), cluster = doc.contains("cluster_base");
+  if (scenario && cluster) {
+    d.error("/cluster_base", "give either \"base\" (a scenario) or \"cluster_base\" (a cluster file, with \"jobs\")");
+    return;
+  }
+  if (!scenario && !cluster) {
+    d.error("/base",
+            "missing: a scenario file name or an inline scenario (or \"cluster_base\" and \"jobs\" for a "
+            "cluster study)");
+    return;
+  }
+  if (scenario && doc.contains("jobs")) d.error("/jobs", "a job list goes with \"cluster_base\", not \"base\"");
+  const std::string key = scenario ? "base" : "cluster_base";
+  try {
+    s.base = resolve_scenario(doc[key], file, "/" + key, scenario ? "scenario" : "cluster");
+  } catch (const InputError& e) { d.merge(e); }
+  if (cluster) parse_jobs(doc, file, s, d);
+}
+
 void collect_columns(SweepSpec& s) {
   auto add = [&](const std::string& p) {
     if (std::find(s.param_pointers.begin(), s.param_pointers.end(), p) == s.param_pointers.end())
@@ -232,6 +268,14 @@ std::vector<MetricColumn> default_metrics() {
   std::vector<MetricColumn> out;
   for (const char* p : {"/step_time_s", "/tokens_per_s", "/mfu", "/bubble_fraction", "/energy/it_j",
                         "/energy/per_token_j", "/energy/average_power_w", "/devices"})
+    out.push_back({column_name(p), p});
+  return out;
+}
+
+std::vector<MetricColumn> default_cluster_metrics() {
+  std::vector<MetricColumn> out;
+  for (const char* p : {"/totals/completed", "/totals/makespan", "/totals/mean_completion", "/totals/p99_completion",
+                        "/totals/device_hours", "/totals/energy_per_job"})
     out.push_back({column_name(p), p});
   return out;
 }
@@ -264,15 +308,9 @@ SweepSpec parse_sweep(const nlohmann::json& doc, const std::string& file) {
   SweepSpec s;
   s.file = file;
   if (!doc.is_object()) throw InputError("", "a sweep file is a JSON object with \"base\" and \"axes\"", file);
-  check_known_keys(doc, {"base", "axes", "derived", "constraints", "metrics", "description"}, "", d);
-  if (!doc.contains("base")) d.error("/base", "missing: a scenario file name or an inline scenario");
-  else {
-    try {
-      s.base = resolve_scenario(doc["base"], file, "/base");
-    } catch (const InputError& e) {
-      d.merge(e);
-    }
-  }
+  check_known_keys(doc, {"base", "cluster_base", "jobs", "axes", "derived", "constraints", "metrics", "description"},
+                   "", d);
+  parse_base(doc, file, s, d);
   const auto axes = doc.value("axes", nlohmann::json());
   if (!axes.is_array() || axes.empty()) d.error("/axes", "expected a non-empty list of axes");
   else
@@ -286,7 +324,9 @@ SweepSpec parse_sweep(const nlohmann::json& doc, const std::string& file) {
         s.constraints.push_back({parse_expression(c[i], json_child("/constraints", i), d), json_child("/constraints", i)});
   }
   try {
-    s.metrics = doc.contains("metrics") ? parse_metrics(doc["metrics"], "/metrics", file) : default_metrics();
+    s.metrics = doc.contains("metrics") ? parse_metrics(doc["metrics"], "/metrics", file)
+                : s.cluster()           ? default_cluster_metrics()
+                                        : default_metrics();
   } catch (const InputError& e) {
     d.merge(e);
   }

@@ -19,6 +19,12 @@
 // axis one, a zip axis one per member, a points axis whatever each point sets). Derived
 // values are computed in order after the axes are applied, then the constraints filter.
 // Points that survive are numbered 0, 1, ... in that order: the sweep order.
+//
+// A cluster sweep has "cluster_base" (a cluster file of `hcsim cluster run`, by name or
+// inline) and "jobs" (its job list file) instead of "base": the axes then set pointers
+// of the cluster file ("/scheduler/type", "/cluster/pools/1/count"), each point runs the
+// cluster study (run_cluster_study) and the metrics point into its report
+// (cluster_study_json: "/totals/mean_completion", "/pools/0/utilisation").
 
 #include <cstddef>
 #include <string>
@@ -53,12 +59,15 @@ struct MetricColumn {
 
 struct SweepSpec {
   std::string file;
-  ScenarioSource base;
+  ScenarioSource base;       // the scenario, or the cluster file of a cluster sweep
+  std::string cluster_jobs;  // a cluster sweep's job list file (resolved); empty for a scenario sweep
   std::vector<Axis> axes;
   std::vector<Derived> derived;
   std::vector<Constraint> constraints;
   std::vector<MetricColumn> metrics;
   std::vector<std::string> param_pointers;  // every pointer a point may set, in column order
+
+  [[nodiscard]] bool cluster() const { return !cluster_jobs.empty(); }
 };
 
 struct SweepPoint {
@@ -74,13 +83,16 @@ SweepSpec parse_sweep(const nlohmann::json& doc, const std::string& file);
 // derived value cannot be evaluated (a pointer neither in the base nor set by an axis).
 std::vector<SweepPoint> enumerate_points(const SweepSpec& spec);
 
-// The scenario document of one point: the base with its parameters applied.
+// The scenario (or cluster file) document of one point: the base with its parameters applied.
 nlohmann::json point_document(const SweepSpec& spec, const SweepPoint& point);
 
 // Metric columns from strings ("/step_time_s") or {"name", "pointer"} objects at `path`.
 std::vector<MetricColumn> parse_metrics(const nlohmann::json& v, const std::string& path, const std::string& file);
 // Step time, throughput, MFU, bubble, energy and memory fit: when a file names none.
 std::vector<MetricColumn> default_metrics();
+// A cluster sweep's when it names none: jobs completed, makespan, mean and p99 completion,
+// device hours, energy per job (the report's totals).
+std::vector<MetricColumn> default_cluster_metrics();
 // "/energy/per_token_j" -> "energy.per_token_j".
 std::string column_name(const std::string& pointer);
 
