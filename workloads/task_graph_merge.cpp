@@ -11,8 +11,7 @@ namespace {
 // The translation every device of the map shares, or none.
 bool is_translation(std::span<const std::uint32_t> devices) {
   for (std::size_t d = 1; d < devices.size(); ++d)
-    if (static_cast<std::int64_t>(devices[d]) - static_cast<std::int64_t>(d) !=
-        static_cast<std::int64_t>(devices[0]))
+    if (static_cast<std::int64_t>(devices[d]) - static_cast<std::int64_t>(d) != static_cast<std::int64_t>(devices[0]))
       return false;
   return true;
 }
@@ -43,12 +42,16 @@ void append(const PlacedGraph& p, std::uint32_t cluster_devices, TaskGraph& out)
   for (TaskId t = 0; t < g.size(); ++t) {
     Task task = g[t];
     switch (task.kind) {
-      case TaskKind::compute: task.device = at(task.device); break;
+      case TaskKind::compute:
+        task.device = at(task.device);
+        break;
       case TaskKind::send:
         task.device = at(task.device);
         task.peer = at(task.peer);
         break;
-      case TaskKind::collective: task.group += group_base; break;
+      case TaskKind::collective:
+        task.group += group_base;
+        break;
     }
     if (task.label < label.size()) task.label = label[task.label];
     deps.clear();

@@ -56,8 +56,9 @@ std::string version_text() {
 
 const std::map<std::string, std::string>& command_examples() {
   static const std::map<std::string, std::string> e{
-      {"run", "hcsim run scenarios/quickstart.json --format json --out out/\n"
-              "  hcsim run scenarios/quickstart.json --set /strategy/tp=8 --set /strategy/dp=1"},
+      {"run",
+       "hcsim run scenarios/quickstart.json --format json --out out/\n"
+       "  hcsim run scenarios/quickstart.json --set /strategy/tp=8 --set /strategy/dp=1"},
       {"validate", "hcsim validate my.json --strict"},
       {"schema", "hcsim schema > scenario.schema.json"},
       {"list", "hcsim list devices\n  hcsim list codecs"},
@@ -69,8 +70,9 @@ const std::map<std::string, std::string>& command_examples() {
       {"collective", "hcsim collective scenarios/quickstart.json --op all_reduce --group node"},
       {"validate-suite", "hcsim validate-suite scenarios/validation"},
       {"completion", "source <(hcsim completion bash)"},
-      {"cluster", "hcsim cluster run scenarios/cluster/small.json scenarios/cluster/small-jobs.json --out cluster-out\n"
-                  "  hcsim cluster jobs scenarios/cluster/sample-trace scenarios/cluster/trace-mapping.json --draw 1000"},
+      {"cluster",
+       "hcsim cluster run scenarios/cluster/small.json scenarios/cluster/small-jobs.json --out cluster-out\n"
+       "  hcsim cluster jobs scenarios/cluster/sample-trace scenarios/cluster/trace-mapping.json --draw 1000"},
   };
   return e;
 }

@@ -13,12 +13,12 @@
 #include <fmt/format.h>
 
 #include "output.hpp"
-#include "warnings.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cluster/cluster_file.hpp"
-#include "sim/cluster/cluster_study.hpp"
 #include "sim/cluster/cluster_report.hpp"
+#include "sim/cluster/cluster_study.hpp"
 #include "sim/cluster/trace_params.hpp"
+#include "warnings.hpp"
 
 namespace hcsim {
 namespace {
@@ -37,8 +37,7 @@ struct JobsArgs {
 };
 
 void ensure_dir(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-    throw InputError("", "cannot create output directory " + dir);
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) throw InputError("", "cannot create output directory " + dir);
 }
 
 int run_cluster(const ClusterArgs& a) {
@@ -47,9 +46,7 @@ int run_cluster(const ClusterArgs& a) {
   nlohmann::json doc = read_json_file(a.cluster);
   try {
     for (const auto& o : sets) apply_override(doc, o);
-  } catch (const InputError& e) {
-    throw e.with_file(a.cluster);
-  }
+  } catch (const InputError& e) { throw e.with_file(a.cluster); }
   auto study = run_cluster_study(doc, a.cluster, a.jobs);
   report_warnings(study->cluster.warnings, a.cluster, a.strict);
   report_warnings(study->job_warnings, a.jobs, a.strict);
@@ -72,8 +69,10 @@ int run_cluster(const ClusterArgs& a) {
     if (!a.out_dir.empty()) write_file_atomic(a.out_dir + "/report.html", page);
     if (!a.html.empty()) write_file_atomic(a.html, page);
   }
-  if (a.format == "json") std::cout << rep.dump(2) << "\n";
-  else std::cout << cluster_report_table(in);
+  if (a.format == "json")
+    std::cout << rep.dump(2) << "\n";
+  else
+    std::cout << cluster_report_table(in);
   return 0;
 }
 
@@ -81,22 +80,20 @@ int run_jobs(const JobsArgs& a) {
   TraceJobListParams params;
   try {
     params = parse_trace_mapping(read_json_file(a.mapping));
-  } catch (const InputError& e) {
-    throw e.file().empty() ? e.with_file(a.mapping) : e;
-  }
+  } catch (const InputError& e) { throw e.file().empty() ? e.with_file(a.mapping) : e; }
   const TraceImport trace = read_pai_trace(a.trace);
   nlohmann::json list;
   try {
-    list = a.draw > 0 ? synth_job_list(trace.jobs, {a.draw, a.days, a.seed}, params)
-                      : trace_job_list(trace.jobs, params);
-  } catch (const InputError& e) {
-    throw e.file().empty() ? e.with_file(a.mapping) : e;
-  }
+    list =
+        a.draw > 0 ? synth_job_list(trace.jobs, {a.draw, a.days, a.seed}, params) : trace_job_list(trace.jobs, params);
+  } catch (const InputError& e) { throw e.file().empty() ? e.with_file(a.mapping) : e; }
   const std::string text = list.dump(1) + "\n";
   std::cerr << fmt::format("{}: {} jobs kept, {} dropped; job list of {} jobs\n", a.trace, trace.jobs.size(),
                            trace.dropped_jobs(), list["jobs"].size());
-  if (a.out.empty()) std::cout << text;
-  else write_file_atomic(a.out, text);
+  if (a.out.empty())
+    std::cout << text;
+  else
+    write_file_atomic(a.out, text);
   return 0;
 }
 

@@ -77,18 +77,27 @@ struct Family {
 const std::vector<Family>& families() {
   static const std::vector<Family> f{
       {"scenario", scenario_sections},
-      {"devices", [] { return "compute device types\n" + types(compute_devices()) + "\ndevice presets\n" +
-                              presets(compute_presets()); }},
+      {"devices",
+       [] {
+         return "compute device types\n" + types(compute_devices()) + "\ndevice presets\n" + presets(compute_presets());
+       }},
       {"links", [] { return "link types\n" + types(link_models()) + "\nlink presets\n" + presets(link_presets()); }},
       {"topologies", [] { return "topology types\n" + types(topologies()); }},
-      {"models", [] { return "model types\n" + types(transformer_models()) + "\nmodel presets\n" +
-                             presets(transformer_presets()); }},
+      {"models",
+       [] {
+         return "model types\n" + types(transformer_models()) + "\nmodel presets\n" + presets(transformer_presets());
+       }},
       {"schedules", [] { return "pipeline schedules\n" + types(pipeline_schedules()); }},
       {"codecs", [] { return "compression codecs\n" + types(codecs()); }},
-      {"algorithms", [] { return "collective algorithms (and \"auto\": the least predicted time)\n" +
-                                 types(collective_algorithms()); }},
-      {"cluster", [] { return "hcsim cluster inputs\n" + describe_cluster_inputs() + "\ncluster schedulers\n" +
-                              types(cluster_schedulers()); }},
+      {"algorithms",
+       [] {
+         return "collective algorithms (and \"auto\": the least predicted time)\n" + types(collective_algorithms());
+       }},
+      {"cluster",
+       [] {
+         return "hcsim cluster inputs\n" + describe_cluster_inputs() + "\ncluster schedulers\n" +
+                types(cluster_schedulers());
+       }},
   };
   return f;
 }

@@ -16,11 +16,16 @@ const ParamTable& cluster_top() {
   static const ParamTable t{
       {.name = "name", .kind = ParamKind::string, .def = nullptr, .help = "name of the cluster study"},
       {.name = "description", .kind = ParamKind::string, .def = "", .help = "one line on what it is"},
-      {.name = "cluster", .kind = ParamKind::object,
+      {.name = "cluster",
+       .kind = ParamKind::object,
        .help = "pools and topology, as a scenario's cluster (docs/scenario.md)"},
-      {.name = "scheduler", .kind = ParamKind::object, .def = nlohmann::json{{"type", "fifo"}},
+      {.name = "scheduler",
+       .kind = ParamKind::object,
+       .def = nlohmann::json{{"type", "fifo"}},
        .help = "{\"type\": ...} and its parameters: `hcsim list cluster`"},
-      {.name = "simulation", .kind = ParamKind::object, .def = nlohmann::json::object(),
+      {.name = "simulation",
+       .kind = ParamKind::object,
+       .def = nlohmann::json::object(),
        .help = "how jobs' steps are simulated and when the loop stops"},
   };
   return t;
@@ -28,11 +33,21 @@ const ParamTable& cluster_top() {
 
 const ParamTable& cluster_simulation() {
   static const ParamTable t{
-      {.name = "mode", .kind = ParamKind::choice, .def = "event", .choices = {"analytical", "event", "flow"},
+      {.name = "mode",
+       .kind = ParamKind::choice,
+       .def = "event",
+       .choices = {"analytical", "event", "flow"},
        .help = "how each job's step is simulated (analytical: no contention between jobs)"},
-      {.name = "horizon", .kind = ParamKind::quantity, .dim = Dim::time, .def = "365 d", .min = 0,
-       .min_exclusive = true, .help = "the loop stops there; jobs not done are reported as such"},
-      {.name = "contention", .kind = ParamKind::boolean, .def = true,
+      {.name = "horizon",
+       .kind = ParamKind::quantity,
+       .dim = Dim::time,
+       .def = "365 d",
+       .min = 0,
+       .min_exclusive = true,
+       .help = "the loop stops there; jobs not done are reported as such"},
+      {.name = "contention",
+       .kind = ParamKind::boolean,
+       .def = true,
        .help = "simulate the running jobs' steps together on the shared fabric (false: each alone)"},
   };
   return t;
@@ -40,7 +55,8 @@ const ParamTable& cluster_simulation() {
 
 const ParamTable& job_list_top() {
   static const ParamTable t{
-      {.name = "workloads", .kind = ParamKind::object,
+      {.name = "workloads",
+       .kind = ParamKind::object,
        .help = "name -> {\"workload\": ..., \"strategy\": ...}, as in a scenario, without dp"},
       {.name = "jobs", .kind = ParamKind::array, .help = "the jobs, in any order"},
   };
@@ -50,7 +66,9 @@ const ParamTable& job_list_top() {
 const ParamTable& workload_entry() {
   static const ParamTable t{
       {.name = "workload", .kind = ParamKind::object, .help = "a scenario's workload section"},
-      {.name = "strategy", .kind = ParamKind::object, .def = nlohmann::json::object(),
+      {.name = "strategy",
+       .kind = ParamKind::object,
+       .def = nlohmann::json::object(),
        .help = "a scenario's strategy section without dp (the job's size sets it)"},
       {.name = "description", .kind = ParamKind::string, .def = "", .help = "one line on what it is"},
   };
@@ -60,20 +78,40 @@ const ParamTable& workload_entry() {
 const ParamTable& job_entry() {
   static const ParamTable t{
       {.name = "name", .kind = ParamKind::string, .help = "unique name"},
-      {.name = "arrival", .kind = ParamKind::quantity, .dim = Dim::time, .def = "0 s", .min = 0,
+      {.name = "arrival",
+       .kind = ParamKind::quantity,
+       .dim = Dim::time,
+       .def = "0 s",
+       .min = 0,
        .help = "when it is submitted"},
       {.name = "workload", .kind = ParamKind::string, .help = "a key of `workloads`"},
-      {.name = "devices", .kind = ParamKind::integer, .min = 1, .max = 1e6,
+      {.name = "devices",
+       .kind = ParamKind::integer,
+       .min = 1,
+       .max = 1e6,
        .help = "its size; with max_devices, its smallest size"},
-      {.name = "max_devices", .kind = ParamKind::integer, .def = nullptr, .min = 1, .max = 1e6,
+      {.name = "max_devices",
+       .kind = ParamKind::integer,
+       .def = nullptr,
+       .min = 1,
+       .max = 1e6,
        .help = "elastic: the scheduler starts it at any size from devices to this"},
-      {.name = "work", .kind = ParamKind::object,
+      {.name = "work",
+       .kind = ParamKind::object,
        .help = "{\"steps\": N}, {\"tokens\": N}, or {\"duration\": \"5 h\", \"pool\": NAME}: what it does "
                "in that long alone on that pool at its largest size"},
-      {.name = "priority", .kind = ParamKind::integer, .def = 0, .min = -1e6, .max = 1e6,
+      {.name = "priority",
+       .kind = ParamKind::integer,
+       .def = 0,
+       .min = -1e6,
+       .max = 1e6,
        .help = "higher is more urgent (priority scheduler)"},
       {.name = "pools", .kind = ParamKind::array, .def = nullptr, .help = "pools it may run on (default: any)"},
-      {.name = "checkpoint_restart", .kind = ParamKind::quantity, .dim = Dim::time, .def = "0 s", .min = 0,
+      {.name = "checkpoint_restart",
+       .kind = ParamKind::quantity,
+       .dim = Dim::time,
+       .def = "0 s",
+       .min = 0,
        .help = "time to save and reload its state, charged once per preemption"},
   };
   return t;
@@ -81,12 +119,27 @@ const ParamTable& job_entry() {
 
 const ParamTable& work_entry() {
   static const ParamTable t{
-      {.name = "steps", .kind = ParamKind::number, .def = nullptr, .min = 0, .max = 1e15, .min_exclusive = true,
+      {.name = "steps",
+       .kind = ParamKind::number,
+       .def = nullptr,
+       .min = 0,
+       .max = 1e15,
+       .min_exclusive = true,
        .help = "training steps"},
-      {.name = "tokens", .kind = ParamKind::number, .def = nullptr, .min = 0, .max = 1e18, .min_exclusive = true,
+      {.name = "tokens",
+       .kind = ParamKind::number,
+       .def = nullptr,
+       .min = 0,
+       .max = 1e18,
+       .min_exclusive = true,
        .help = "tokens trained (steps: tokens / (global batch x sequence))"},
-      {.name = "duration", .kind = ParamKind::quantity, .dim = Dim::time, .def = nullptr, .min = 0,
-       .min_exclusive = true, .help = "with pool: the steps it takes this long to do alone there"},
+      {.name = "duration",
+       .kind = ParamKind::quantity,
+       .dim = Dim::time,
+       .def = nullptr,
+       .min = 0,
+       .min_exclusive = true,
+       .help = "with pool: the steps it takes this long to do alone there"},
       {.name = "pool", .kind = ParamKind::string, .def = nullptr, .help = "with duration"},
   };
   return t;
@@ -115,8 +168,9 @@ void build_layout(ClusterSpec& c, Diagnostics& diag) {
     return;
   }
   if (topo.value("fabric", "") == "torus") {
-    diag.error("/cluster/topology/fabric", "a torus of nodes is sized for one job (fabric_dims); a shared cluster "
-                                           "needs \"fat-tree\" or \"rail-optimised\"");
+    diag.error("/cluster/topology/fabric",
+               "a torus of nodes is sized for one job (fabric_dims); a shared cluster "
+               "needs \"fat-tree\" or \"rail-optimised\"");
     return;
   }
   c.layout.gpus_per_node = topo.value("gpus_per_node", 8u);
@@ -171,17 +225,16 @@ ClusterSpec load_cluster_file(const std::string& file, const std::vector<std::st
   try {
     for (const auto& o : overrides) apply_override(doc, o);
     return parse_cluster_file(doc, file);
-  } catch (const InputError& e) {
-    throw e.with_file(file);
-  }
+  } catch (const InputError& e) { throw e.with_file(file); }
 }
 
 namespace {
 
-std::uint32_t strategy_degree(const nlohmann::json& st, const char* key) {
-  return st.contains(key) && st[key].is_number_integer() && st[key].get<std::int64_t>() > 0
-             ? st[key].get<std::uint32_t>()
-             : 1;
+// A degree of the strategy as written (the scenario parser checks it); 1 where it is absent
+// or not a positive integer, and at most a cluster's device bound.
+std::uint64_t strategy_degree(const nlohmann::json& st, const char* key) {
+  if (!st.contains(key) || !st[key].is_number_integer() || st[key].get<std::int64_t>() <= 0) return 1;
+  return std::min<std::uint64_t>(st[key].get<std::uint64_t>(), 1'000'000);
 }
 
 void parse_workloads(const nlohmann::json& obj, JobList& out, Diagnostics& diag) {
@@ -195,8 +248,11 @@ void parse_workloads(const nlohmann::json& obj, JobList& out, Diagnostics& diag)
     w.strategy = p.raw("strategy");
     if (w.strategy.contains("dp"))
       diag.error(json_child(json_child(path, "strategy"), "dp"), "a job's size sets dp: leave it out");
-    w.model_parallel = strategy_degree(w.strategy, "tp") * strategy_degree(w.strategy, "pp") *
-                       strategy_degree(w.strategy, "cp");
+    const std::uint64_t mp =
+        strategy_degree(w.strategy, "tp") * strategy_degree(w.strategy, "pp") * strategy_degree(w.strategy, "cp");
+    if (mp > 1'000'000)
+      diag.error(json_child(path, "strategy"), fmt::format("tp x pp x cp = {} devices is more than any cluster", mp));
+    w.model_parallel = static_cast<std::uint32_t>(std::min<std::uint64_t>(mp, 1'000'000));
     out.workloads.push_back(std::move(w));
   }
 }
@@ -215,8 +271,8 @@ std::string pool_names(const ClusterSpec& c) {
 }
 
 void parse_work(const Params& w, const std::string& path, const ClusterSpec& c, JobWork& out, Diagnostics& diag) {
-  const int given = static_cast<int>(w.has("steps")) + static_cast<int>(w.has("tokens")) +
-                    static_cast<int>(w.has("duration"));
+  const int given =
+      static_cast<int>(w.has("steps")) + static_cast<int>(w.has("tokens")) + static_cast<int>(w.has("duration"));
   if (given != 1) {
     diag.error(path, "give exactly one of steps, tokens, or duration with pool");
     return;
@@ -234,8 +290,10 @@ void parse_work(const Params& w, const std::string& path, const ClusterSpec& c, 
       diag.error(json_child(path, "pool"), "duration needs the pool it was measured on; " + pool_names(c));
       return;
     }
-    if (auto p = pool_named(c, w.raw("pool"))) out.pool = *p;
-    else diag.error(json_child(path, "pool"), "no pool named " + w.raw("pool").dump() + "; " + pool_names(c));
+    if (auto p = pool_named(c, w.raw("pool")))
+      out.pool = *p;
+    else
+      diag.error(json_child(path, "pool"), "no pool named " + w.raw("pool").dump() + "; " + pool_names(c));
   }
   if (w.has("pool") && out.kind != JobWork::Kind::duration)
     diag.error(json_child(path, "pool"), "pool goes with duration only");
@@ -250,12 +308,11 @@ void check_sizes(const JobSpec& j, const ClusterWorkload& w, std::uint32_t node,
       diag.error(at, fmt::format("{} devices is not a multiple of workload \"{}\"'s tp x pp x cp = {}", n, w.name,
                                  w.model_parallel));
     else if (n > node && n % node != 0)
-      diag.error(at, fmt::format("a job of more than one node takes whole nodes: {} is not a multiple of {}", n,
-                                 node));
+      diag.error(at, fmt::format("a job of more than one node takes whole nodes: {} is not a multiple of {}", n, node));
   }
   if (j.max_devices < j.min_devices)
-    diag.error(json_child(path, "max_devices"), fmt::format("smaller than devices ({} < {})", j.max_devices,
-                                                            j.min_devices));
+    diag.error(json_child(path, "max_devices"),
+               fmt::format("smaller than devices ({} < {})", j.max_devices, j.min_devices));
 }
 
 void parse_job(const nlohmann::json& v, std::size_t i, const ClusterSpec& c, JobList& out,
@@ -288,8 +345,10 @@ void parse_job(const nlohmann::json& v, std::size_t i, const ClusterSpec& c, Job
   if (p.has("pools")) {
     const auto& arr = p.raw("pools");
     for (std::size_t k = 0; k < arr.size(); ++k) {
-      if (auto q = pool_named(c, arr[k])) j.pools.push_back(*q);
-      else diag.error(json_child(json_child(path, "pools"), k), "no pool named " + arr[k].dump() + "; " + pool_names(c));
+      if (auto q = pool_named(c, arr[k]))
+        j.pools.push_back(*q);
+      else
+        diag.error(json_child(json_child(path, "pools"), k), "no pool named " + arr[k].dump() + "; " + pool_names(c));
     }
     std::sort(j.pools.begin(), j.pools.end());
     j.pools.erase(std::unique(j.pools.begin(), j.pools.end()), j.pools.end());
@@ -339,16 +398,14 @@ JobList load_job_list(const std::string& file, const ClusterSpec& cluster) {
   nlohmann::json doc = read_json_file(file);
   try {
     return parse_job_list(doc, cluster, file);
-  } catch (const InputError& e) {
-    throw e.with_file(file);
-  }
+  } catch (const InputError& e) { throw e.with_file(file); }
 }
 
 std::string describe_cluster_inputs() {
   const std::pair<const char*, const ParamTable*> tables[] = {
       {"cluster file (top level)", &cluster_top()}, {"cluster file /simulation", &cluster_simulation()},
       {"job list (top level)", &job_list_top()},    {"job list /workloads/NAME", &workload_entry()},
-      {"job list /jobs/N", &job_entry()},          {"job list /jobs/N/work", &work_entry()}};
+      {"job list /jobs/N", &job_entry()},           {"job list /jobs/N/work", &work_entry()}};
   std::string out;
   for (const auto& [name, table] : tables) out += fmt::format("  {}\n", name) + describe_params(*table, "    ");
   return out;

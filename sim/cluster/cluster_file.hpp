@@ -18,14 +18,14 @@ namespace hcsim {
 
 struct ClusterSpec {
   std::string file, name, description;
-  nlohmann::json cluster;          // the cluster section as given
-  Scenario shared;                 // its pools and topology, parsed (parse_cluster_section)
+  nlohmann::json cluster;                 // the cluster section as given
+  Scenario shared;                        // its pools and topology, parsed (parse_cluster_section)
   std::vector<std::uint32_t> pool_index;  // per ClusterLayout pool: its index in shared.pools
   ClusterLayout layout;
-  nlohmann::json scheduler;        // {"type": ..., parameters}, resolved against its registry entry
-  std::string mode = "event";      // how each job's step is simulated: event | flow | analytical
-  Seconds horizon{};               // the scheduler loop stops there
-  bool contention = true;          // simulate the running jobs together on the shared fabric
+  nlohmann::json scheduler;    // {"type": ..., parameters}, resolved against its registry entry
+  std::string mode = "event";  // how each job's step is simulated: event | flow | analytical
+  Seconds horizon{};           // the scheduler loop stops there
+  bool contention = true;      // simulate the running jobs together on the shared fabric
   std::vector<Issue> warnings;
 };
 
@@ -49,7 +49,7 @@ struct JobList {
   std::string file;
   std::vector<ClusterWorkload> workloads;
   std::vector<JobSpec> jobs;
-  std::vector<JobWork> work;  // per job
+  std::vector<JobWork> work;        // per job
   std::vector<std::size_t> source;  // per job: its index in the file's jobs (for /jobs/i paths)
 };
 

@@ -278,11 +278,20 @@ class Loop {
   }
 
   void sample() {
-    PoolSample s{.time = now_, .allocated = {}, .fragmented = {}, .queued = static_cast<std::uint32_t>(queue_.size())};
+    PoolSample s{.time = now_,
+                 .allocated = {},
+                 .busy = {},
+                 .fragmented = {},
+                 .queued = static_cast<std::uint32_t>(queue_.size())};
     for (std::uint32_t p = 0; p < layout_.pools.size(); ++p) {
       s.allocated.push_back(layout_.pools[p].devices - placer_.free(p));
       s.fragmented.push_back(placer_.fragmented(p));
     }
+    // Busy: held by a job that is stepping, not restarting from a checkpoint.
+    s.busy.assign(layout_.pools.size(), 0);
+    for (const auto& a : active_)
+      if (a.r.restart_left <= Seconds{})
+        s.busy[a.r.placement.pool] += static_cast<std::uint32_t>(a.r.placement.devices.size());
     result_.timeline.push_back(std::move(s));
   }
 

@@ -66,7 +66,10 @@ nlohmann::json cluster_report_json(const ClusterReportInput& in) {
   }
   nlohmann::json timeline = nlohmann::json::array();
   for (const PoolSample& s : r.timeline)
-    timeline.push_back({{"time", s.time.value()}, {"allocated", s.allocated}, {"fragmented", s.fragmented},
+    timeline.push_back({{"time", s.time.value()},
+                        {"allocated", s.allocated},
+                        {"busy", s.busy},
+                        {"fragmented", s.fragmented},
                         {"queued", s.queued}});
   const double per_job = completed ? r.job_energy.value() / static_cast<double>(completed) : 0.0;
   return {{"name", in.cluster.name},
@@ -100,13 +103,13 @@ std::string cluster_report_table(const ClusterReportInput& in) {
     slow += o.slowdown;
     waited += o.wait > Seconds{} ? 1 : 0;
   }
-  std::string out = fmt::format("{}: {} jobs on {} devices, scheduler {}, {} mode{}\n", in.cluster.name,
-                                r.jobs.size(), in.cluster.layout.devices(), r.scheduler, in.cluster.mode,
+  std::string out = fmt::format("{}: {} jobs on {} devices, scheduler {}, {} mode{}\n", in.cluster.name, r.jobs.size(),
+                                in.cluster.layout.devices(), r.scheduler, in.cluster.mode,
                                 in.cluster.contention ? ", jobs simulated together on the shared fabric" : "");
   out += fmt::format("completed        {} of {} ({} waited)\n", completed, r.jobs.size(), waited);
   out += fmt::format("makespan         {:.2f} h\n", hours(r.makespan));
-  out += fmt::format("completion time  mean {:.2f} h   p99 {:.2f} h\n", hours(r.mean_completion),
-                     hours(r.p99_completion));
+  out +=
+      fmt::format("completion time  mean {:.2f} h   p99 {:.2f} h\n", hours(r.mean_completion), hours(r.p99_completion));
   out += fmt::format("slowdown         mean {:.4f} (contention on the fabric)\n",
                      completed ? slow / static_cast<double>(completed) : 1.0);
   out += fmt::format("device-hours     {:.1f}\n", r.device_hours);
@@ -138,12 +141,13 @@ std::string cluster_jobs_csv(const ClusterReportInput& in) {
 
 std::string cluster_pools_csv(const ClusterReportInput& in) {
   std::string out = "time_s,queued";
-  for (const auto& p : in.cluster.layout.pools) out += fmt::format(",{0}_allocated,{0}_fragmented", p.name);
+  for (const auto& p : in.cluster.layout.pools) out += fmt::format(",{0}_allocated,{0}_busy,{0}_fragmented", p.name);
   out += "\n";
   for (const PoolSample& s : in.result.timeline) {
     out += fmt::format("{:.6g},{}", s.time.value(), s.queued);
     for (std::size_t p = 0; p < s.allocated.size(); ++p)
-      out += fmt::format(",{},{}", s.allocated[p], p < s.fragmented.size() ? s.fragmented[p] : 0);
+      out += fmt::format(",{},{},{}", s.allocated[p], p < s.busy.size() ? s.busy[p] : 0,
+                         p < s.fragmented.size() ? s.fragmented[p] : 0);
     out += "\n";
   }
   return out;
@@ -185,14 +189,13 @@ std::string gantt(const ClusterReportInput& in) {
   for (std::size_t i = 0; i < r.jobs.size(); ++i) {
     rows[i].label = r.jobs[i].name;
     const Seconds start = r.jobs[i].completed || r.jobs[i].run > Seconds{} ? r.jobs[i].first_start : r.makespan;
-    if (start > r.jobs[i].arrival)
-      rows[i].spans.push_back({r.jobs[i].arrival.value(), start.value(), "waiting", 1});
+    if (start > r.jobs[i].arrival) rows[i].spans.push_back({r.jobs[i].arrival.value(), start.value(), "waiting", 1});
   }
   for (const JobSegment& s : r.segments) {
     const double alone = r.jobs[s.job].alone_step.value();
-    const std::string_view what = s.step <= Seconds{}                      ? "restarting"
+    const std::string_view what = s.step <= Seconds{}                   ? "restarting"
                                   : s.step.value() > alone * (1 + 1e-6) ? "contended"
-                                                                          : "running";
+                                                                        : "running";
     rows[s.job].spans.push_back({s.begin.value(), s.end.value(), what, 1});
   }
   const double row_h = rows.size() <= 60 ? 14 : std::max(1.0, 1200.0 / static_cast<double>(rows.size()));

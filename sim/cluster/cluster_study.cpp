@@ -11,8 +11,8 @@ namespace {
 std::unique_ptr<ClusterScheduler> make_scheduler(const ClusterSpec& c, nlohmann::json& resolved) {
   register_builtin_cluster_schedulers();
   Diagnostics diag;
-  auto s = cluster_schedulers().build(c.scheduler["type"].get<std::string>(), c.scheduler, "/scheduler", diag,
-                                      {"type"}, &resolved);
+  auto s = cluster_schedulers().build(c.scheduler["type"].get<std::string>(), c.scheduler, "/scheduler", diag, {"type"},
+                                      &resolved);
   if (!s) throw InputError(diag.issues(), c.file);
   resolved["type"] = c.scheduler["type"];
   return s;
@@ -31,17 +31,13 @@ std::unique_ptr<ClusterStudy> run_cluster_study(const nlohmann::json& cluster_do
   auto s = std::make_unique<ClusterStudy>();
   try {
     s->cluster = parse_cluster_file(cluster_doc, file);
-  } catch (const InputError& e) {
-    throw e.with_file(file);
-  }
+  } catch (const InputError& e) { throw e.with_file(file); }
   auto scheduler = make_scheduler(s->cluster, s->scheduler);
   s->jobs = load_job_list(jobs_file, s->cluster);
   EngineOracle oracle(s->cluster, s->jobs);
   try {
     s->job_warnings = resolve_work(s->jobs, oracle, s->cluster);
-  } catch (const InputError& e) {
-    throw e.file().empty() ? e.with_file(jobs_file) : e;
-  }
+  } catch (const InputError& e) { throw e.file().empty() ? e.with_file(jobs_file) : e; }
   s->result = simulate_cluster(s->cluster.layout, s->jobs.jobs, *scheduler, s->scheduler["type"].get<std::string>(),
                                oracle, {s->cluster.horizon});
   s->result.oracle_simulations = oracle.simulations();

@@ -19,8 +19,8 @@ namespace hcsim {
 struct ClusterStudy {
   ClusterSpec cluster;
   JobList jobs;
-  nlohmann::json scheduler;          // resolved: type and every parameter
-  std::vector<Issue> job_warnings;   // legal but implausible jobs (a job that fits no pool)
+  nlohmann::json scheduler;         // resolved: type and every parameter
+  std::vector<Issue> job_warnings;  // legal but implausible jobs (a job that fits no pool)
   ClusterResult result;
   EngineOracle::Runs runs;
 };

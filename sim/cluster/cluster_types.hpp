@@ -54,8 +54,8 @@ struct JobSpec {
   // until it ends or is preempted.
   std::uint32_t min_devices = 1, max_devices = 1, quantum = 1;
   bool elastic = false;
-  std::uint32_t workload = 0;        // index of its workload and strategy in the job list
-  Seconds checkpoint_restart{};      // charged once per preemption, when it restarts
+  std::uint32_t workload = 0;    // index of its workload and strategy in the job list
+  Seconds checkpoint_restart{};  // charged once per preemption, when it restarts
 };
 
 // Where a running job sits.
@@ -74,7 +74,8 @@ class StepOracle {
   virtual std::optional<Seconds> alone(const JobSpec& job, std::uint32_t pool, std::uint32_t devices) = 0;
   // Step time of each of `jobs` with all of them running at once at `placements` (same
   // order) on the shared fabric.
-  virtual std::vector<Seconds> together(std::span<const JobSpec* const> jobs, std::span<const JobPlacement> placements) = 0;
+  virtual std::vector<Seconds> together(std::span<const JobSpec* const> jobs,
+                                        std::span<const JobPlacement> placements) = 0;
   // Energy of one step alone (devices busy and idle during the step, links).
   virtual Joules step_energy(const JobSpec& job, std::uint32_t pool, std::uint32_t devices) = 0;
 };
@@ -83,17 +84,17 @@ class StepOracle {
 
 struct JobOutcome {
   std::string name;
-  std::uint32_t pool = 0;      // of its last run
-  std::uint32_t devices = 0;   // of its last run
+  std::uint32_t pool = 0;     // of its last run
+  std::uint32_t devices = 0;  // of its last run
   Seconds arrival{}, first_start{}, end{};
-  Seconds wait{};              // time queued (arrival to first start, plus after preemptions)
-  Seconds run{};               // time holding devices (restart costs included)
-  Seconds alone_step{};        // its step time alone at its last placement's size and pool
-  double slowdown = 1;         // run time over the time the same steps take alone (>= 1)
-  Joules energy{};             // steps x step energy alone, plus idle power while restarting
+  Seconds wait{};        // time queued (arrival to first start, plus after preemptions)
+  Seconds run{};         // time holding devices (restart costs included)
+  Seconds alone_step{};  // its step time alone at its last placement's size and pool
+  double slowdown = 1;   // run time over the time the same steps take alone (>= 1)
+  Joules energy{};       // steps x step energy alone, plus idle power while restarting
   std::uint32_t preemptions = 0;
-  bool completed = false;      // false: the horizon ended first, or it can run nowhere
-  std::string reason;          // why it did not complete
+  bool completed = false;  // false: the horizon ended first, or it can run nowhere
+  std::string reason;      // why it did not complete
 };
 
 // One stretch of a job on its devices at one rate (the Gantt chart's bars).
@@ -102,31 +103,32 @@ struct JobSegment {
   std::uint32_t pool = 0;
   std::uint32_t first_device = 0, devices = 0;  // the placement's first device and size
   Seconds begin{}, end{};
-  Seconds step{};              // contended step time over the stretch (0 while restarting)
+  Seconds step{};  // contended step time over the stretch (0 while restarting)
 };
 
 // The pools' state from `time` until the next sample.
 struct PoolSample {
   Seconds time{};
   std::vector<std::uint32_t> allocated;   // per pool: devices held by jobs
+  std::vector<std::uint32_t> busy;        // per pool: held by jobs stepping (not restarting)
   std::vector<std::uint32_t> fragmented;  // per pool: free devices on nodes partly held
   std::uint32_t queued = 0;               // jobs waiting
 };
 
 struct ClusterResult {
   std::string scheduler;
-  std::vector<JobOutcome> jobs;           // job-list order
-  std::vector<JobSegment> segments;       // in time order, then job
-  std::vector<PoolSample> timeline;       // at every event
-  Seconds makespan{};                     // last completion (or the horizon)
-  Seconds mean_completion{};              // mean of end - arrival over completed jobs
+  std::vector<JobOutcome> jobs;      // job-list order
+  std::vector<JobSegment> segments;  // in time order, then job
+  std::vector<PoolSample> timeline;  // at every event
+  Seconds makespan{};                // last completion (or the horizon)
+  Seconds mean_completion{};         // mean of end - arrival over completed jobs
   Seconds p99_completion{};
-  std::vector<double> utilisation;        // per pool: device-seconds held / (devices x makespan)
-  double device_hours = 0;                // sum over jobs of devices x time held, in hours
-  Joules job_energy{};                    // sum over jobs
-  Joules idle_energy{};                   // unallocated devices' idle power over the makespan
-  std::uint64_t oracle_simulations = 0;   // engine runs the oracle made
-  std::uint64_t events = 0;               // scheduler invocations
+  std::vector<double> utilisation;       // per pool: device-seconds held / (devices x makespan)
+  double device_hours = 0;               // sum over jobs of devices x time held, in hours
+  Joules job_energy{};                   // sum over jobs
+  Joules idle_energy{};                  // unallocated devices' idle power over the makespan
+  std::uint64_t oracle_simulations = 0;  // engine runs the oracle made
+  std::uint64_t events = 0;              // scheduler invocations
 };
 
 }  // namespace hcsim

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <numeric>
 #include <set>
 
@@ -26,8 +26,7 @@ namespace {
 // A job scenario's problem, its path moved to where the job list holds it.
 std::string job_list_issue(const Issue& i, const ClusterWorkload& w) {
   std::string path = i.path;
-  if (path.starts_with("/workload") || path.starts_with("/strategy"))
-    path = json_child("/workloads", w.name) + path;
+  if (path.starts_with("/workload") || path.starts_with("/strategy")) path = json_child("/workloads", w.name) + path;
   return path.empty() ? i.message : path + ": " + i.message;
 }
 
@@ -64,9 +63,7 @@ const EngineOracle::Alone& EngineOracle::entry(const JobSpec& job, std::uint32_t
       a.makespan = end_of(out.engine, 0, static_cast<TaskId>(out.graph.size()));
       a.graph = std::make_shared<const TaskGraph>(std::move(out.graph));
     }
-  } catch (const InputError& e) {
-    a.why = job_list_issue(e.issues().front(), w);
-  }
+  } catch (const InputError& e) { a.why = job_list_issue(e.issues().front(), w); }
   return a;
 }
 
@@ -192,7 +189,8 @@ std::vector<Seconds> EngineOracle::together(std::span<const JobSpec* const> jobs
       if (std::getenv("HCSIM_CLUSTER_TRACE")) {
         std::size_t tasks = 0;
         for (std::size_t i : order)
-          tasks += entry(*jobs[i], placements[i].pool, static_cast<std::uint32_t>(placements[i].devices.size())).graph->size();
+          tasks += entry(*jobs[i], placements[i].pool, static_cast<std::uint32_t>(placements[i].devices.size()))
+                       .graph->size();
         std::fprintf(stderr, "group %zu jobs %zu tasks %.3f s\n", order.size(), tasks,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
@@ -229,10 +227,14 @@ std::vector<Issue> resolve_work(JobList& list, EngineOracle& oracle, const Clust
     for (std::uint32_t p : pools)
       for (std::uint32_t n : sizes_of(j)) {
         if (n > cluster.layout.pools[p].devices) continue;
-        if (oracle.alone(j, p, n)) { runnable = true; continue; }
+        if (oracle.alone(j, p, n)) {
+          runnable = true;
+          continue;
+        }
         std::string& slot = oracle.refused_by_input(j, p, n) ? first_input : first_memory;
         if (slot.empty())
-          slot = fmt::format("at {} devices of pool \"{}\": {}", n, cluster.layout.pools[p].name, oracle.refusal(j, p, n));
+          slot =
+              fmt::format("at {} devices of pool \"{}\": {}", n, cluster.layout.pools[p].name, oracle.refusal(j, p, n));
       }
     if (!runnable && !first_input.empty()) {
       // A workload that cannot be built is reported once, at the workload.
@@ -242,8 +244,8 @@ std::vector<Issue> resolve_work(JobList& list, EngineOracle& oracle, const Clust
       } else if (reported.insert(first_input.substr(colon + 2)).second) {
         const std::string issue = first_input.substr(colon + 2);
         const std::size_t sep = issue.find(": ");
-        diag.error(issue.substr(0, sep), issue.substr(sep + 2) + fmt::format(" (job \"{}\" {})", j.name,
-                                                                              first_input.substr(0, colon)));
+        diag.error(issue.substr(0, sep),
+                   issue.substr(sep + 2) + fmt::format(" (job \"{}\" {})", j.name, first_input.substr(0, colon)));
       }
       continue;
     }

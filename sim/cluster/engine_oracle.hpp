@@ -37,7 +37,8 @@ class EngineOracle : public StepOracle {
   EngineOracle(const ClusterSpec& cluster, const JobList& jobs);
 
   std::optional<Seconds> alone(const JobSpec& job, std::uint32_t pool, std::uint32_t devices) override;
-  std::vector<Seconds> together(std::span<const JobSpec* const> jobs, std::span<const JobPlacement> placements) override;
+  std::vector<Seconds> together(std::span<const JobSpec* const> jobs,
+                                std::span<const JobPlacement> placements) override;
   Joules step_energy(const JobSpec& job, std::uint32_t pool, std::uint32_t devices) override;
 
   // Why the job cannot run at that size on that pool: "" when it can.

@@ -9,16 +9,32 @@ namespace {
 const ParamTable& mapping_table() {
   static const ParamTable t{
       {.name = "workloads", .kind = ParamKind::object, .help = "the job list's workloads, copied as they are"},
-      {.name = "rules", .kind = ParamKind::array,
+      {.name = "rules",
+       .kind = ParamKind::array,
        .help = "[{\"max_gpus\": N, \"workload\": name}, ...]: a job of up to N GPUs runs that workload; first match"},
-      {.name = "gpus_per_node", .kind = ParamKind::integer, .def = 8, .min = 1, .max = 4096,
+      {.name = "gpus_per_node",
+       .kind = ParamKind::integer,
+       .def = 8,
+       .min = 1,
+       .max = 4096,
        .help = "sizes above a node are rounded up to whole nodes"},
       {.name = "pool", .kind = ParamKind::string, .help = "the pool each job's measured duration is work on"},
-      {.name = "size_scale", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 4096,
+      {.name = "size_scale",
+       .kind = ParamKind::integer,
+       .def = 1,
+       .min = 1,
+       .max = 4096,
        .help = "every trace job's GPU count times this (a cluster larger than the trace's)"},
-      {.name = "duration_scale", .kind = ParamKind::number, .def = 1.0, .min = 0, .max = 1e6, .min_exclusive = true,
+      {.name = "duration_scale",
+       .kind = ParamKind::number,
+       .def = 1.0,
+       .min = 0,
+       .max = 1e6,
+       .min_exclusive = true,
        .help = "every trace job's duration times this"},
-      {.name = "pool_by_gpu_type", .kind = ParamKind::object, .def = nlohmann::json::object(),
+      {.name = "pool_by_gpu_type",
+       .kind = ParamKind::object,
+       .def = nlohmann::json::object(),
        .help = "trace GPU type -> pool, over `pool`"},
   };
   return t;
@@ -51,8 +67,10 @@ TraceJobListParams parse_trace_mapping(const nlohmann::json& doc) {
       out.rules.push_back({static_cast<std::uint32_t>(r.integer("max_gpus")), r.string("workload")});
   }
   for (const auto& [type, pool] : p.raw("pool_by_gpu_type").items()) {
-    if (!pool.is_string()) diag.error(json_child("/pool_by_gpu_type", type), "expected a pool name");
-    else out.pool_by_gpu_type[type] = pool.get<std::string>();
+    if (!pool.is_string())
+      diag.error(json_child("/pool_by_gpu_type", type), "expected a pool name");
+    else
+      out.pool_by_gpu_type[type] = pool.get<std::string>();
   }
   diag.throw_if_any();
   return out;

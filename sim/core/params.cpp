@@ -31,7 +31,8 @@ struct PhysicalRange {
 };
 PhysicalRange physical_range(Dim d) {
   switch (d) {
-    case Dim::time: return {0, 1e9};          // over 31 years (a shared cluster's job list spans months)
+    case Dim::time:
+      return {0, 1e9};                        // over 31 years (a shared cluster's job list spans months)
     case Dim::bandwidth: return {1, 1e18};    // 1 B/s .. 1 EB/s
     case Dim::flop_rate: return {1, 1e21};    // 1 flop/s .. 1 zettaflop/s per device
     case Dim::frequency: return {1, 1e15};

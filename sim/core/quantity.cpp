@@ -50,7 +50,8 @@ struct BaseUnit {
 std::vector<BaseUnit> base_units(Dim d) {
   switch (d) {
     case Dim::ratio: return {{"%", 0.01, false}};
-    case Dim::time: return {{"s", 1, true}, {"sec", 1, false}, {"min", 60, false}, {"h", 3600, false}, {"d", 86400, false}};
+    case Dim::time:
+      return {{"s", 1, true}, {"sec", 1, false}, {"min", 60, false}, {"h", 3600, false}, {"d", 86400, false}};
     case Dim::data:
       return {{"B", 1, true}, {"byte", 1, true}, {"bytes", 1, true}, {"b", 0.125, true}, {"bit", 0.125, true},
               {"bits", 0.125, true}};

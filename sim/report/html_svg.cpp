@@ -84,11 +84,11 @@ std::string escape(std::string_view s) {
 
 std::string_view colour(std::string_view category) {
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kColours{{
-      {"forward", "#4C72B0"},   {"compute", "#4C72B0"},     {"backward", "#DD8452"}, {"recompute", "#8172B3"},
-      {"optimizer", "#937860"}, {"other", "#A0A0A0"},       {"tp", "#55A868"},       {"sp", "#64B5CD"},
-      {"cp", "#2F4F4F"},        {"pp", "#C44E52"},          {"zero", "#CCB974"},     {"dp", "#DA8BC3"},
-      {"offload", "#8C8C8C"},   {"bubble", "#E8E8E8"},      {"idle", "#F5F0C8"},     {"weights", "#4C72B0"},
-      {"gradients", "#DD8452"}, {"activations", "#55A868"}, {"buffers", "#8C8C8C"},  {"A", "#4C72B0"},
+      {"forward", "#4C72B0"},   {"compute", "#4C72B0"},     {"backward", "#DD8452"},   {"recompute", "#8172B3"},
+      {"optimizer", "#937860"}, {"other", "#A0A0A0"},       {"tp", "#55A868"},         {"sp", "#64B5CD"},
+      {"cp", "#2F4F4F"},        {"pp", "#C44E52"},          {"zero", "#CCB974"},       {"dp", "#DA8BC3"},
+      {"offload", "#8C8C8C"},   {"bubble", "#E8E8E8"},      {"idle", "#F5F0C8"},       {"weights", "#4C72B0"},
+      {"gradients", "#DD8452"}, {"activations", "#55A868"}, {"buffers", "#8C8C8C"},    {"A", "#4C72B0"},
       {"waiting", "#E8E8E8"},   {"contended", "#C44E52"},   {"restarting", "#937860"}, {"running", "#4C72B0"},
   }};
   for (const auto& [k, v] : kColours)
@@ -171,13 +171,13 @@ std::string timeline(std::string_view id, std::string_view title, double step_s,
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const double y = kTop + static_cast<double>(r) * row_h;
     if (row_h >= 10)
-      out += fmt::format(R"(<text x="{}" y="{}" class="label small">{}</text>)", px(kLabel - 6),
-                         px(y + row_h * 0.75), escape(rows[r].label));
+      out += fmt::format(R"(<text x="{}" y="{}" class="label small">{}</text>)", px(kLabel - 6), px(y + row_h * 0.75),
+                         escape(rows[r].label));
     for (const Span& s : rows[r].spans)
-      out += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}" fill-opacity="{:.1f}"/>)",
-                         px(kLabel + s.a * scale), px(y + (row_h >= 10 ? 1 : 0)), px(std::max(0.3, (s.b - s.a) * scale)),
-                         px(row_h >= 10 ? row_h - 2 : row_h),
-                         colour(s.category), s.opacity);
+      out +=
+          fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}" fill-opacity="{:.1f}"/>)",
+                      px(kLabel + s.a * scale), px(y + (row_h >= 10 ? 1 : 0)), px(std::max(0.3, (s.b - s.a) * scale)),
+                      px(row_h >= 10 ? row_h - 2 : row_h), colour(s.category), s.opacity);
   }
   out += legend(used, kTop + plot_h + 34);
   return out + "</svg>";

@@ -19,8 +19,8 @@ void write_text(const std::string& path, const std::string& text) { std::ofstrea
 TEST(ClusterCommand, WritesEveryReportAndTheSameBytesTwice) {
   TempDir dir;
   for (const char* out : {"a", "b"}) {
-    const ChildResult r = run_hcsim({"cluster", "run", kCluster + "small.json", kCluster + "small-jobs.json", "--out",
-                                     dir.file(out)});
+    const ChildResult r =
+        run_hcsim({"cluster", "run", kCluster + "small.json", kCluster + "small-jobs.json", "--out", dir.file(out)});
     ASSERT_EQ(r.exit_code, 0) << describe(r);
     EXPECT_NE(r.out.find("completed        5 of 5"), std::string::npos) << r.out;
   }
@@ -42,9 +42,9 @@ TEST(ClusterCommand, WritesEveryReportAndTheSameBytesTwice) {
 
 struct BadClusterInput {
   const char* what;
-  std::string cluster_set;   // an override of the cluster file ("" for none)
-  std::string jobs;          // a job list's JSON ("" for the shipped one)
-  std::string expect;        // in standard error
+  std::string cluster_set;  // an override of the cluster file ("" for none)
+  std::string jobs;         // a job list's JSON ("" for the shipped one)
+  std::string expect;       // in standard error
 };
 
 TEST(ClusterCommand, BadInputNamesItsPathWithExitCodeTwo) {
@@ -62,13 +62,15 @@ TEST(ClusterCommand, BadInputNamesItsPathWithExitCodeTwo) {
   const std::vector<BadClusterInput> cases = {
       {"unknown scheduler", "/scheduler={\"type\": \"lotery\"}", "", ":/scheduler/type: unknown"},
       {"misspelt cluster key", "/simulation/horizn=\"2 d\"", "", ":/simulation/horizn: unknown key"},
-      {"partial node", "/cluster/pools=[{\"name\": \"h100\", \"preset\": \"nvidia-h100-sxm5\", \"count\": 36}, "
-                       "{\"name\": \"a100\", \"preset\": \"nvidia-a100-80gb-sxm\", \"count\": 28}]",
+      {"partial node",
+       "/cluster/pools=[{\"name\": \"h100\", \"preset\": \"nvidia-h100-sxm5\", \"count\": 36}, "
+       "{\"name\": \"a100\", \"preset\": \"nvidia-a100-80gb-sxm\", \"count\": 28}]",
        "", ":/cluster/pools/0/count: a shared cluster's pools hold whole nodes"},
       {"one-job topology",
        "/cluster/topology={\"type\": \"nvswitch-cluster\", \"fabric\": \"torus\", \"fabric_dims\": [2, 2, 2]}", "",
        ":/cluster/topology/fabric: a torus of nodes is sized for one job"},
-      {"unknown workload", "", edited("/jobs/1/workload", "gpt-2"), "small-jobs.json:/jobs/1/workload: no workload named"},
+      {"unknown workload", "", edited("/jobs/1/workload", "gpt-2"),
+       "small-jobs.json:/jobs/1/workload: no workload named"},
       {"size off the model-parallel degree", "", edited("/jobs/0/devices", 18),
        ":/jobs/0/devices: 18 devices is not a multiple"},
       {"duration without pool", "", removed("/jobs/2/work", "pool"), ":/jobs/2/work/pool: duration needs the pool"},

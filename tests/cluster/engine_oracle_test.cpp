@@ -44,8 +44,8 @@ JobPlacement nodes(std::initializer_list<std::uint32_t> ns) {
 struct OracleInputs {
   ClusterSpec cluster;
   JobList jobs;
-  explicit OracleInputs(double nic_gbps) : cluster(parse_cluster_file(cluster_doc(nic_gbps))),
-                                    jobs(parse_job_list(job_list(), cluster)) {}
+  explicit OracleInputs(double nic_gbps)
+      : cluster(parse_cluster_file(cluster_doc(nic_gbps))), jobs(parse_job_list(job_list(), cluster)) {}
 };
 
 TEST(EngineOracle, JobsOnDisjointLinksRunAsFastAsAlone) {

@@ -37,7 +37,8 @@ class FakeOracle : public StepOracle {
     return Seconds(it->second * (scaling ? scaling(devices) : 1.0));
   }
 
-  std::vector<Seconds> together(std::span<const JobSpec* const> jobs, std::span<const JobPlacement> placements) override {
+  std::vector<Seconds> together(std::span<const JobSpec* const> jobs,
+                                std::span<const JobPlacement> placements) override {
     ++together_calls;
     std::vector<Seconds> out;
     for (std::size_t i = 0; i < jobs.size(); ++i) {

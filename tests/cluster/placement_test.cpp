@@ -39,7 +39,7 @@ TEST(Placer, WholeNodeJobsBestFitLeafThenMostFreeLeaves) {
   Placer p(l);
   EXPECT_EQ(p.place(0, 8).devices, range(0, 8));  // all leaves have 2 free: tie, L0, node 0
   EXPECT_EQ(p.place(0, 8).devices, range(8, 8));  // best fit: L0 has 1 free node, enough
-  const JobPlacement small = p.place(0, 4);          // lowest fully free node: node 2
+  const JobPlacement small = p.place(0, 4);       // lowest fully free node: node 2
   EXPECT_EQ(small.devices, range(16, 4));
   // Free whole nodes: L1 {3}, L2 {4, 5}: no leaf has 3; L2 (2 free) then L1 (1 free).
   const JobPlacement big = p.place(0, 24);
