@@ -59,11 +59,15 @@ std::optional<std::vector<Issue>> cluster_warnings(const nlohmann::json& doc, co
   } catch (const InputError&) { return std::nullopt; }
 }
 
-Evaluation evaluate_cluster(const nlohmann::json& doc, const std::string& file, const std::string& jobs_file) {
+namespace {
+
+// `report()` evaluated: ok with its report, infeasible for bad input (an InputError), error
+// for anything else; never throws.
+template <class Report>
+Evaluation evaluate(Report report) {
   Evaluation ev;
   try {
-    const auto study = run_cluster_study(doc, file, jobs_file);
-    ev.report = cluster_study_json(*study);
+    ev.report = report();
     ev.status = "ok";
   } catch (const InputError& e) {
     ev.status = "infeasible";
@@ -75,21 +79,18 @@ Evaluation evaluate_cluster(const nlohmann::json& doc, const std::string& file, 
   return ev;
 }
 
+}  // namespace
+
+Evaluation evaluate_cluster(const nlohmann::json& doc, const std::string& file, const std::string& jobs_file) {
+  return evaluate([&] { return cluster_study_json(*run_cluster_study(doc, file, jobs_file)); });
+}
+
 Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file, bool per_device) {
-  Evaluation ev;
-  try {
+  return evaluate([&] {
     const Scenario sc = parse_scenario(doc, file);
     const RunOutput out = run_scenario(sc);
-    ev.report = report_json(sc, out, per_device);
-    ev.status = "ok";
-  } catch (const InputError& e) {
-    ev.status = "infeasible";
-    ev.reason = issues_text(e);
-  } catch (const std::exception& e) {
-    ev.status = "error";
-    ev.reason = e.what();
-  }
-  return ev;
+    return report_json(sc, out, per_device);
+  });
 }
 
 }  // namespace hcsim::sweep
