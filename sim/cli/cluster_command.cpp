@@ -55,7 +55,7 @@ int run_cluster(const ClusterArgs& a) {
     std::cerr << fmt::format("engine runs: {} alone, {} at a placement ({:.2f} s), {} together ({:.2f} s, {} jobs)\n",
                              r.alone, r.placed, r.placed_s, r.together, r.together_s, r.members);
   }
-  const ClusterReportInput in{study->cluster, study->jobs, study->result};
+  const ClusterReportInput in{study->cluster, study->jobs, study->result, &study->strategies};
   nlohmann::json rep;
   if (!a.out_dir.empty() || a.format == "json") rep = cluster_study_json(*study);
   if (!a.out_dir.empty()) {

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/core/params.hpp"
 
@@ -68,8 +70,13 @@ const ParamTable& workload_entry() {
       {.name = "workload", .kind = ParamKind::object, .help = "a scenario's workload section"},
       {.name = "strategy",
        .kind = ParamKind::object,
-       .def = nlohmann::json::object(),
-       .help = "a scenario's strategy section without dp (the job's size sets it)"},
+       .def = nullptr,
+       .help = "a scenario's strategy section without dp (the job's size sets it); default {}"},
+      {.name = "strategies",
+       .kind = ParamKind::array,
+       .def = nullptr,
+       .help = "instead of strategy: the strategies the scheduler may choose from (at each pool and size the "
+               "one with the shortest step alone)"},
       {.name = "description", .kind = ParamKind::string, .def = "", .help = "one line on what it is"},
   };
   return t;
@@ -237,6 +244,18 @@ std::uint64_t strategy_degree(const nlohmann::json& st, const char* key) {
   return std::min<std::uint64_t>(st[key].get<std::uint64_t>(), 1'000'000);
 }
 
+// One strategy of a workload: no dp; its tp x pp x cp, bounded.
+std::uint32_t strategy_devices(const nlohmann::json& st, const std::string& path, Diagnostics& diag) {
+  if (!st.is_object()) {
+    diag.error(path, "expected a strategy object");
+    return 1;
+  }
+  if (st.contains("dp")) diag.error(json_child(path, "dp"), "a job's size sets dp: leave it out");
+  const std::uint64_t mp = strategy_degree(st, "tp") * strategy_degree(st, "pp") * strategy_degree(st, "cp");
+  if (mp > 1'000'000) diag.error(path, fmt::format("tp x pp x cp = {} devices is more than any cluster", mp));
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(mp, 1'000'000));
+}
+
 void parse_workloads(const nlohmann::json& obj, JobList& out, Diagnostics& diag) {
   for (const auto& [name, v] : obj.items()) {
     const std::string path = json_child("/workloads", name);
@@ -245,14 +264,22 @@ void parse_workloads(const nlohmann::json& obj, JobList& out, Diagnostics& diag)
     ClusterWorkload w;
     w.name = name;
     w.workload = p.raw("workload");
-    w.strategy = p.raw("strategy");
-    if (w.strategy.contains("dp"))
-      diag.error(json_child(json_child(path, "strategy"), "dp"), "a job's size sets dp: leave it out");
-    const std::uint64_t mp =
-        strategy_degree(w.strategy, "tp") * strategy_degree(w.strategy, "pp") * strategy_degree(w.strategy, "cp");
-    if (mp > 1'000'000)
-      diag.error(json_child(path, "strategy"), fmt::format("tp x pp x cp = {} devices is more than any cluster", mp));
-    w.model_parallel = static_cast<std::uint32_t>(std::min<std::uint64_t>(mp, 1'000'000));
+    if (p.has("strategy") && p.has("strategies"))
+      diag.error(json_child(path, "strategies"), "give strategy or strategies, not both");
+    if (p.has("strategies")) {
+      const auto& arr = p.raw("strategies");
+      if (arr.empty()) diag.error(json_child(path, "strategies"), "an empty list: give at least one strategy");
+      for (std::size_t i = 0; i < arr.size(); ++i) {
+        w.strategies.push_back(arr[i]);
+        w.model_parallel.push_back(strategy_devices(arr[i], json_child(json_child(path, "strategies"), i), diag));
+      }
+    } else {
+      w.strategies.push_back(p.has("strategy") ? p.raw("strategy") : nlohmann::json::object());
+      w.model_parallel.push_back(strategy_devices(w.strategies.back(), json_child(path, "strategy"), diag));
+    }
+    w.quantum = 0;
+    for (std::uint32_t mp : w.model_parallel) w.quantum = std::gcd(w.quantum, mp);
+    w.quantum = std::max<std::uint32_t>(w.quantum, 1);
     out.workloads.push_back(std::move(w));
   }
 }
@@ -299,14 +326,14 @@ void parse_work(const Params& w, const std::string& path, const ClusterSpec& c, 
     diag.error(json_child(path, "pool"), "pool goes with duration only");
 }
 
-// Sizes: multiples of the model-parallel size; above one node, whole nodes.
+// Sizes: multiples of one of the strategies' model-parallel sizes; above one node, whole nodes.
 void check_sizes(const JobSpec& j, const ClusterWorkload& w, std::uint32_t node, const std::string& path,
                  Diagnostics& diag) {
   for (std::uint32_t n : {j.min_devices, j.max_devices}) {
     const std::string at = json_child(path, n == j.min_devices ? "devices" : "max_devices");
-    if (n % w.model_parallel != 0)
+    if (std::none_of(w.model_parallel.begin(), w.model_parallel.end(), [&](std::uint32_t mp) { return n % mp == 0; }))
       diag.error(at, fmt::format("{} devices is not a multiple of workload \"{}\"'s tp x pp x cp = {}", n, w.name,
-                                 w.model_parallel));
+                                 fmt::join(w.model_parallel, " or ")));
     else if (n > node && n % node != 0)
       diag.error(at, fmt::format("a job of more than one node takes whole nodes: {} is not a multiple of {}", n, node));
   }
@@ -340,7 +367,7 @@ void parse_job(const nlohmann::json& v, std::size_t i, const ClusterSpec& c, Job
   j.min_devices = static_cast<std::uint32_t>(p.integer("devices"));
   j.max_devices = p.has("max_devices") ? static_cast<std::uint32_t>(p.integer("max_devices")) : j.min_devices;
   j.elastic = j.max_devices != j.min_devices;
-  j.quantum = w->model_parallel;
+  j.quantum = w->quantum;
   check_sizes(j, *w, c.layout.gpus_per_node, path, diag);
   if (p.has("pools")) {
     const auto& arr = p.raw("pools");
@@ -411,8 +438,8 @@ std::string describe_cluster_inputs() {
   return out;
 }
 
-nlohmann::json job_scenario_json(const ClusterSpec& c, const ClusterWorkload& w, std::uint32_t pool,
-                                 std::uint32_t devices) {
+nlohmann::json job_scenario_json(const ClusterSpec& c, const ClusterWorkload& w, std::size_t strategy,
+                                 std::uint32_t pool, std::uint32_t devices) {
   const DevicePool& host = c.shared.pools[c.pool_index[pool]];
   nlohmann::json pools = nlohmann::json::array();
   const nlohmann::json& given = c.cluster["pools"];
@@ -429,8 +456,8 @@ nlohmann::json job_scenario_json(const ClusterSpec& c, const ClusterWorkload& w,
   }
   nlohmann::json cluster = c.cluster;
   cluster["pools"] = pools;
-  nlohmann::json st = w.strategy;
-  st["dp"] = devices / w.model_parallel;
+  nlohmann::json st = w.strategies[strategy];
+  st["dp"] = devices / w.model_parallel[strategy];
   return {{"name", w.name},
           {"cluster", cluster},
           {"workload", w.workload},

@@ -31,10 +31,14 @@ struct ClusterSpec {
 
 // A workload of the job list: a scenario's workload and strategy without the cluster
 // (and without dp, which the job's size sets).
+// `strategies` holds one strategy, or with "strategies" in the job list the space the
+// scheduler may choose from: at each pool and size the one whose step alone is shortest.
 struct ClusterWorkload {
   std::string name;
-  nlohmann::json workload, strategy;
-  std::uint32_t model_parallel = 1;  // devices of one model replica: tp x pp x cp
+  nlohmann::json workload;
+  std::vector<nlohmann::json> strategies;
+  std::vector<std::uint32_t> model_parallel;  // per strategy: devices of one replica, tp x pp x cp
+  std::uint32_t quantum = 1;                  // the sizes' step: gcd of model_parallel
 };
 
 // A job's amount of work as given; steps once the oracle has costed it (resolve_work).
@@ -62,9 +66,10 @@ JobList load_job_list(const std::string& file, const ClusterSpec& cluster);
 // `hcsim list cluster`).
 std::string describe_cluster_inputs();
 
-// The scenario one job's step runs as alone: the workload on `devices` devices of pool
-// `pool` (ClusterLayout index), with the cluster's topology, dp = devices / model_parallel.
-nlohmann::json job_scenario_json(const ClusterSpec& cluster, const ClusterWorkload& w, std::uint32_t pool,
-                                 std::uint32_t devices);
+// The scenario one job's step runs as alone: the workload under strategy `strategy` on
+// `devices` devices of pool `pool` (ClusterLayout index), with the cluster's topology,
+// dp = devices / that strategy's model_parallel.
+nlohmann::json job_scenario_json(const ClusterSpec& cluster, const ClusterWorkload& w, std::size_t strategy,
+                                 std::uint32_t pool, std::uint32_t devices);
 
 }  // namespace hcsim

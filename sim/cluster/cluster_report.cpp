@@ -36,6 +36,8 @@ nlohmann::json job_json(const ClusterReportInput& in, std::size_t i) {
     v["alone_step"] = o.alone_step.value();
     v["slowdown"] = o.slowdown;
     v["energy"] = o.energy.value();
+    if (in.strategies && i < in.strategies->size() && !(*in.strategies)[i].is_null())
+      v["strategy"] = (*in.strategies)[i];
   }
   if (o.completed) {
     v["end"] = o.end.value();

@@ -18,6 +18,7 @@ struct ClusterReportInput {
   const ClusterSpec& cluster;
   const JobList& jobs;
   const ClusterResult& result;
+  const std::vector<nlohmann::json>* strategies = nullptr;  // per job: the strategy it ran, if known
 };
 
 nlohmann::json cluster_report_json(const ClusterReportInput& in);

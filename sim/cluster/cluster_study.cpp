@@ -41,12 +41,16 @@ std::unique_ptr<ClusterStudy> run_cluster_study(const nlohmann::json& cluster_do
   s->result = simulate_cluster(s->cluster.layout, s->jobs.jobs, *scheduler, s->scheduler["type"].get<std::string>(),
                                oracle, {s->cluster.horizon});
   s->result.oracle_simulations = oracle.simulations();
+  for (std::size_t i = 0; i < s->jobs.jobs.size(); ++i) {
+    const JobOutcome& o = s->result.jobs[i];
+    s->strategies.push_back(o.devices > 0 ? oracle.strategy(s->jobs.jobs[i], o.pool, o.devices) : nlohmann::json());
+  }
   s->runs = oracle.runs();
   return s;
 }
 
 nlohmann::json cluster_study_json(const ClusterStudy& s) {
-  nlohmann::json rep = cluster_report_json({s.cluster, s.jobs, s.result});
+  nlohmann::json rep = cluster_report_json({s.cluster, s.jobs, s.result, &s.strategies});
   rep["scheduler_resolved"] = s.scheduler;
   return rep;
 }

@@ -22,6 +22,7 @@ struct ClusterStudy {
   nlohmann::json scheduler;         // resolved: type and every parameter
   std::vector<Issue> job_warnings;  // legal but implausible jobs (a job that fits no pool)
   ClusterResult result;
+  std::vector<nlohmann::json> strategies;  // per job: the strategy it ran (last run), null if it never ran
   EngineOracle::Runs runs;
 };
 

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <numeric>
 #include <set>
 
@@ -38,14 +36,14 @@ Seconds end_of(const EngineResult& r, TaskId first, TaskId last) {
 
 }  // namespace
 
-const EngineOracle::Alone& EngineOracle::entry(const JobSpec& job, std::uint32_t pool, std::uint32_t devices) {
-  const AloneKey key{job.workload, pool, devices};
-  if (auto it = alone_.find(key); it != alone_.end()) return it->second;
-  Alone& a = alone_[key];
-  const ClusterWorkload& w = jobs_.workloads[job.workload];
+// The job's scenario under one strategy, run alone: its step, energy, tokens and task graph.
+EngineOracle::Alone EngineOracle::run_alone(const ClusterWorkload& w, std::size_t strategy, std::uint32_t pool,
+                                            std::uint32_t devices) {
+  Alone a;
+  a.strategy = strategy;
   Scenario sc;
   try {
-    sc = parse_scenario(job_scenario_json(cluster_, w, pool, devices));
+    sc = parse_scenario(job_scenario_json(cluster_, w, strategy, pool, devices));
   } catch (const InputError& e) {
     a.input_error = true;
     a.why = job_list_issue(e.issues().front(), w);
@@ -63,8 +61,35 @@ const EngineOracle::Alone& EngineOracle::entry(const JobSpec& job, std::uint32_t
       a.makespan = end_of(out.engine, 0, static_cast<TaskId>(out.graph.size()));
       a.graph = std::make_shared<const TaskGraph>(std::move(out.graph));
     }
-  } catch (const InputError& e) { a.why = job_list_issue(e.issues().front(), w); }
+  } catch (const InputError& e) {
+    a.why = job_list_issue(e.issues().front(), w);
+  }
   return a;
+}
+
+const EngineOracle::Alone& EngineOracle::entry(const JobSpec& job, std::uint32_t pool, std::uint32_t devices) {
+  const AloneKey key{job.workload, pool, devices};
+  if (auto it = alone_.find(key); it != alone_.end()) return it->second;
+  const ClusterWorkload& w = jobs_.workloads[job.workload];
+  // Every strategy whose replica divides the size; the one with the shortest step (the first
+  // on a tie). Refused everywhere: the first reason, an input error only if every one was.
+  std::optional<Alone> best, refused;
+  for (std::size_t s = 0; s < w.strategies.size(); ++s) {
+    if (devices % w.model_parallel[s] != 0) continue;
+    Alone a = run_alone(w, s, pool, devices);
+    if (a.ok && (!best || a.step < best->step)) best = std::move(a);
+    else if (!a.ok && (!refused || (refused->input_error && !a.input_error))) refused = std::move(a);
+  }
+  if (!best && !refused) {
+    refused.emplace();
+    refused->input_error = true;
+    refused->why = fmt::format("{} devices is not a multiple of any strategy's tp x pp x cp", devices);
+  }
+  return alone_.emplace(key, best ? std::move(*best) : std::move(*refused)).first->second;
+}
+
+const nlohmann::json& EngineOracle::strategy(const JobSpec& job, std::uint32_t pool, std::uint32_t devices) {
+  return jobs_.workloads[job.workload].strategies[entry(job, pool, devices).strategy];
 }
 
 std::optional<Seconds> EngineOracle::alone(const JobSpec& job, std::uint32_t pool, std::uint32_t devices) {
@@ -186,14 +211,6 @@ std::vector<Seconds> EngineOracle::together(std::span<const JobSpec* const> jobs
       it = groups_.emplace(key, run_together(parts, at, nullptr)).first;
       ++runs_.together;
       runs_.members += order.size();
-      if (std::getenv("HCSIM_CLUSTER_TRACE")) {
-        std::size_t tasks = 0;
-        for (std::size_t i : order)
-          tasks += entry(*jobs[i], placements[i].pool, static_cast<std::uint32_t>(placements[i].devices.size()))
-                       .graph->size();
-        std::fprintf(stderr, "group %zu jobs %zu tasks %.3f s\n", order.size(), tasks,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      }
       runs_.together_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     for (std::size_t k = 0; k < order.size(); ++k) step[order[k]] = it->second[k];

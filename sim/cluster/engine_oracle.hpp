@@ -47,6 +47,9 @@ class EngineOracle : public StepOracle {
   // that size), not memory.
   bool refused_by_input(const JobSpec& job, std::uint32_t pool, std::uint32_t devices);
   double tokens_per_step(const JobSpec& job, std::uint32_t pool, std::uint32_t devices);
+  // The strategy the job runs at that size on that pool: its workload's only one, or the
+  // fastest of its "strategies" (the scheduler's choice from the space).
+  const nlohmann::json& strategy(const JobSpec& job, std::uint32_t pool, std::uint32_t devices);
   [[nodiscard]] std::uint64_t simulations() const { return simulations_; }
   // Engine runs by kind: jobs alone (their own scenario), alone at a placement on the shared
   // topology (a footprint), and groups of jobs together.
@@ -59,6 +62,7 @@ class EngineOracle : public StepOracle {
  private:
   struct Alone {
     bool ok = false, input_error = false;
+    std::size_t strategy = 0;  // which of the workload's strategies (the fastest that runs)
     std::string why;
     Seconds step{};
     Joules energy{};
@@ -74,6 +78,7 @@ class EngineOracle : public StepOracle {
   using PlacedKey = std::tuple<std::uint32_t, std::uint32_t, std::vector<std::uint32_t>>;
 
   const Alone& entry(const JobSpec& job, std::uint32_t pool, std::uint32_t devices);
+  Alone run_alone(const ClusterWorkload& w, std::size_t strategy, std::uint32_t pool, std::uint32_t devices);
   const Placed& placed(const JobSpec& job, const JobPlacement& p);
   // One engine run of the given jobs at their placements: each one's end of step.
   std::vector<Seconds> run_together(const std::vector<const Alone*>& parts, const std::vector<const JobPlacement*>& at,

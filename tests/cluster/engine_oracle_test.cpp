@@ -82,5 +82,33 @@ TEST(EngineOracle, JobsSharingAnUplinkSlowByTheirFairShare) {
   EXPECT_DOUBLE_EQ(steps[0].value(), steps[1].value());
 }
 
+// A workload with a strategy space: at each size the oracle runs the fastest strategy whose
+// replica divides it. Source: the definition, against each strategy alone.
+TEST(EngineOracle, AStrategySpaceRunsItsFastestStrategyAtEachSize) {
+  auto list = [](const nlohmann::json& strategy_part) {
+    nlohmann::json doc = job_list();
+    doc["workloads"]["gpt"].erase("strategy");
+    for (const auto& [k, v] : strategy_part.items()) doc["workloads"]["gpt"][k] = v;
+    doc["jobs"][0]["devices"] = 8;
+    doc["jobs"][1]["devices"] = 16;
+    return doc;
+  };
+  const ClusterSpec cluster = parse_cluster_file(cluster_doc(400));
+  const nlohmann::json tp8{{"tp", 8}, {"pp", 1}}, tp2{{"tp", 2}, {"pp", 1}};
+  const JobList space = parse_job_list(list({{"strategies", {tp8, tp2}}}), cluster);
+  const JobList only8 = parse_job_list(list({{"strategy", tp8}}), cluster);
+  const JobList only2 = parse_job_list(list({{"strategy", tp2}}), cluster);
+  EXPECT_EQ(space.jobs[0].quantum, 2u);  // gcd(8, 2)
+  EngineOracle o(cluster, space), o8(cluster, only8), o2(cluster, only2);
+  for (std::uint32_t n : {8u, 16u}) {
+    const Seconds a = *o8.alone(only8.jobs[0], 0, n), b = *o2.alone(only2.jobs[0], 0, n);
+    EXPECT_DOUBLE_EQ(o.alone(space.jobs[0], 0, n)->value(), std::min(a, b).value()) << n;
+    EXPECT_EQ(o.strategy(space.jobs[0], 0, n), a <= b ? tp8 : tp2) << n;
+  }
+  // 4 devices: only TP 2 divides it.
+  EXPECT_DOUBLE_EQ(o.alone(space.jobs[0], 0, 4)->value(), o2.alone(only2.jobs[0], 0, 4)->value());
+  EXPECT_EQ(o.strategy(space.jobs[0], 0, 4), tp2);
+}
+
 }  // namespace
 }  // namespace hcsim

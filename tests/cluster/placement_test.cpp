@@ -66,5 +66,16 @@ TEST(Placer, PoolsAreSeparateRanges) {
   EXPECT_FALSE(p.fits(0, 32));  // larger than the pool
 }
 
+// Leaves are the cluster's, not the pool's: with three nodes a leaf, a pool of four nodes
+// that starts at node 2 has its first node in leaf 0 (beside the other pool's two) and the
+// other three in leaf 1. A three-node job fits leaf 1 alone: nodes 3-5, devices 24-47 (a
+// leaf counted from the pool's start would have given nodes 2-4, across two leaves).
+TEST(Placer, LeavesAreTheClustersWhenAPoolStartsInsideOne) {
+  const auto l = test::layout({16, 32}, 8, 3);
+  Placer p(l);
+  EXPECT_EQ(p.place(1, 24).devices, range(24, 24));
+  EXPECT_EQ(p.place(1, 8).devices, range(16, 8));  // the node left in leaf 0
+}
+
 }  // namespace
 }  // namespace hcsim
