@@ -241,10 +241,12 @@ std::vector<Issue> resolve_work(JobList& list, EngineOracle& oracle, const Clust
       for (std::uint32_t p = 0; p < cluster.layout.pools.size(); ++p) pools.push_back(p);
     std::string first_input, first_memory;
     bool runnable = false;
+    double tokens = 0;  // per step, at the first pool and size it runs at (the same at every size)
     for (std::uint32_t p : pools)
       for (std::uint32_t n : sizes_of(j)) {
         if (n > cluster.layout.pools[p].devices) continue;
         if (oracle.alone(j, p, n)) {
+          if (!runnable) tokens = oracle.tokens_per_step(j, p, n);
           runnable = true;
           continue;
         }
@@ -275,8 +277,7 @@ std::vector<Issue> resolve_work(JobList& list, EngineOracle& oracle, const Clust
     if (w.kind == JobWork::Kind::steps) {
       j.steps = w.amount;
     } else if (w.kind == JobWork::Kind::tokens) {
-      const double tokens = oracle.tokens_per_step(j, pools.front(), j.min_devices);
-      j.steps = tokens > 0 ? std::ceil(w.amount / tokens) : 1;
+      j.steps = std::ceil(w.amount / tokens);
     } else {
       std::optional<Seconds> step;
       for (std::uint32_t n : sizes_of(j))
