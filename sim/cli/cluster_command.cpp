@@ -41,8 +41,10 @@ void ensure_dir(const std::string& dir) {
 }
 
 int run_cluster(const ClusterArgs& a) {
-  std::vector<std::string> sets = a.sets;
+  // --scheduler first, so that --set /scheduler/PARAM applies to the scheduler it names.
+  std::vector<std::string> sets;
   if (!a.scheduler.empty()) sets.push_back(fmt::format("/scheduler={{\"type\": \"{}\"}}", a.scheduler));
+  sets.insert(sets.end(), a.sets.begin(), a.sets.end());
   nlohmann::json doc = read_json_file(a.cluster);
   try {
     for (const auto& o : sets) apply_override(doc, o);

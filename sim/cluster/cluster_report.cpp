@@ -112,8 +112,9 @@ std::string cluster_report_table(const ClusterReportInput& in) {
   out += fmt::format("makespan         {:.2f} h\n", hours(r.makespan));
   out +=
       fmt::format("completion time  mean {:.2f} h   p99 {:.2f} h\n", hours(r.mean_completion), hours(r.p99_completion));
-  out += fmt::format("slowdown         mean {:.4f} (contention on the fabric)\n",
-                     completed ? slow / static_cast<double>(completed) : 1.0);
+  const bool shared = in.cluster.contention && in.cluster.mode != "analytical";
+  out += fmt::format("slowdown         mean {:.4f} ({})\n", completed ? slow / static_cast<double>(completed) : 1.0,
+                     shared ? "contention on the fabric, placement" : "each job alone: no contention simulated");
   out += fmt::format("device-hours     {:.1f}\n", r.device_hours);
   for (std::size_t p = 0; p < in.cluster.layout.pools.size(); ++p)
     out += fmt::format("pool {:<11} {} x {}, utilisation {:.1f} %\n", in.cluster.layout.pools[p].name,

@@ -96,6 +96,16 @@ TEST(ClusterCommand, BadInputNamesItsPathWithExitCodeTwo) {
   EXPECT_FALSE(std::ifstream(dir.file("out/report.json")).good());  // nothing written, not even in part
 }
 
+// --scheduler names the scheduler and --set its parameters, in either order on the line.
+TEST(ClusterCommand, SchedulerOptionTakesItsParametersFromSet) {
+  const ChildResult r = run_hcsim({"cluster", "run", kCluster + "small.json", kCluster + "small-jobs.json", "--set",
+                                   "/scheduler/preempt=true", "--scheduler", "srtf", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const auto rep = nlohmann::json::parse(r.out);
+  EXPECT_EQ(rep["scheduler"], "srtf");
+  EXPECT_EQ(rep["scheduler_resolved"]["preempt"], true);
+}
+
 TEST(ClusterCommand, JobsFromTheSampleTraceAreTheSameBytesForOneSeed) {
   TempDir dir;
   for (const char* out : {"a.json", "b.json"}) {
