@@ -6,11 +6,14 @@
 
 namespace hcsim {
 
+int clos_down_ports(int radix, double oversubscription) {
+  return std::clamp(static_cast<int>(std::floor(radix * oversubscription / (1.0 + oversubscription))), 1, radix - 1);
+}
+
 ClosSummary add_two_tier_clos(TopologyGraph& g, const std::vector<ClosEndpoint>& endpoints, const ClosOptions& o) {
   HCSIM_ASSERT(o.radix >= 2 && o.oversubscription >= 1.0, "Clos sizing out of range");
   ClosSummary s;
-  s.down = std::clamp(static_cast<int>(std::floor(o.radix * o.oversubscription / (1.0 + o.oversubscription))), 1,
-                      o.radix - 1);
+  s.down = clos_down_ports(o.radix, o.oversubscription);
   s.up = o.radix - s.down;
   std::map<int, std::vector<int>> by_group;  // ordered: deterministic leaf numbering
   for (const auto& e : endpoints) by_group[e.group].push_back(e.node);

@@ -36,6 +36,9 @@ struct ClosSummary {
   bool logical_spines = false;
 };
 
+// A leaf's ports to endpoints: floor(radix r / (1 + r)), at least 1 and at most radix - 1.
+int clos_down_ports(int radix, double oversubscription);
+
 ClosSummary add_two_tier_clos(TopologyGraph& g, const std::vector<ClosEndpoint>& endpoints, const ClosOptions& o);
 
 }  // namespace hcsim

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "sim/core/params.hpp"
+#include "topologies/clos.hpp"
 
 namespace hcsim {
 
@@ -157,9 +158,8 @@ const ParamTable& work_entry() {
 // oversubscription r has floor(k r / (1 + r)) down ports (topologies/clos.hpp).
 std::uint32_t nodes_per_leaf(const nlohmann::json& topo, std::uint32_t gpus_per_node) {
   if (!topo.contains("switch_radix") || topo.value("fabric", "") != "fat-tree") return 0;
-  const double radix = topo["switch_radix"].get<double>();
-  const double r = topo.value("oversubscription", 1.0);
-  const auto down = static_cast<std::uint32_t>(std::floor(radix * r / (1 + r)));
+  const auto down = static_cast<std::uint32_t>(
+      clos_down_ports(topo["switch_radix"].get<int>(), topo.value("oversubscription", 1.0)));
   const std::uint32_t nics = topo.contains("nics_per_node") && topo["nics_per_node"].is_number()
                                  ? topo["nics_per_node"].get<std::uint32_t>()
                                  : gpus_per_node;
