@@ -57,6 +57,7 @@ EngineOracle::Alone EngineOracle::run_alone(const ClusterWorkload& w, std::size_
     a.step = out.metrics.step_time;
     a.energy = out.metrics.it_energy;
     a.tokens = out.metrics.tokens_per_step;
+    a.deepep = deepep_routing(sc);
     if (!out.engine.end.empty()) {
       a.makespan = end_of(out.engine, 0, static_cast<TaskId>(out.graph.size()));
       a.graph = std::make_shared<const TaskGraph>(std::move(out.graph));
@@ -128,6 +129,10 @@ std::vector<Seconds> EngineOracle::run_together(const std::vector<const Alone*>&
   EngineOptions opt;
   opt.mode = cluster_.mode;
   opt.planner = planner_;
+  // The engine takes one DeepEP routing a run: the first member's that has one (MoE jobs of
+  // different routings simulated together share it; docs/cluster.md).
+  for (const Alone* a : parts)
+    if (a->deepep && !opt.deepep) opt.deepep = a->deepep;
   EngineResult r = simulate(cluster_.shared.topology, m.graph, opt);
   ++simulations_;
   // Each job's step scales its step alone by how much longer its tasks took here than in

@@ -69,6 +69,7 @@ class EngineOracle : public StepOracle {
     double tokens = 0;
     Seconds makespan{};  // of its task graph in the engine
     std::shared_ptr<const TaskGraph> graph;
+    std::optional<TokenRouting> deepep;  // its MoE dispatch as DeepEP's (EngineOptions::deepep)
   };
   struct Placed {
     Seconds step{};
