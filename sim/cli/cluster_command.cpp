@@ -3,9 +3,6 @@
 // fabric, the reports per job, per pool over time and for the cluster.
 // `hcsim cluster jobs TRACE_DIR MAPPING`: a job list from a public GPU-cluster trace (Alibaba
 // PAI cluster-trace-gpu-v2020), the trace's own jobs or N jobs drawn from it.
-#include <sys/stat.h>
-
-#include <cerrno>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -35,10 +32,6 @@ struct JobsArgs {
   double days = 30;
   std::uint64_t seed = 1;
 };
-
-void ensure_dir(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) throw InputError("", "cannot create output directory " + dir);
-}
 
 int run_cluster(const ClusterArgs& a) {
   // --scheduler first, so that --set /scheduler/PARAM applies to the scheduler it names.

@@ -1,11 +1,14 @@
 #include "output.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
+#include "sim/core/error.hpp"
 #include "sim/core/interrupt.hpp"
 
 namespace hcsim {
@@ -26,6 +29,11 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     throw std::runtime_error("cannot rename " + tmp + " to " + path);
   }
   set_temp_file("");
+}
+
+void ensure_dir(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    throw InputError("", "cannot create output directory " + dir);
 }
 
 }  // namespace hcsim

@@ -5,4 +5,6 @@
 
 namespace hcsim {
 void write_file_atomic(const std::string& path, const std::string& content);
+// Creates the output directory `dir` (one level) unless it exists; InputError if it cannot.
+void ensure_dir(const std::string& dir);
 }

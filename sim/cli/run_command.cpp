@@ -1,7 +1,5 @@
 // `hcsim run`, `hcsim validate`, `hcsim schema`.
-#include <sys/stat.h>
 
-#include <cerrno>
 #include <iostream>
 #include <memory>
 
@@ -31,11 +29,6 @@ struct RunArgs {
   bool strict = false;
   bool progress = false;  // the progress line also off a terminal, from the start
 };
-
-void ensure_dir(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-    throw InputError("", "cannot create output directory " + dir);
-}
 
 int run(const RunArgs& a) {
   RunProgress progress(a.progress);
