@@ -28,9 +28,11 @@ ClosSummary add_two_tier_clos(TopologyGraph& g, const std::vector<ClosEndpoint>&
       std::string name = o.prefix + (rails ? "rail" + std::to_string(group) + "/" : "") + "leaf" + std::to_string(l);
       leaves.push_back(g.add_switch(std::move(name), o.in_switch_reduction));
     }
-    for (std::size_t j = 0; j < nodes.size(); ++j)
+    for (std::size_t j = 0; j < nodes.size(); ++j) {
       g.add_edge(nodes[j], leaves[static_cast<std::size_t>(first) + j / static_cast<std::size_t>(s.down)],
                  o.endpoint_link, 1, cls_end);
+      g.set_host_index(nodes[j], static_cast<int>(j));  // the plane's hosts, leaf by leaf in port order
+    }
   }
   s.leaves = static_cast<int>(leaves.size());
   if (s.leaves <= 1) return s;

@@ -9,6 +9,10 @@
 // Al-Fares et al., SIGCOMM 2008). There are `up` spines and each leaf has one link to each.
 // When more leaves exist than a spine has ports, the spines stand for multi-chassis
 // (three-tier) spines of the same bisection: `logical_spines` is set in the summary.
+// Each endpoint's host index (TopologyGraph::host_index, what D-mod-k routing reads) is its
+// position among the fabric's endpoints, leaf by leaf in port order (rail by rail on a
+// rail-optimised fabric), as a subnet manager numbers them: the hosts of one leaf are
+// consecutive, so the 32 hosts of a 64-port leaf take its 32 uplinks one each.
 
 #include <string>
 #include <vector>

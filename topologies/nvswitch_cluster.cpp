@@ -159,7 +159,12 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
   o.switch_link.latency = p_.get<Seconds>("switch_latency");
   o.in_switch_reduction = p_.boolean("fabric_reduction");
   g.destination_routing = p_.string("fabric_routing") == "d-mod-k";
-  const ClosSummary c = add_two_tier_clos(g, attach_nics(g, s, nic, rails), o);
+  const std::vector<ClosEndpoint> eps = attach_nics(g, s, nic, rails);
+  const ClosSummary c = add_two_tier_clos(g, eps, o);
+  // GPUs behind a shared NIC are reached through its port: D-mod-k routes them by its index.
+  if (const int gpus_per_nic = s.per_node / s.nics; gpus_per_nic > 1)
+    for (int d = 0; d < ctx.devices; ++d)
+      g.set_host_index(g.device_node(d), g.host_index(eps[static_cast<std::size_t>(d / gpus_per_nic)].node));
   g.description += fmt::format(", {} x {} per node, {} ({} leaves, {} spines{}, {:g}:1)", s.nics, nic.name,
                                p_.string("fabric"), c.leaves, c.spines, c.logical_spines ? " logical" : "",
                                o.oversubscription);

@@ -249,7 +249,7 @@ void Router::walk(int src, int dst, const Dist& dist, Route& r) const {
     }
     HCSIM_ASSERT(!next.empty(), "shortest-path table inconsistent");
     const std::size_t k = g_.destination_routing
-                              ? static_cast<std::size_t>(dst) % next.size()
+                              ? static_cast<std::size_t>(g_.host_index(dst)) % next.size()
                               : static_cast<std::size_t>(mix(h + static_cast<std::uint64_t>(step++)) % next.size());
     edges.push_back(next[k].second);
     nodes.push_back(next[k].first);

@@ -9,7 +9,9 @@
 // hash of (source, destination), like ECMP in Ethernet fabrics, so different pairs spread
 // over the spines while one pair always takes the same path; or, on a graph with
 // destination_routing (an InfiniBand fat-tree), the (destination mod k)-th of the k, as a
-// subnet manager's fat-tree routing does (D-mod-k). Devices carry
+// subnet manager's fat-tree routing does (D-mod-k), the destination numbered by its host
+// index (TopologyGraph::host_index: its NIC's place among the fabric's hosts, so a leaf's
+// hosts take its uplinks one each). Devices carry
 // transit traffic only when the graph says so (TopologyGraph::devices_forward, e.g. a
 // torus); otherwise routes pass through switches only.
 //   latency    = sum of edge latencies along the path

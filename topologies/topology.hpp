@@ -62,6 +62,15 @@ class TopologyGraph {
   [[nodiscard]] int node_of(int device) const { return node_of_.at(static_cast<std::size_t>(device)); }
   void set_node_of(int device, int node);
   [[nodiscard]] int locality_nodes() const;
+  // D-mod-k's destination index (destination_routing, routing.hpp): the position of the host
+  // port a node is reached through among the fabric's hosts, leaf by leaf in port order, as a
+  // subnet manager numbers them (OpenSM's ftree routing walks the hosts that way); the node's
+  // own index where a builder set none. GPUs behind one shared NIC share its index.
+  void set_host_index(int node, int index);
+  [[nodiscard]] int host_index(int node) const {
+    const auto i = static_cast<std::size_t>(node);
+    return i < host_index_.size() && host_index_[i] >= 0 ? host_index_[i] : node;
+  }
 
   std::string description;  // human summary, e.g. "16 nodes x 8 GPUs, NVSwitch inside, HDR IB fat-tree"
   // Whether devices forward traffic for others (a torus's chips route, as TPU ICI does);
@@ -94,6 +103,7 @@ class TopologyGraph {
   std::vector<TopoEdge> edges_;
   std::vector<int> device_node_;
   std::vector<int> node_of_;
+  std::vector<int> host_index_;  // per node; -1: none set
 };
 
 struct TopologyContext {

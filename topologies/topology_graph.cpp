@@ -41,6 +41,12 @@ void TopologyGraph::set_scale_up_domain(int node, int domain) {
   nodes_.at(static_cast<std::size_t>(node)).scale_up_domain = domain;
 }
 
+void TopologyGraph::set_host_index(int node, int index) {
+  HCSIM_ASSERT(node >= 0 && node < static_cast<int>(nodes_.size()) && index >= 0, "host index out of range");
+  if (host_index_.size() < nodes_.size()) host_index_.resize(nodes_.size(), -1);
+  host_index_[static_cast<std::size_t>(node)] = index;
+}
+
 void TopologyGraph::set_node_of(int device, int node) { node_of_.at(static_cast<std::size_t>(device)) = node; }
 
 int TopologyGraph::locality_nodes() const {

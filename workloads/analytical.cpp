@@ -254,6 +254,8 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   AnalyticalResult r;
   r.stages.resize(static_cast<std::size_t>(p));
   std::vector<Seconds> c(static_cast<std::size_t>(p)), bwd(c.size()), shard_x(c.size());
+  // Per stage, chunk 0's backward of one micro-batch (the stage's last pass) and its compute.
+  std::vector<Seconds> last_pass(c.size()), last_pass_compute(c.size());
   Seconds fill_pp{};  // interleaved: pipeline sends on the fill and drain
   const bool split = in.schedule->splits_backward();
   // Split backward: the recurrence's times, per chunk c of stage s at s * v + c.
@@ -302,6 +304,11 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
           pt.forward_pieces = pieces(ct.fwd.segments, cf);
           pt.whole_pieces = pieces(ct.bwd.segments, cb);
         }
+      }
+      if (ch == 0) {
+        const PassCost b0 = tp.pass(ct.bwd, ct.comm_bytes);
+        last_pass[static_cast<std::size_t>(s)] = b0.compute + b0.comm + cb + eb;
+        last_pass_compute[static_cast<std::size_t>(s)] = ct.bwd.t;
       }
       cp_f += cf;
       cp_b += cb;
@@ -385,11 +392,25 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
     const DeviceGroup replicas = lay.replica_group(s), expert_replicas = lay.expert_replica_group(s);
     Seconds dp_total{}, dp_last{};
+    // The bucket stream (no split backward): each bucket issued as the last backward pass
+    // reaches its marker (ChunkTotals::marker_after, the pass's compute after it, stretched
+    // by the pass's collectives), those of earlier chunks by the pass's start, the last
+    // after the pass; one after another. What runs past the pass's end is exposed.
+    const auto k = static_cast<std::size_t>(s);
+    const double stretch = last_pass_compute[k] > Seconds{} ? last_pass[k] / last_pass_compute[k] : 1.0;
+    const std::vector<Seconds>& after = sp.totals.front()->marker_after;
+    Seconds stream = -last_pass[k];  // free, relative to the end of the last backward pass
     for (const BucketPoint& bp : sp.buckets) {
       dp_last = reduction_time(bp.reduction, replicas, cost) + reduction_time(bp.expert, expert_replicas, cost);
       dp_total += bp.repeat * dp_last;
+      for (int i = 0; i < bp.repeat; ++i) {
+        const Seconds issue = bp.chunk > 0    ? -last_pass[k]
+                              : bp.marker < 0 ? Seconds{}
+                                              : -stretch * after[static_cast<std::size_t>(bp.marker + i)];
+        stream = max(stream, issue) + dp_last;
+      }
     }
-    a.dp_exposed = st.overlap_dp ? max(dp_last, dp_total - bwd[static_cast<std::size_t>(s)] / v) : dp_total;
+    a.dp_exposed = !st.overlap_dp ? dp_total : split ? max(dp_last, dp_total - bwd[k] / v) : max(Seconds{}, stream);
     a.optimizer = sp.optimizer.t;
     if (!in.offload_stream.empty()) a.offload = 2.0 * in.offload_stream[static_cast<std::size_t>(s)];
     a.dynamic_energy += sp.optimizer.energy;

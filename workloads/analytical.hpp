@@ -8,9 +8,13 @@
 // which is (m + p - 1) c for uniform GPipe/1F1B stages and (m + (p-1)/v) c for interleaved
 // 1F1B (Narayanan et al. SC21 §2.2); ZB-H1, which splits the backward, has its own
 // recurrence (pipeline_ends, below). Stage s finishes its last backward pass
-// sum_{j<s} b_j / v before stage 0; its gradient buckets are reduced behind that backward
-// (exposed: what the last micro-batch's backward does not hide, at least the last bucket),
-// then the optimizer runs (with its state offloaded: streamed in before and back after,
+// sum_{j<s} b_j / v before stage 0; its gradient buckets are reduced behind that backward,
+// one after another on the stream, each issued when the last backward pass reaches its
+// marker: r_k before the pass's end, r_k its marker's compute after it (ChunkTotals::
+// marker_after) times the pass's time over its compute; those of earlier chunks at the
+// pass's start, the rest after the pass (exposed: the stream's end past the pass's; a
+// split backward: what the last W does not hide, at least the last bucket), then the
+// optimizer runs (with its state offloaded: streamed in before and back after,
 // LoweringInput::offload_stream each), then ZeRO's parameter all-gather. The step is
 // the latest stage.
 // ZeRO-3 / FSDP: each pass runs over its units (workloads/plan_sharding.cpp) with the

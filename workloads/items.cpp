@@ -444,6 +444,23 @@ PassTotals add_scaled(const PassTotals& a, const PassTotals& b, int k) {
 
 }  // namespace
 
+namespace {
+
+// The compute time of `bwd`'s items after each of its bucket markers, in pass order, into
+// `after`; returns the pass's compute time.
+Seconds compute_after_markers(const std::vector<Item>& bwd, std::vector<Seconds>& after) {
+  Seconds total{};
+  after.clear();
+  for (auto it = bwd.rbegin(); it != bwd.rend(); ++it) {
+    if (it->kind == Item::Kind::bucket) after.push_back(total);
+    if (it->kind == Item::Kind::compute || it->kind == Item::Kind::cp_ring) total += it->t;
+  }
+  std::reverse(after.begin(), after.end());
+  return total;
+}
+
+}  // namespace
+
 ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head,
                          int first_layer) {
   // Every layer of a kind (dense or MoE) has the same items, so the chunk is its embedding
@@ -510,6 +527,24 @@ ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int 
   };
   splice(t.markers, ends.markers, dense.markers, moe.markers);
   if (in.model->is_moe()) splice(t.expert_markers, ends.expert_markers, dense.expert_markers, moe.expert_markers);
+  // Each marker's compute after it, built from the pass's end: the embedding's markers, the
+  // layers first to last (the backward meets them last to first), the head's.
+  std::vector<Seconds> ae, ad, am, rev;
+  const Seconds te = compute_after_markers(ends.bwd, ae), td = compute_after_markers(dense.bwd, ad),
+                tm = n_moe > 0 ? compute_after_markers(moe.bwd, am) : Seconds{};
+  const std::size_t hm = std::min(head_markers, ae.size());
+  const Seconds emb = hm > 0 ? ae[0] : te;  // the embedding's part of the ends' backward
+  for (std::size_t j = ae.size(); j-- > hm;) rev.push_back(ae[j]);
+  Seconds later = emb;
+  for (int l = 0; l < layers; ++l) {
+    const bool moe_layer = in.model->moe_layer(first_layer + l);
+    const std::vector<Seconds>& a = moe_layer ? am : ad;
+    for (std::size_t j = a.size(); j-- > 0;) rev.push_back(a[j] + later);
+    later += moe_layer ? tm : td;
+  }
+  for (std::size_t j = hm; j-- > 0;) rev.push_back(ae[j] + later - emb);
+  t.marker_after.assign(rev.rbegin(), rev.rend());
+  HCSIM_ASSERT(t.marker_after.size() == t.markers.size(), "a bucket marker without its place in the backward pass");
   return t;
 }
 

@@ -136,6 +136,9 @@ struct ChunkTotals {
   Bytes grad_bytes{}, expert_grad_bytes{};
   std::vector<Bytes> markers;  // as ChunkItems::markers
   std::vector<Bytes> expert_markers;
+  // Per marker (as markers), the compute time of the backward pass after it: when, before
+  // the pass ends, the bucket it closes is issued (the analytical mode's bucket stream).
+  std::vector<Seconds> marker_after;
 };
 ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head,
                          int first_layer = 0);

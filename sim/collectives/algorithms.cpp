@@ -169,12 +169,17 @@ void add_others() {
        .family = ProtocolFamily::nvls,
        .simple_only = true});
   add({.name = "pairwise",
-       .help = "pairwise-exchange all-to-all: partners swap blocks, n-1 steps (n = 2^k) or n",
-       .source = "Thakur, Rabenseifner & Gropp 2005 (pairwise exchange)",
+       .help = "pairwise-exchange all-to-all: partners swap blocks, n-1 steps (n = 2^k) or n; where rails meet only "
+               "at the spines, a block for another node's other rail is relayed over NVLink to the sender's GPU on "
+               "that rail (PXN)",
+       .source = "Thakur, Rabenseifner & Gropp 2005 (pairwise exchange); NCCL 2.12 PXN (NCCL_P2P_PXN_LEVEL)",
        .supports = [](CollectiveOp op, const GroupShape&) { return op == CollectiveOp::all_to_all; },
-       .schedule = [](const ScheduleRequest& r) {
-         return pairwise_all_to_all_schedule(r.shape.ranks, r.elements, r.compressed);
-       },
+       .schedule =
+           [](const ScheduleRequest& r) {
+             Schedule sc = pairwise_all_to_all_schedule(r.shape.ranks, r.elements, r.compressed);
+             if (r.shape.pxn && r.shape.per_node > 1) relay_across_rails(sc, r.shape.per_node);
+             return sc;
+           },
        .auto_priority = 80});
   // Used only when named, or for an MoE model's dispatch and combine under
   // strategy.moe_dispatch = "deepep" (CostOptions::deepep), whose routing sets node_share.

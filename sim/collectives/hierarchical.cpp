@@ -74,11 +74,15 @@ Schedule multi_ring_schedule(CollectiveOp op, int nodes, int per_node, std::int6
   }
   if (op != CollectiveOp::all_gather) append_ring_phase(sc.steps, rings, true, compressed);
   if (op != CollectiveOp::reduce_scatter) append_ring_phase(sc.steps, rings, false, compressed);
-  if (pxn)
-    for (Step& st : sc.steps)
-      for (Transfer& t : st.transfers)
-        if (t.src / per_node != t.dst / per_node) t.via = t.src / per_node * per_node + t.dst % per_node;
+  if (pxn) relay_across_rails(sc, per_node);
   return sc;
+}
+
+void relay_across_rails(Schedule& sc, int per_node) {
+  for (Step& st : sc.steps)
+    for (Transfer& t : st.transfers)
+      if (t.src / per_node != t.dst / per_node && t.src % per_node != t.dst % per_node)
+        t.via = t.src / per_node * per_node + t.dst % per_node;
 }
 
 }  // namespace hcsim

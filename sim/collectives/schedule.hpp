@@ -141,6 +141,12 @@ Schedule chain_schedule(CollectiveOp op, int n, std::int64_t elements, int chunk
 // compressed: at most 64 evenly spaced steps, each standing for its share of the n - 1.
 Schedule pairwise_all_to_all_schedule(int n, std::int64_t elements, bool compressed = false);
 
+// NCCL's PXN on a schedule of ranks node * per_node + local: a transfer between nodes whose
+// ends have different local indices is relayed through the source node's rank of the
+// destination's local index (`via`), so it crosses on the destination's rail alone (NCCL 2.12,
+// NCCL_P2P_PXN_LEVEL; multi_ring_schedule's crossing hops, the pairwise all-to-all's).
+void relay_across_rails(Schedule& sc, int per_node);
+
 // One transfer of the whole buffer from rank 0 to rank 1.
 Schedule send_recv_schedule(std::int64_t elements);
 

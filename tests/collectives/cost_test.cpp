@@ -370,11 +370,12 @@ TEST(CollectiveCost, SiblingsBehindOneNicShareItsBandwidth) {
 // "auto" with siblings costs the candidates with the siblings' load in order of their time
 // alone and stops where that lower bound reaches the best so far; it must still return the
 // least time of every candidate with the siblings on the links (a brute force over
-// auto_candidates()). Rail-optimised leaves of 20 nodes (radix 40): the expert group of
-// nodes 16-23 straddles a leaf edge, that of nodes 24-31 does not; a data-parallel group
-// (stride 8) with its tensor-rank siblings; sizes from latency- to bandwidth-bound.
+// auto_candidates()). Fat-tree leaves of 20 nodes (radix 40) with hashed uplinks, where
+// flows collide: the expert group of nodes 16-23 straddles a leaf edge, that of nodes 24-31
+// does not; a data-parallel group (stride 8) with its tensor-rank siblings; sizes from
+// latency- to bandwidth-bound.
 TEST(CollectiveCost, AutoWithSiblingsIsTheLeastCandidateWithThem) {
-  const TopologyGraph g = testing::h800_rails_of_20_nodes();
+  const TopologyGraph g = testing::h800_leaves_of_20_nodes("fat-tree", "ecmp-hash");
   std::vector<int> stride8;
   for (int d = 0; d < 256; d += 8) stride8.push_back(d);
   const std::vector<std::tuple<std::vector<int>, CollectiveOp, std::vector<int>>> cases{

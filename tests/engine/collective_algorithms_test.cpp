@@ -234,20 +234,20 @@ TEST(CollectiveAlgorithms, AutoChoosesPerSizeBucketAsTheCostModel) {
 }
 
 TEST(CollectiveAlgorithms, AutoChoosesOncePerFamilyWithTheSiblingsOnTheLinks) {
-  // 32 nodes of 8 H800 on rail-optimised leaves of 20 nodes (radix 40): the 64-GPU expert
-  // group of nodes 16-23 straddles a leaf edge, its sibling (nodes 24-31) does not. Alone,
-  // the first is fastest with the flat pairwise exchange and the second with the
-  // hierarchical one (the cost model); with the sibling's traffic on the spines the first
-  // is fastest with the hierarchical one too, so a family runs one algorithm, and every
-  // member asks its first member's question.
-  const TopologyGraph topo = testing::h800_rails_of_20_nodes();
+  // 32 nodes of 8 H800 on fat-tree leaves of 20 nodes (radix 40) with hashed uplinks: the
+  // 64-GPU expert group of nodes 16-23 straddles a leaf edge, its sibling (nodes 24-31) does
+  // not. Alone, the first is fastest with the hierarchical exchange and the second with the
+  // flat pairwise one (the cost model); a family runs one algorithm: every member asks its
+  // first member's question, with the other's traffic on the spines, and both run the
+  // hierarchical exchange.
+  const TopologyGraph topo = testing::h800_leaves_of_20_nodes("fat-tree", "ecmp-hash");
   CollectivePlanner planner(topo, "auto", false);
   std::vector<std::uint32_t> a, b;
   for (std::uint32_t d = 128; d < 192; ++d) a.push_back(d);
   for (std::uint32_t d = 192; d < 256; ++d) b.push_back(d);
   const double S = 469762048.0;  // one micro-batch's dispatch of DeepSeek-V3 (4,096 x 8 x 7,168 x 2 B)
-  EXPECT_EQ(planner.choose(a, CollectiveOp::all_to_all, S), "pairwise");
-  EXPECT_EQ(planner.choose(b, CollectiveOp::all_to_all, S), "hierarchical");
+  EXPECT_EQ(planner.choose(a, CollectiveOp::all_to_all, S), "hierarchical");
+  EXPECT_EQ(planner.choose(b, CollectiveOp::all_to_all, S), "pairwise");
   const std::vector<int> sibling{64};
   EXPECT_EQ(planner.choose(a, CollectiveOp::all_to_all, S, {0, &sibling}), "hierarchical");
   EXPECT_EQ(planner.choose(b, CollectiveOp::all_to_all, S, {-64, &sibling}), "hierarchical");
