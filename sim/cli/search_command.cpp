@@ -26,10 +26,10 @@ struct SearchArgs {
 
 std::string short_label(const sweep::Candidate& c) {
   const auto& p = c.params;
-  const int ep = p["/strategy/ep"].get<int>();
-  return fmt::format("tp{} pp{} dp{}{} mb{}", p["/strategy/tp"].get<int>(), p["/strategy/pp"].get<int>(),
+  const int ep = p["/strategy/ep"].get<int>(), etp = p["/strategy/etp"].get<int>();
+  return fmt::format("tp{} pp{} dp{}{}{} mb{}", p["/strategy/tp"].get<int>(), p["/strategy/pp"].get<int>(),
                      p["/strategy/dp"].get<int>(), ep > 1 ? fmt::format(" ep{}", ep) : "",
-                     p["/workload/micro_batch"].get<int>());
+                     etp > 1 ? fmt::format(" etp{}", etp) : "", p["/workload/micro_batch"].get<int>());
 }
 
 std::string search_table(const sweep::SearchResult& r, const std::vector<std::size_t>& which) {
@@ -47,10 +47,11 @@ std::string search_table(const sweep::SearchResult& r, const std::vector<std::si
 
 void write_outputs(const sweep::SearchSpec& spec, const sweep::SearchResult& r, const std::string& dir) {
   std::filesystem::create_directories(dir);
-  const sweep::Columns cols{{"/strategy/tp", "/strategy/pp", "/strategy/dp", "/strategy/ep", "/workload/micro_batch",
-                             "/strategy/schedule", "/strategy/interleave", "/strategy/recompute", "/strategy/zero",
-                             "/strategy/sequence_parallel", "/cluster/pools/0/count"},
-                            sweep::default_metrics()};
+  const sweep::Columns cols{
+      {"/strategy/tp", "/strategy/pp", "/strategy/dp", "/strategy/ep", "/strategy/etp", "/workload/micro_batch",
+       "/strategy/schedule", "/strategy/interleave", "/strategy/recompute", "/strategy/zero",
+       "/strategy/sequence_parallel", "/cluster/pools/0/count"},
+      sweep::default_metrics()};
   std::string csv = sweep::csv_header(cols);
   for (const auto& row : r.rows) {
     auto rec = nlohmann::ordered_json::parse(row.record);

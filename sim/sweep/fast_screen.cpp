@@ -46,17 +46,17 @@ std::optional<Scenario> fast_base(const SearchSpec& spec) {
   }
 }
 
-// cp and etp: the base's unless the candidate sets cp (the search has no etp axis).
-FastLayout layout_of(const Candidate& c, int base_cp, int base_etp) {
+// cp: the base's unless the candidate sets it.
+FastLayout layout_of(const Candidate& c, int base_cp) {
   const auto& p = c.params;
   FastLayout l;
   l.cp = base_cp;
-  l.etp = base_etp;
   l.cluster_devices = c.devices;
   l.tp = p.at("/strategy/tp").get<int>();
   l.pp = p.at("/strategy/pp").get<int>();
   l.dp = p.at("/strategy/dp").get<int>();
   l.ep = p.at("/strategy/ep").get<int>();
+  l.etp = p.at("/strategy/etp").get<int>();
   l.micro_batch = p.at("/workload/micro_batch").get<std::int64_t>();
   l.schedule = p.at("/strategy/schedule").get_ref<const std::string&>();
   l.interleave = p.at("/strategy/interleave").get<int>();
@@ -71,11 +71,17 @@ FastLayout layout_of(const Candidate& c, int base_cp, int base_etp) {
 // The candidate sets exactly the fields a FastLayout holds, and its pool's count (with
 // several pools, none: their counts stay).
 bool plain_layout(const Candidate& c, bool fixed_pools) {
-  static const std::set<std::string> keys = {"/strategy/tp",          "/strategy/pp",
-                                             "/strategy/dp",          "/strategy/ep",
-                                             "/workload/micro_batch", "/strategy/schedule",
-                                             "/strategy/interleave",  "/strategy/recompute",
-                                             "/strategy/zero",        "/strategy/sequence_parallel"};
+  static const std::set<std::string> keys = {"/strategy/tp",
+                                             "/strategy/pp",
+                                             "/strategy/dp",
+                                             "/strategy/ep",
+                                             "/strategy/etp",
+                                             "/workload/micro_batch",
+                                             "/strategy/schedule",
+                                             "/strategy/interleave",
+                                             "/strategy/recompute",
+                                             "/strategy/zero",
+                                             "/strategy/sequence_parallel"};
   const std::string count = "/cluster/pools/0/count";
   std::size_t known = 0;
   for (const auto& [k, v] : c.params.items()) {
@@ -112,7 +118,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
       out.rest.push_back(i);
       continue;
     }
-    const FastLayout layout = layout_of(c, base->strategy.cp, base->strategy.etp);
+    const FastLayout layout = layout_of(c, base->strategy.cp);
     // A layout the parser refuses gets the parser's messages (the one copy of the rules,
     // workloads/layout.hpp), whatever the cluster of its device count.
     auto refused = [&](std::vector<Issue> issues) {

@@ -179,11 +179,12 @@ std::string describe_layout(const Candidate& c) {
   const auto& p = c.params;
   std::string sched = p["/strategy/schedule"].get<std::string>();
   if (p["/strategy/interleave"].get<int>() > 1) sched += fmt::format(" v={}", p["/strategy/interleave"].get<int>());
-  return fmt::format("tp {} · pp {} · dp {} · ep {} · mb {} · {} · recompute {} · zero {}{}",
+  const int etp = p["/strategy/etp"].get<int>();
+  return fmt::format("tp {} · pp {} · dp {} · ep {}{} · mb {} · {} · recompute {} · zero {}{}",
                      p["/strategy/tp"].get<int>(), p["/strategy/pp"].get<int>(), p["/strategy/dp"].get<int>(),
-                     p["/strategy/ep"].get<int>(), p["/workload/micro_batch"].get<int>(), sched,
-                     p["/strategy/recompute"].get<std::string>(), p["/strategy/zero"].get<int>(),
-                     p["/strategy/sequence_parallel"].get<bool>() ? " · sp" : "");
+                     p["/strategy/ep"].get<int>(), etp > 1 ? fmt::format(" · etp {}", etp) : "",
+                     p["/workload/micro_batch"].get<int>(), sched, p["/strategy/recompute"].get<std::string>(),
+                     p["/strategy/zero"].get<int>(), p["/strategy/sequence_parallel"].get<bool>() ? " · sp" : "");
 }
 
 SearchResult run_search(const SearchSpec& spec, int jobs, bool progress, const std::string& confirm_mode) {

@@ -55,7 +55,8 @@ double objective_key(const SearchSpec& spec, const SearchRow& r);
 // The scenario document of a candidate (base + layout), at simulation mode `mode`.
 nlohmann::json candidate_document(const SearchSpec& spec, const Candidate& c, const std::string& mode);
 
-// "tp 4 · pp 2 · dp 2 · ep 1 · mb 1 · 1f1b · recompute none · zero 0"
+// "tp 4 · pp 2 · dp 2 · ep 1 · mb 1 · 1f1b · recompute none · zero 0" (" · etp 2" after the
+// ep where etp > 1)
 std::string describe_layout(const Candidate& c);
 
 }  // namespace hcsim::sweep

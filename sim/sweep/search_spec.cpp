@@ -6,15 +6,20 @@
 #include "scenarios/scenario.hpp"
 #include "sim/core/nearest.hpp"
 #include "sim/core/params.hpp"
+#include "workloads/layout.hpp"
+#include "workloads/transformer.hpp"
 
 namespace hcsim::sweep {
 namespace {
 
 constexpr std::size_t kMaxCandidates = 200'000;
 
+// A list of the space at /space/KEY. Integers go from `least` to 1,000,000, and `refuse`
+// (when set) says what else is wrong with one ("" for nothing).
 template <class T>
 void read_list(const nlohmann::json& space, const char* key, std::vector<T>& out, Diagnostics& d,
-               const std::vector<std::string>& choices = {}) {
+               const std::vector<std::string>& choices = {}, std::int64_t least = 0,
+               const std::function<std::string(int)>& refuse = {}) {
   if (!space.contains(key)) return;
   const std::string path = json_child("/space", key);
   const auto& v = space[key];
@@ -26,14 +31,24 @@ void read_list(const nlohmann::json& space, const char* key, std::vector<T>& out
   for (std::size_t i = 0; i < v.size(); ++i) {
     const auto& e = v[i];
     bool ok = false;
-    if constexpr (std::is_same_v<T, int>) ok = e.is_number_integer() && e.get<std::int64_t>() >= 0 && e.get<std::int64_t>() <= 1'000'000;
+    if constexpr (std::is_same_v<T, int>)
+      ok = e.is_number_integer() && e.get<std::int64_t>() >= least && e.get<std::int64_t>() <= 1'000'000;
     else if constexpr (std::is_same_v<T, bool>) ok = e.is_boolean();
     else ok = e.is_string() && (choices.empty() || std::find(choices.begin(), choices.end(), e.get<std::string>()) != choices.end());
     if (!ok) {
-      d.error(json_child(path, i), std::is_same_v<T, int>    ? "expected a non-negative integer"
+      d.error(json_child(path, i), std::is_same_v<T, int>
+                                       ? (least == 0   ? std::string("expected a non-negative integer")
+                                          : least == 1 ? std::string("expected a positive integer")
+                                                       : fmt::format("expected an integer >= {}", least))
                                    : std::is_same_v<T, bool> ? "expected true or false"
                                                              : "expected a listed choice; " + valid_list(choices));
       continue;
+    }
+    if constexpr (std::is_same_v<T, int>) {
+      if (const std::string why = refuse ? refuse(e.get<int>()) : std::string(); !why.empty()) {
+        d.error(json_child(path, i), why);
+        continue;
+      }
     }
     vals.push_back(e.get<T>());
   }
@@ -76,6 +91,34 @@ void read_base_pools(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
                                           "on the pool holding its devices); remove stage_pools from the base");
 }
 
+// The path of the first rule on expert parallelism (/strategy/ep, then /strategy/etp) that
+// layout `l` breaks on `model`, "" for none, and its message into `message` when given:
+// the layout rules' own verdict (check_layout, workloads/layout.hpp, their one copy).
+std::string broken_expert_rule(const TransformerConfig& model, const Layout& l, std::string* message = nullptr) {
+  LayoutRequest r;
+  r.model = &model;
+  r.layout = l;
+  r.devices = l.devices();
+  std::string path;
+  check_layout(r, [&](LayoutIssue, std::string_view at, const std::function<std::string()>& why) {
+    if (at != "/strategy/ep" && at != "/strategy/etp") return true;
+    path = at;
+    if (message) *message = why();
+    return false;
+  });
+  return path;
+}
+
+// What the layout rules say of expert tensor parallelism `etp` whatever the layout (etp > 1
+// on a dense model, etp not dividing the experts' MLP): its message on a stage of etp
+// devices at ep 1, where ep * etp divides the stage; "" when they accept it, or when the
+// base does not parse (its rows then fail as scenarios).
+std::string etp_refused(const SearchSpec& s, int etp) {
+  std::string why;
+  if (s.model) broken_expert_rule(*s.model, {etp, 1, 1, 1, 1, etp}, &why);
+  return why;
+}
+
 void parse_space(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
   if (!doc.contains("space")) return;
   const auto& sp = doc["space"];
@@ -83,13 +126,15 @@ void parse_space(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
     d.error("/space", "expected an object of lists");
     return;
   }
-  check_known_keys(
-      sp, {"tp", "pp", "dp", "ep", "micro_batch", "schedule", "interleave", "recompute", "zero", "sequence_parallel"},
-      "/space", d);
+  check_known_keys(sp,
+                   {"tp", "pp", "dp", "ep", "etp", "micro_batch", "schedule", "interleave", "recompute", "zero",
+                    "sequence_parallel"},
+                   "/space", d);
   read_list(sp, "tp", s.space.tp, d);
   read_list(sp, "pp", s.space.pp, d);
   read_list(sp, "dp", s.space.dp, d);
   read_list(sp, "ep", s.space.ep, d);
+  read_list(sp, "etp", s.space.etp, d, {}, 1, [&](int etp) { return etp_refused(s, etp); });
   read_list(sp, "micro_batch", s.space.micro_batch, d);
   read_list(sp, "schedule", s.space.schedule, d, {"gpipe", "1f1b", "interleaved-1f1b"});
   read_list(sp, "interleave", s.space.interleave, d);
@@ -132,14 +177,14 @@ void parse_settings(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
     d.error("/prune_mode", "expected one of: analytical, event, flow");
 }
 
-// The base model's routed experts, for the default ep axis; -1 when the base does not parse
-// (its rows then fail as scenarios, each with the parser's message).
-std::int64_t base_experts(const ScenarioSource& base) {
+// The base's model, for the default ep axis and the expert layout rules; null when the base
+// does not parse (its rows then fail as scenarios, each with the parser's message).
+std::shared_ptr<const TransformerConfig> base_model(const ScenarioSource& base) {
   try {
-    return parse_scenario(base.doc, base.file).model.moe.experts;
+    return std::make_shared<const TransformerConfig>(parse_scenario(base.doc, base.file).model);
   } catch (const InternalError&) {
     throw;  // a bug is reported, not taken for a base that does not parse
-  } catch (const std::exception&) { return -1; }
+  } catch (const std::exception&) { return nullptr; }
 }
 
 bool allowed_total(const SearchSpec& s, long devices) {
@@ -174,7 +219,8 @@ SearchSpec parse_search(const nlohmann::json& doc, const std::string& file) {
     try {
       s.base = resolve_scenario(doc["base"], file, "/base");
       read_base_pools(s.base.doc, s, d);
-      s.experts = base_experts(s.base);
+      s.model = base_model(s.base);
+      s.experts = s.model ? s.model->moe.experts : -1;
     } catch (const InputError& e) {
       d.merge(e);
     }
@@ -183,6 +229,7 @@ SearchSpec parse_search(const nlohmann::json& doc, const std::string& file) {
   parse_space(doc, s, d);
   if (s.space.dp.empty())
     for (int v = 1; v <= std::max(s.max_devices, 1); v *= 2) s.space.dp.push_back(v);
+  if (s.space.etp.empty()) s.space.etp = {s.base_etp};
   if (!d.ok()) throw InputError(d.issues(), file);
   return s;
 }
@@ -191,8 +238,8 @@ SearchSpec load_search(const std::string& file) { return parse_search(read_json_
 
 namespace {
 
-struct Layout {
-  int tp, pp, dp, ep, mb;
+struct LayoutChoice {
+  int tp, pp, dp, ep, etp, mb;
   std::string schedule;
   int interleave;
 };
@@ -200,9 +247,9 @@ struct Layout {
 // The strategy variants of one layout that differ in effect: ZeRO only with dp > 1 (or,
 // for an MoE model, more than one device holding the same experts: dp * cp * tp / (ep * etp) > 1),
 // sequence parallelism only with tp > 1.
-void add_variants(const SearchSpec& s, const Layout& l, std::vector<Candidate>& out) {
+void add_variants(const SearchSpec& s, const LayoutChoice& l, std::vector<Candidate>& out) {
   const int devices = l.tp * l.pp * l.dp * s.base_cp;
-  const bool shards = l.dp > 1 || (s.experts > 0 && l.tp * s.base_cp > l.ep * s.base_etp);
+  const bool shards = l.dp > 1 || (s.experts > 0 && l.tp * s.base_cp > l.ep * l.etp);
   for (const auto& rc : s.space.recompute)
     for (int z : s.space.zero) {
       if (z > 0 && !shards) continue;
@@ -213,6 +260,7 @@ void add_variants(const SearchSpec& s, const Layout& l, std::vector<Candidate>& 
         p["/strategy/pp"] = l.pp;
         p["/strategy/dp"] = l.dp;
         p["/strategy/ep"] = l.ep;
+        p["/strategy/etp"] = l.etp;
         p["/workload/micro_batch"] = l.mb;
         p["/strategy/schedule"] = l.schedule;
         p["/strategy/interleave"] = l.interleave;
@@ -245,16 +293,17 @@ std::vector<std::pair<std::string, int>> schedules_for(const SearchSpace& sp, in
   return out;
 }
 
-// The expert parallelism worth trying on a stage of `stage` devices: the space's, else for an
-// MoE model every divisor of its experts whose product with the base's etp divides the
-// stage (the layout rules), else ep = 1 (dense) or the base's (unknown model).
-std::vector<int> ep_values(const SearchSpec& s, long stage) {
+// The expert parallelism worth trying in layout `l` (its ep aside): the space's, else for an
+// MoE model every ep up to its experts and the stage's devices that the layout rules accept
+// with l's etp (ep divides the experts and the stage, ep * etp the stage), else ep = 1
+// (dense) or the base's (unknown model).
+std::vector<int> ep_values(const SearchSpec& s, Layout l) {
   if (!s.space.ep.empty()) return s.space.ep;
   if (s.experts == 0) return {1};
   if (s.experts < 0) return {s.base_ep};
   std::vector<int> out;
-  for (int e = 1; e <= stage && e <= s.experts; ++e)
-    if (s.experts % e == 0 && stage % (static_cast<long>(e) * s.base_etp) == 0) out.push_back(e);
+  for (l.ep = 1; l.ep <= l.per_stage() && l.ep <= s.experts; ++l.ep)
+    if (broken_expert_rule(*s.model, l).empty()) out.push_back(l.ep);
   return out;
 }
 
@@ -268,11 +317,17 @@ std::vector<Candidate> enumerate_candidates(const SearchSpec& s) {
       for (int dp : sp.dp) {
         const long devices = static_cast<long>(tp) * pp * dp * s.base_cp;
         if (tp < 1 || pp < 1 || dp < 1 || !allowed_total(s, devices)) continue;
-        for (int ep : ep_values(s, static_cast<long>(tp) * dp * s.base_cp)) {
-          if (ep < 1) continue;
-          for (int mb : sp.micro_batch)
-            for (const auto& [sched, v] : schedules_for(sp, pp)) add_variants(s, {tp, pp, dp, ep, mb, sched, v}, out);
-        }
+        for (int etp : sp.etp)
+          for (int ep : ep_values(s, {dp, tp, pp, s.base_cp, 1, etp})) {
+            // A layout whose etp the rules refuse is no candidate; one whose ep they refuse
+            // is, and gets the parser's message.
+            if (ep < 1 ||
+                (s.model && broken_expert_rule(*s.model, {dp, tp, pp, s.base_cp, ep, etp}) == "/strategy/etp"))
+              continue;
+            for (int mb : sp.micro_batch)
+              for (const auto& [sched, v] : schedules_for(sp, pp))
+                add_variants(s, {tp, pp, dp, ep, etp, mb, sched, v}, out);
+          }
       }
   return out;
 }

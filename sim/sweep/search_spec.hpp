@@ -12,7 +12,7 @@
 //     "prune_mode": "analytical",            // fidelity of the first pass (default)
 //     "space": {"tp": [1, 2, 4, 8], "pp": [1, 2, 4], "dp": [1, 2, 4, 8, 16], "micro_batch": [1, 2, 4],
 //               "schedule": ["1f1b", "interleaved-1f1b"], "interleave": [2], "recompute": ["none", "selective"],
-//               "zero": [0, 1], "sequence_parallel": [false, true]}
+//               "zero": [0, 1], "sequence_parallel": [false, true], "ep": [1, 2, 4], "etp": [1, 2]}
 //   }
 //
 // With one compute pool in the base, a candidate resizes it to its tp * pp * dp * cp devices
@@ -27,11 +27,18 @@
 //
 // Expert parallelism ("ep": [1, 2, 4, 8] in the space, MoE models): without "ep", an MoE base
 // tries every ep that divides both its routed experts and the candidate's stage of
-// dp * cp * tp devices (the layout rules' divisibility, workloads/layout.hpp; with the base's
-// etp, ep * etp divides the stage), a dense base ep = 1; a base that does not parse keeps its
-// own ep. Expert tensor parallelism is not an axis: every candidate keeps the base's etp.
+// dp * cp * tp devices (the layout rules, workloads/layout.hpp; with the candidate's etp,
+// ep * etp divides the stage), a dense base ep = 1; a base that does not parse keeps its
+// own ep.
+//
+// Expert tensor parallelism ("etp": [1, 2] in the space; default: the base's etp): a layout
+// whose etp the layout rules refuse for it (ep * etp not dividing the stage) is not a
+// candidate; an etp the rules refuse whatever the layout (etp > 1 on a dense model, etp not
+// dividing the experts' MLP) is an error at /space/etp/i, as strategy.etp is in a scenario.
+// A base that does not parse keeps every listed etp (the parser then refuses each row).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +46,10 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/sweep/scenario_source.hpp"
+
+namespace hcsim {
+struct TransformerConfig;
+}
 
 namespace hcsim::sweep {
 
@@ -49,7 +60,8 @@ inline constexpr const char* kDefaultPruneMode = "analytical";
 
 struct SearchSpace {
   std::vector<int> tp{1, 2, 4, 8}, pp{1, 2, 4, 8}, dp;  // dp default: powers of two up to max_devices
-  std::vector<int> ep;  // default: per layout, the ep the experts and the stage allow (see above)
+  std::vector<int> ep;   // default: per layout, the ep the experts and the stage allow (see above)
+  std::vector<int> etp;  // default: the base's etp
   std::vector<int> micro_batch{1, 2, 4};
   std::vector<std::string> schedule{"1f1b", "interleaved-1f1b"};
   std::vector<int> interleave{2};
@@ -70,8 +82,11 @@ struct SearchSpec {
   // The base model's routed experts (0: dense), -1 when the base does not parse; then the
   // default ep axis is the base's ep.
   std::int64_t experts = -1;
+  // The base's model, for the layout rules on expert parallelism; null when the base does
+  // not parse.
+  std::shared_ptr<const TransformerConfig> model;
   int base_ep = 1;
-  int base_etp = 1;                // the base's expert tensor parallelism, every candidate's (no etp axis)
+  int base_etp = 1;                // the base's expert tensor parallelism: the default etp axis
   std::vector<int> device_counts;  // empty: any total within max_devices
   std::optional<double> max_power_w;
   Objective objective = Objective::tokens_per_s;
@@ -82,7 +97,8 @@ struct SearchSpec {
 struct Candidate {
   std::size_t index = 0;
   int devices = 0;
-  nlohmann::ordered_json params;  // "/strategy/tp": 2, "/strategy/pp", "/strategy/dp", "/strategy/ep", ...,
+  nlohmann::ordered_json params;  // "/strategy/tp": 2, "/strategy/pp", "/strategy/dp", "/strategy/ep",
+                                  // "/strategy/etp", ...,
                                   // "/cluster/pools/0/count": 16
 };
 

@@ -7,6 +7,9 @@
 // batch, layers, a device count the nodes cannot hold) and layouts that do not fit.
 #include "sim/sweep/fast_screen.hpp"
 
+#include <map>
+#include <set>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -208,9 +211,9 @@ TEST(FastScreen, MatchesTheFullPathOnAnMoeSearch) {
   EXPECT_THAT(listed.reasons, ::testing::HasSubstr("/strategy/sequence_parallel: an MoE model with tp > 1 needs"));
 }
 
-// A base with expert tensor parallelism 2: every candidate keeps it (no etp axis), its
-// default ep axis only the ep with ep * 2 dividing the stage, and the closed forms match the
-// parsed candidates' to 1e-9.
+// A base with expert tensor parallelism 2 and no "etp" in the space: every candidate keeps
+// it, its default ep axis only the ep with ep * 2 dividing the stage, and the closed forms
+// match the parsed candidates' to 1e-9.
 TEST(FastScreen, MatchesTheFullPathWithTheBasesExpertTensorParallelism) {
   register_builtins();
   nlohmann::json doc = read_json_file(kSweeps + "tiny-moe-search.json");
@@ -228,6 +231,35 @@ TEST(FastScreen, MatchesTheFullPathWithTheBasesExpertTensorParallelism) {
   const Counts n = expect_same_as_full_path(spec);
   EXPECT_EQ(n.rest, 0u);
   EXPECT_GT(n.ok, 20u);
+}
+
+// An etp axis (1, 2, 4 on the tiny MoE, up to 16 GPUs): each candidate is screened at its own
+// etp, and every one the fast path decides gets the record of its scenario parsed and run
+// in analytical mode (`hcsim run` with "mode": "analytical"): the same status and metrics to
+// 1e-9, the step time included.
+TEST(FastScreen, MatchesTheFullPathOverAnEtpAxis) {
+  register_builtins();
+  nlohmann::json doc = read_json_file(kSweeps + "tiny-moe-search.json");
+  doc["base"] = kSweeps + "tiny-moe.json";
+  doc["space"]["etp"] = {1, 2, 4};
+  const SearchSpec spec = parse_search(doc, kSweeps + "search.json");
+  std::map<int, std::size_t> candidates;
+  for (const SearchRow& r : rows_of(spec)) ++candidates[r.candidate.params["/strategy/etp"].get<int>()];
+  EXPECT_EQ(candidates.size(), 3u);
+  const Counts n = expect_same_as_full_path(spec);
+  EXPECT_EQ(n.rest, 0u);
+  EXPECT_EQ(n.fast, candidates[1] + candidates[2] + candidates[4]);
+  // Feasible layouts at every etp.
+  const std::vector<SearchRow> rows = rows_of(spec);
+  std::vector<std::size_t> all(rows.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::map<int, std::set<double>> steps;
+  for (const auto& [i, line] : fast_screen(spec, rows, all, default_metrics()).records) {
+    const auto rec = nlohmann::json::parse(line);
+    if (rec["status"] == "ok")
+      steps[rows[i].candidate.params["/strategy/etp"].get<int>()].insert(rec["metrics"]["step_time_s"].get<double>());
+  }
+  for (int etp : {1, 2, 4}) EXPECT_FALSE(steps[etp].empty()) << "etp " << etp;
 }
 
 TEST(FastScreen, LeavesEverythingToTheFullPathWhereItDoesNotApply) {

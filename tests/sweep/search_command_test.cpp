@@ -3,6 +3,7 @@
 // meets. Expectations come from the search's own candidate table (the best row must be the
 // maximum over every confirmed feasible candidate) and from the cap's definition.
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -142,6 +143,90 @@ TEST(SearchCommand, AnMoeSearchShowsEachLayoutsExpertParallelism) {
   for (std::size_t i = 1; i < rows.size(); ++i) eps.insert(rows[i][col]);
   // dp 1, 2, 4, 8: stages of 1 to 8 devices, so every divisor of the 8 experts appears.
   EXPECT_EQ(eps, (std::set<std::string>{"1", "2", "4", "8"}));
+}
+
+// An etp axis end to end (the tiny MoE, tp 1, pp 1, dp 1 to 8, the default ep axis): the
+// candidates' CSV has a strategy.etp column with both values; an etp 2 row's screened step
+// time is `hcsim run`'s in analytical mode for the same layout (to 1e-9: the fast path sums
+// in another order); with etp 2 alone, best_scenario.json runs etp 2 and gives the step
+// time its row was confirmed at (the event mode).
+TEST(SearchCommand, AnEtpAxisScreensAndConfirmsEachLayoutsExpertTensorParallelism) {
+  ScratchDir dir("hcsim-search-etp");
+  const std::string moe = kSource + "/scenarios/sweeps/tiny-moe.json";
+  const std::string space = R"("tp": [1], "pp": [1], "micro_batch": [1], "recompute": ["selective"], "zero": [0])";
+  spit(dir / "search.json", R"({"base": ")" + moe + R"(", "max_devices": 8, "top_k": 1,
+    "space": {)" + space + R"(, "etp": [1, 2]}})");
+  const RunResult r = hcsim({"search", dir / "search.json", "--out", dir / "out", "-q"}, dir);
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  // etp 1: the ep dividing the 8 experts and the stage of 1, 2, 4, 8 devices: 1 + 2 + 3 + 4;
+  // etp 2: those with 2 ep dividing it: 0 + 1 + 2 + 3.
+  const auto rows = read_csv(slurp(dir / "out/candidates.csv"));
+  ASSERT_EQ(rows.size(), 17u);
+  const auto col = [&](const std::string& name) {
+    const auto at = static_cast<std::size_t>(std::find(rows[0].begin(), rows[0].end(), name) - rows[0].begin());
+    EXPECT_LT(at, rows[0].size()) << name;
+    return at;
+  };
+  std::set<std::string> etps;
+  std::size_t row2 = 0;  // the first feasible etp 2 row
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    etps.insert(rows[i][col("strategy.etp")]);
+    if (row2 == 0 && rows[i][col("strategy.etp")] == "2" && rows[i][col("status")] == "ok") row2 = i;
+  }
+  EXPECT_EQ(etps, (std::set<std::string>{"1", "2"}));
+  ASSERT_NE(row2, 0u) << slurp(dir / "out/candidates.csv");
+  const auto& row = rows[row2];
+  std::vector<std::string> run = {"run", moe, "--format", "json", "--set", "/simulation/mode=analytical"};
+  for (const char* key : {"strategy.tp", "strategy.pp", "strategy.dp", "strategy.ep", "strategy.etp",
+                          "workload.micro_batch", "strategy.schedule", "strategy.interleave", "strategy.recompute",
+                          "strategy.zero", "strategy.sequence_parallel", "cluster.pools.0.count"}) {
+    std::string pointer = "/" + std::string(key);
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    run.insert(run.end(), {"--set", pointer + "=" + row[col(key)]});
+  }
+  const RunResult single = hcsim(run, dir);
+  ASSERT_EQ(single.rc, 0) << single.out << single.err;
+  const double screened = std::stod(row[col("step_time_s")]);
+  const double analytical = nlohmann::json::parse(single.out)["step_time_s"].get<double>();
+  EXPECT_NEAR(screened, analytical, 1e-9 * analytical);
+
+  // etp 2 alone: the winner, confirmed in event mode, is an etp 2 layout, and the scenario
+  // written for it reruns to the confirmed figure.
+  spit(dir / "search2.json", R"({"base": ")" + moe + R"(", "max_devices": 8, "top_k": 1,
+    "space": {)" + space + R"(, "etp": [2]}})");
+  const RunResult only = hcsim({"search", dir / "search2.json", "--out", dir / "out2", "-q"}, dir);
+  ASSERT_EQ(only.rc, 0) << only.out << only.err;
+  EXPECT_THAT(only.out, HasSubstr("best layout: tp 1 · pp 1 · dp "));
+  EXPECT_THAT(only.out, HasSubstr(" · etp 2 · mb 1"));
+  const auto chosen = nlohmann::json::parse(slurp(dir / "out2/best_scenario.json"));
+  EXPECT_EQ(chosen["strategy"]["etp"], 2);
+  const RunResult rerun = hcsim({"run", dir / "out2/best_scenario.json", "--format", "json"}, dir);
+  ASSERT_EQ(rerun.rc, 0) << rerun.out << rerun.err;
+  const double confirmed = nlohmann::json::parse(rerun.out)["step_time_s"].get<double>();
+  const auto rows2 = read_csv(slurp(dir / "out2/candidates.csv"));
+  bool found = false;
+  for (std::size_t i = 1; i < rows2.size(); ++i)
+    found = found || (rows2[i][col("strategy.dp")] == std::to_string(chosen["strategy"]["dp"].get<int>()) &&
+                      rows2[i][col("strategy.ep")] == std::to_string(chosen["strategy"]["ep"].get<int>()) &&
+                      std::stod(rows2[i][col("step_time_s")]) == confirmed);
+  EXPECT_TRUE(found) << "no row of candidates.csv has the step time best_scenario.json runs at";
+}
+
+// Bad etp lists are input errors (exit code 2) at their place in the search file: below 1,
+// not an integer, or more than 1 on a dense model (as strategy.etp in a scenario).
+TEST(SearchCommand, BadEtpValuesAreExitCodeTwo) {
+  ScratchDir dir("hcsim-search-etp-bad");
+  spit(dir / "bad.json",
+       R"({"base": ")" + kSource + R"(/scenarios/sweeps/tiny-moe.json", "space": {"etp": [0, "two"]}})");
+  const RunResult bad = hcsim({"search", dir / "bad.json", "--out", dir / "out", "-q"}, dir);
+  EXPECT_EQ(bad.rc, 2) << bad.out << bad.err;
+  EXPECT_THAT(bad.err, HasSubstr("/space/etp/0: expected a positive integer"));
+  EXPECT_THAT(bad.err, HasSubstr("/space/etp/1: expected a positive integer"));
+  spit(dir / "dense.json", R"({"base": ")" + kTiny + R"(", "space": {"etp": [2]}})");
+  const RunResult dense = hcsim({"search", dir / "dense.json", "--out", dir / "out", "-q"}, dir);
+  EXPECT_EQ(dense.rc, 2) << dense.out << dense.err;
+  EXPECT_THAT(dense.err, HasSubstr(R"(/space/etp/0: etp = 2 needs an MoE model ("experts" > 0 in the model))"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "out/candidates.csv"));
 }
 
 TEST(SearchCommand, APowerCapNoLayoutMeetsIsExitCodeOne) {

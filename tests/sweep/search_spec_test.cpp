@@ -2,6 +2,8 @@
 // and the equivalent duplicates that are left out; counts enumerated by hand.
 #include "sim/sweep/search_spec.hpp"
 
+#include <set>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -35,7 +37,8 @@ TEST(SearchSpec, TheBudgetAndDuplicatesBoundTheCandidates) {
   }
   EXPECT_EQ(
       c.front().params.dump(),
-      R"({"/strategy/tp":1,"/strategy/pp":1,"/strategy/dp":1,"/strategy/ep":1,"/workload/micro_batch":1,)"
+      R"({"/strategy/tp":1,"/strategy/pp":1,"/strategy/dp":1,"/strategy/ep":1,"/strategy/etp":1,)"
+      R"("/workload/micro_batch":1,)"
       R"("/strategy/schedule":"1f1b",)"
       R"("/strategy/interleave":1,"/strategy/recompute":"none","/strategy/zero":0,"/strategy/sequence_parallel":false,)"
       R"("/cluster/pools/0/count":1})");
@@ -116,13 +119,82 @@ TEST(SearchSpec, ExpertParallelismDefaultsToWhatTheExpertsAndTheStageAllow) {
   for (const auto& k : enumerate_candidates(unknown)) EXPECT_EQ(k.params["/strategy/ep"], 4);
 }
 
+// Expert tensor parallelism: the space's "etp" list (default: the base's etp). A layout whose
+// etp the layout rules refuse for it (ep * etp not dividing the stage) is no candidate; one
+// whose ep they refuse stays (the parser's message then says why).
+TEST(SearchSpec, ExpertTensorParallelismSkipsTheLayoutsItDoesNotFit) {
+  const std::string moe = std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/tiny-moe.json";
+  const nlohmann::json space = {
+      {"tp", {1}},   {"pp", {1}},    {"micro_batch", {1}}, {"schedule", {"1f1b"}}, {"recompute", {"none"}},
+      {"zero", {0}}, {"etp", {1, 2}}};
+  const auto s = parse_search({{"base", moe}, {"max_devices", 8}, {"space", space}}, "s.json");
+  EXPECT_EQ(s.space.etp, (std::vector<int>{1, 2}));
+  // dp 1, 2, 4, 8 (stages of 1 to 8 devices), the default ep axis per etp:
+  //   etp 1: the ep dividing the 8 experts and the stage:  1 + 2 + 3 + 4 = 10
+  //   etp 2: those with 2 ep dividing the stage (none on 1): 0 + 1 + 2 + 3 = 6
+  const auto c = enumerate_candidates(s);
+  ASSERT_EQ(c.size(), 16u);
+  std::size_t etp2 = 0;
+  for (const auto& k : c) {
+    const int ep = k.params["/strategy/ep"].get<int>(), etp = k.params["/strategy/etp"].get<int>();
+    EXPECT_EQ(k.params["/strategy/dp"].get<int>() % (ep * etp), 0) << k.params.dump();
+    etp2 += etp == 2 ? 1 : 0;
+  }
+  EXPECT_EQ(etp2, 6u);
+  // A listed ep: at dp 2 and etp 2, ep 2 (2 * 2 does not divide the stage) is skipped, ep 3
+  // (not dividing the experts) and ep 4 (not dividing the stage) stay for the parser.
+  nlohmann::json listed = space;
+  listed["dp"] = {2};
+  listed["ep"] = {1, 2, 3, 4};
+  listed["etp"] = {2};
+  std::vector<int> eps;
+  for (const auto& k : enumerate_candidates(parse_search({{"base", moe}, {"space", listed}}, "s.json")))
+    eps.push_back(k.params["/strategy/ep"].get<int>());
+  EXPECT_EQ(eps, (std::vector<int>{1, 3, 4}));
+  // Without "etp", every candidate has the base's (1 for the tiny MoE).
+  nlohmann::json plain = space;
+  plain.erase("etp");
+  for (const auto& k :
+       enumerate_candidates(parse_search({{"base", moe}, {"max_devices", 8}, {"space", plain}}, "s.json")))
+    EXPECT_EQ(k.params["/strategy/etp"], 1);
+  // A base that does not parse keeps every listed etp (the parser refuses each row then).
+  nlohmann::json b = base(4);
+  b["strategy"] = {{"etp", 2}};
+  const auto unknown = parse_search({{"base", b}, {"space", {{"etp", {2, 4}}}}}, "s.json");
+  EXPECT_EQ(unknown.base_etp, 2);
+  std::set<int> etps;
+  for (const auto& k : enumerate_candidates(unknown)) etps.insert(k.params["/strategy/etp"].get<int>());
+  EXPECT_EQ(etps, (std::set<int>{2, 4}));
+}
+
+// An etp the layout rules refuse whatever the layout is an error at its place in the space,
+// with the parser's message for strategy.etp (workloads/layout.cpp): etp > 1 on a dense
+// model, etp not dividing the experts' MLP (the tiny MoE's 1792 = 2^8 * 7).
+TEST(SearchSpec, AnEtpNoLayoutAllowsIsRefusedAtItsPath) {
+  const std::string dir = std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/";
+  const auto refused = [](const nlohmann::json& doc) {
+    try {
+      parse_search(doc, "s.json");
+    } catch (const InputError& e) { return e.render(); }
+    return std::string("no error");
+  };
+  const std::string dense = refused({{"base", dir + "tiny-gpt.json"}, {"space", {{"etp", {1, 2}}}}});
+  EXPECT_THAT(dense,
+              ::testing::HasSubstr(R"(s.json:/space/etp/1: etp = 2 needs an MoE model ("experts" > 0 in the model))"));
+  EXPECT_THAT(dense, ::testing::Not(::testing::HasSubstr("/space/etp/0")));
+  EXPECT_THAT(refused({{"base", dir + "tiny-moe.json"}, {"space", {{"etp", {2, 3}}}}}),
+              ::testing::HasSubstr("s.json:/space/etp/1: the experts' MLP size 1792 is not divisible by etp = 3"));
+}
+
 TEST(SearchSpec, ProblemsAreReportedWithPaths) {
   try {
-    parse_search({{"base", {{"cluster", {{"pools", nlohmann::json::array()}}}}},
-                  {"objective", "speed"},
-                  {"max_power_w", "lots"},
-                  {"space", {{"tp", {0.5}}, {"ep", {2, -1}}, {"schedule", {"zigzag"}}, {"colour", {1}}}}},
-                 "s.json");
+    parse_search(
+        {{"base", {{"cluster", {{"pools", nlohmann::json::array()}}}}},
+         {"objective", "speed"},
+         {"max_power_w", "lots"},
+         {"space",
+          {{"tp", {0.5}}, {"ep", {2, -1}}, {"etp", {0, 1.5, "2"}}, {"schedule", {"zigzag"}}, {"colour", {1}}}}},
+        "s.json");
     FAIL() << "no error";
   } catch (const InputError& e) {
     const std::string m = e.render();
@@ -131,6 +203,10 @@ TEST(SearchSpec, ProblemsAreReportedWithPaths) {
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/max_power_w: expected a power"));
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/space/tp/0: expected a non-negative integer"));
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/space/ep/1: expected a non-negative integer"));
+    // etp is at least 1, as strategy.etp.
+    EXPECT_THAT(m, ::testing::HasSubstr("s.json:/space/etp/0: expected a positive integer"));
+    EXPECT_THAT(m, ::testing::HasSubstr("s.json:/space/etp/1: expected a positive integer"));
+    EXPECT_THAT(m, ::testing::HasSubstr("s.json:/space/etp/2: expected a positive integer"));
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/space/schedule/0: expected a listed choice; valid ones are: gpipe, 1f1b, interleaved-1f1b"));
     EXPECT_THAT(m, ::testing::HasSubstr("s.json:/space/colour: unknown key"));
   }
