@@ -42,6 +42,8 @@
 
 #include "transformer.hpp"
 
+#include "sim/collectives/deepep.hpp"
+
 namespace hcsim {
 namespace {
 
@@ -207,14 +209,10 @@ MoeLoad moe_load(const MoeConfig& m, int ep) {
   MoeLoad out;
   const std::int64_t e = std::max<std::int64_t>(1, m.experts);
   const std::int64_t per_rank = std::max<std::int64_t>(1, e / std::max(1, ep));
-  std::vector<double> w(static_cast<std::size_t>(e));
-  double sum = 0;
-  for (std::int64_t j = 0; j < e; ++j) sum += w[static_cast<std::size_t>(j)] = std::pow(d(j + 1), -m.skew);
+  const std::vector<double> w = expert_shares(e, m.skew);
   out.rank_share.assign(static_cast<std::size_t>(e / per_rank), 0.0);
-  for (std::int64_t j = 0; j < e; ++j) {
-    w[static_cast<std::size_t>(j)] /= sum;
+  for (std::int64_t j = 0; j < e; ++j)
     out.rank_share[static_cast<std::size_t>(j / per_rank)] += w[static_cast<std::size_t>(j)];
-  }
   if (m.capacity_factor > 0) {
     // Each expert takes C / E of the routed tokens, padded up to it, the rest dropped.
     const double cap = m.capacity_factor / d(e);

@@ -61,7 +61,8 @@ void add_rings() {
        },
        .schedule = [](const ScheduleRequest& r) {
          if (r.op == CollectiveOp::all_to_all)
-           return hierarchical_all_to_all_schedule(r.shape.nodes, r.shape.per_node, r.elements, r.compressed);
+           return hierarchical_all_to_all_schedule(r.shape.nodes, r.shape.per_node, r.elements, r.compressed,
+                                                   r.block_weight);
          return hierarchical_schedule(r.op, r.shape.nodes, r.shape.per_node, r.elements, r.compressed);
        },
        .auto_priority = 30});
@@ -176,7 +177,7 @@ void add_others() {
        .supports = [](CollectiveOp op, const GroupShape&) { return op == CollectiveOp::all_to_all; },
        .schedule =
            [](const ScheduleRequest& r) {
-             Schedule sc = pairwise_all_to_all_schedule(r.shape.ranks, r.elements, r.compressed);
+             Schedule sc = pairwise_all_to_all_schedule(r.shape.ranks, r.elements, r.compressed, r.block_weight);
              if (r.shape.pxn && r.shape.per_node > 1) relay_across_rails(sc, r.shape.per_node);
              return sc;
            },
@@ -193,7 +194,7 @@ void add_others() {
        .schedule = [](const ScheduleRequest& r) {
          const bool one = r.shape.nodes == 1;
          return deepep_all_to_all_schedule(r.shape.nodes, one ? r.shape.ranks : r.shape.per_node, r.elements,
-                                           r.node_share, r.compressed);
+                                           r.node_share, r.compressed, r.block_weight);
        }});
   add({.name = "direct",
        .help = "one point-to-point transfer (send/recv between two ranks)",

@@ -42,6 +42,9 @@ struct ScheduleRequest {
   // DeepEP dispatch (deepep.hpp): the share of the node-crossing bytes a token set sends once
   // per node instead of once per expert (CostOptions::deepep).
   double node_share = 1;
+  // An all-to-all's uneven blocks, per rank in rank order (BlockWeights, schedule.hpp;
+  // CostOptions::routing); empty: even.
+  std::vector<double> block_weight{};
 };
 
 // One stage of a pipelined algorithm: the route from rank `from` to rank `to` carries `share`

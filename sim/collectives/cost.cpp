@@ -242,6 +242,18 @@ double CollectiveCostModel::node_share(const GroupShape& shape) const {
   return deepep_node_share(*opt_.deepep, shape.nodes);
 }
 
+std::vector<double> CollectiveCostModel::block_weights(const std::vector<int>& devices, const std::vector<int>& ranks,
+                                                       CollectiveOp op) const {
+  if (op != CollectiveOp::all_to_all || !opt_.routing) return {};
+  const std::vector<double> by_expert_rank = rank_block_weights(*opt_.routing, static_cast<int>(devices.size()));
+  if (by_expert_rank.empty()) return {};
+  std::vector<double> w(ranks.size());
+  for (std::size_t r = 0; r < ranks.size(); ++r)
+    w[r] =
+        by_expert_rank[static_cast<std::size_t>(std::find(devices.begin(), devices.end(), ranks[r]) - devices.begin())];
+  return w;
+}
+
 GroupShape CollectiveCostModel::shape_of(const std::vector<int>& devices, std::vector<int>& ranks) const {
   GroupShape s;
   s.ranks = static_cast<int>(devices.size());
@@ -363,8 +375,8 @@ CollectiveEstimate CollectiveCostModel::with_protocol(const CollectiveAlgorithm&
 }
 
 CollectiveEstimate CollectiveCostModel::evaluate(const CollectiveAlgorithm& a, const std::vector<int>& ranks,
-                                                 const GroupShape& shape, CollectiveOp op,
-                                                 std::int64_t elements) const {
+                                                 const GroupShape& shape, CollectiveOp op, std::int64_t elements,
+                                                 const std::vector<double>& weight) const {
   const Bytes per_rank(static_cast<double>(elements));
   if (a.analytic_only) {
     CollectiveEstimate est = in_network(ranks, elements);
@@ -378,7 +390,7 @@ CollectiveEstimate CollectiveCostModel::evaluate(const CollectiveAlgorithm& a, c
     none.time = Seconds(std::numeric_limits<double>::infinity());
     return none;
   }
-  ScheduleRequest req{op, shape, elements, 1, true, node_share(shape)};
+  ScheduleRequest req{op, shape, elements, 1, true, node_share(shape), weight};
   if (a.pipelined) {
     // c = sqrt(S (D - 1) / (alpha B)) minimises (c + D - 1)(alpha + S / (c B)); S, B of the
     // slowest stage, alpha the largest (by default one stage, rank 0 -> rank 1: parent/child
@@ -432,6 +444,7 @@ CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices
   const GroupShape shape = shape_of(devices, ranks);
   std::int64_t elements = std::llround(per_rank.value());
   if (op == CollectiveOp::all_to_all) elements = (elements + n - 1) / n * n;
+  const std::vector<double> weight = block_weights(devices, ranks, op);
   if (algorithm == "auto") {
     best.time = Seconds(std::numeric_limits<double>::infinity());
     // With siblings: their transfers only add load, so a candidate's time alone bounds its
@@ -443,7 +456,7 @@ CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices
       order.clear();
       for (const CollectiveAlgorithm* a : auto_candidates()) {
         if (!a->supports(op, shape) || (a->auto_max_ranks > 0 && n > a->auto_max_ranks)) continue;
-        CollectiveEstimate e = evaluate(*a, ranks, shape, op, elements);
+        CollectiveEstimate e = evaluate(*a, ranks, shape, op, elements, weight);
         if (e.time < best.time) best = e;
         if (std::isfinite(e.time.value())) order.emplace_back(e.time.value(), a);
       }
@@ -456,7 +469,7 @@ CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices
       best.time = Seconds(std::numeric_limits<double>::infinity());
       for (const auto& [alone, a] : order) {
         if (alone >= best.time.value()) break;
-        CollectiveEstimate e = evaluate(*a, ranks, shape, op, elements);
+        CollectiveEstimate e = evaluate(*a, ranks, shape, op, elements, weight);
         if (e.time < best.time) best = e;
       }
     }
@@ -473,7 +486,7 @@ CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices
     if (!a->supports(op, shape))
       throw InputError("", fmt::format("collective algorithm \"{}\" does not support {} on this group of {} ranks",
                                        algorithm, collective_op_name(op), n));
-    best = evaluate(*a, ranks, shape, op, elements);
+    best = evaluate(*a, ranks, shape, op, elements, weight);
     if (!std::isfinite(best.time.value()))
       throw InputError("", fmt::format("collective algorithm \"{}\" {}", a->name, a->needs));
   }

@@ -80,6 +80,10 @@ struct CostOptions {
   // run as DeepEP's ("deepep", deepep.hpp) with this routing's deduplication
   // (strategy.moe_dispatch = "deepep").
   std::optional<TokenRouting> deepep{};
+  // Set: the run's all-to-alls are an MoE model's dispatches and combines over its expert
+  // groups (its only ones), their blocks sized by this routing's distribution
+  // (rank_block_weights, deepep.hpp: each rank receives its experts' share of the tokens).
+  std::optional<TokenRouting> routing{};
   // Each step's links found once per shape of the step and reused for other bytes
   // (step_loads.hpp); false: every transfer of every step routed and charged afresh, the
   // reference the reuse is checked against. The answers are the same, to the bit.
@@ -124,6 +128,11 @@ class CollectiveCostModel {
   // ScheduleRequest::node_share for a group of this shape: the DeepEP deduplication of
   // CostOptions::deepep (1 without it, or on groups of unequal nodes).
   [[nodiscard]] double node_share(const GroupShape& shape) const;
+  // ScheduleRequest::block_weight for `op` over `devices` (in expert-rank order), given in
+  // the rank order `ranks` of shape_of: the routing's uneven blocks of an all-to-all under
+  // CostOptions::routing; empty otherwise.
+  [[nodiscard]] std::vector<double> block_weights(const std::vector<int>& devices, const std::vector<int>& ranks,
+                                                  CollectiveOp op) const;
 
   // Per rank, the time the step's multimem transfers (schedule.hpp) keep that rank's links to
   // its switch busy on an idle network: the largest latency of its routes plus its busiest
@@ -160,7 +169,7 @@ class CollectiveCostModel {
   // Whether the route between the first two ranks of every node crosses a reducing switch.
   bool nodes_reduce(const std::vector<int>& ranks, const GroupShape& shape) const;
   CollectiveEstimate evaluate(const CollectiveAlgorithm& a, const std::vector<int>& ranks, const GroupShape& shape,
-                              CollectiveOp op, std::int64_t elements) const;
+                              CollectiveOp op, std::int64_t elements, const std::vector<double>& weight) const;
   CollectiveEstimate in_network(const std::vector<int>& ranks, std::int64_t elements) const;
   // The network estimate `net` under the least-time protocol the algorithm allows.
   CollectiveEstimate with_protocol(const CollectiveAlgorithm& a, const CollectiveEstimate& net, CollectiveOp op,

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "sim/collectives/schedule.hpp"
 
@@ -35,8 +36,19 @@ struct TokenRouting {
   std::int64_t experts = 0;  // routed experts E (0: none known; no deduplication)
   int top_k = 1;             // experts per token k
   int max_nodes = 0;         // node-limited routing M (0: none)
+  // The routing distribution: expert j takes (j + 1)^-skew of the routed tokens (Zipf; 0:
+  // uniform), and with a capacity factor > 0 every expert is padded to its capacity.
+  double skew = 0, capacity_factor = 0;
   bool operator==(const TokenRouting&) const = default;
 };
+
+// Each of the E experts' share of the routed tokens under `skew` (sum 1; Zipf, (j + 1)^-skew).
+std::vector<double> expert_shares(std::int64_t experts, double skew);
+// Per rank of an expert-parallel group of `ranks` (rank r holding experts r E/ranks ..
+// (r+1) E/ranks - 1), its experts' share of the routed tokens over the busiest rank's: the
+// size of the all-to-all block each source sends it (BlockWeights, schedule.hpp). Empty when
+// every rank receives as much: even routing, or every expert padded to its capacity.
+std::vector<double> rank_block_weights(const TokenRouting& r, int ranks);
 
 // Expected distinct nodes of N a token's k experts sit on (header comment); E % N == 0.
 double expected_token_nodes(const TokenRouting& r, int nodes);
@@ -56,7 +68,9 @@ double deepep_node_share(const TokenRouting& r, int nodes);
 // The combine runs the same steps: every step is a swap, so each link carries the same bytes
 // both ways and the reversed order (NVLink first, then across) costs the same. One node: the
 // pairwise exchange inside it.
+// `weight` (empty: even): per rank, its blocks' size as a share of b (BlockWeights,
+// schedule.hpp); a node's crossing message carries its ranks' mean.
 Schedule deepep_all_to_all_schedule(int nodes, int per_node, std::int64_t elements, double node_share = 1,
-                                    bool compressed = false);
+                                    bool compressed = false, const std::vector<double>& weight = {});
 
 }  // namespace hcsim

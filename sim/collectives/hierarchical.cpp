@@ -29,23 +29,28 @@ Schedule hierarchical_schedule(CollectiveOp op, int nodes, int per_node, std::in
   return sc;
 }
 
-Schedule hierarchical_all_to_all_schedule(int nodes, int per_node, std::int64_t elements, bool compressed) {
+Schedule hierarchical_all_to_all_schedule(int nodes, int per_node, std::int64_t elements, bool compressed,
+                                          const std::vector<double>& weight) {
   const int n = nodes * per_node, g = per_node;
   HCSIM_ASSERT(nodes >= 1 && per_node >= 1 && elements % n == 0, "all-to-all needs a buffer of n equal blocks");
+  HCSIM_ASSERT(weight.empty() || weight.size() == static_cast<std::size_t>(n), "a block weight per rank");
   Schedule sc{CollectiveOp::all_to_all, n, elements, {}, 0};
   const std::int64_t b = elements / n;
   if (b == 0) return sc;
+  const BlockWeights w{weight};  // each block sized for its final destination
   // Inside each node: local rank i hands local rank j every block bound for local index j of
   // any node c (its block c g + j), into j's block c g + i, which j hands to i in the same
   // swap. Then rank (a, j) holds in blocks c g .. c g + g - 1 what node a sends to (c, j).
   append_pairwise(sc.steps, g, compressed, [&](Step& st, int i, int j) {
     for (int a = 0; a < nodes; ++a)
-      for (int c = 0; c < nodes; ++c) st.transfers.push_back({a * g + i, a * g + j, (c * g + j) * b, (c * g + i) * b, b, false});
+      for (int c = 0; c < nodes; ++c)
+        st.transfers.push_back({a * g + i, a * g + j, (c * g + j) * b, (c * g + i) * b, w.block(b, c * g + j), false});
   });
   // Across nodes, on rail j: (a, j) sends those g blocks to (c, j) as one message, where they
   // land in blocks a g .. a g + g - 1, the places of their sources (a, 0 .. g - 1).
   append_pairwise(sc.steps, nodes, compressed, [&](Step& st, int a, int c) {
-    for (int j = 0; j < g; ++j) st.transfers.push_back({a * g + j, c * g + j, c * g * b, a * g * b, g * b, false});
+    for (int j = 0; j < g; ++j)
+      st.transfers.push_back({a * g + j, c * g + j, c * g * b, a * g * b, g * w.block(b, c * g + j), false});
   });
   return sc;
 }

@@ -6,6 +6,8 @@
 // as point-to-point SimGrid flows so that link sharing is real; the cost model sums its
 // per-step latency and bandwidth terms. Pure code, no SimGrid.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -108,7 +110,10 @@ Schedule hierarchical_schedule(CollectiveOp op, int nodes, int per_node, std::in
 // blocks one node sends one rank. The node-crossing bytes are the flat exchange's, in
 // nodes - 1 messages per rank instead of n - per_node, all on the sender's own rail; the
 // intra-node step adds (per_node - 1) nodes blocks per rank on NVLink.
-Schedule hierarchical_all_to_all_schedule(int nodes, int per_node, std::int64_t elements, bool compressed = false);
+// `weight` (empty: even): per rank, its blocks' size as a share of b (an MoE dispatch's
+// uneven routing: BlockWeights below).
+Schedule hierarchical_all_to_all_schedule(int nodes, int per_node, std::int64_t elements, bool compressed = false,
+                                          const std::vector<double>& weight = {});
 
 // Parallel rings across nodes, as NCCL's channels (rank = node * per_node + local): ring j
 // carries slice j of per_node slices and visits each node's ranks in the order j, j+1, ...,
@@ -139,7 +144,24 @@ Schedule chain_schedule(CollectiveOp op, int n, std::int64_t elements, int chunk
 // Pairwise exchange all-to-all, in place: partners swap blocks. n = 2^k: partner r xor s at
 // steps s = 1..n-1; otherwise partner (s - r) mod n at steps s = 0..n-1.
 // compressed: at most 64 evenly spaced steps, each standing for its share of the n - 1.
-Schedule pairwise_all_to_all_schedule(int n, std::int64_t elements, bool compressed = false);
+// `weight` (empty: even): the block bound for rank j moves weight[j] b elements.
+Schedule pairwise_all_to_all_schedule(int n, std::int64_t elements, bool compressed = false,
+                                      const std::vector<double>& weight = {});
+
+// An all-to-all's uneven blocks (an MoE dispatch under skewed routing, workloads/
+// transformer.hpp MoeLoad): the block rank r's buffer holds for rank j is weight[j] of the
+// even block b = elements / n, the busiest rank's 1 (the buffer is sized for it). Every
+// source sends rank j the same share: its experts' share of the routed tokens. The combine
+// sends the same blocks back, each from j; on full-duplex links the reversed transfers load
+// the reversed directions as much, so it costs the same, and its schedule is the dispatch's.
+// `block(b, j)`: weight[j] b rounded, at least one element (b itself when even).
+struct BlockWeights {
+  const std::vector<double>& weight;
+  [[nodiscard]] std::int64_t block(std::int64_t b, int j) const {
+    if (weight.empty()) return b;
+    return std::max<std::int64_t>(1, std::llround(static_cast<double>(b) * weight[static_cast<std::size_t>(j)]));
+  }
+};
 
 // NCCL's PXN on a schedule of ranks node * per_node + local: a transfer between nodes whose
 // ends have different local indices is relayed through the source node's rank of the

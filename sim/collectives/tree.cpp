@@ -117,14 +117,18 @@ Schedule chain_schedule(CollectiveOp op, int n, std::int64_t elements, int chunk
   return sc;
 }
 
-Schedule pairwise_all_to_all_schedule(int n, std::int64_t elements, bool compressed) {
+Schedule pairwise_all_to_all_schedule(int n, std::int64_t elements, bool compressed,
+                                      const std::vector<double>& weight) {
   HCSIM_ASSERT(n >= 1 && elements % n == 0, "all-to-all needs a buffer of n equal blocks");
+  HCSIM_ASSERT(weight.empty() || weight.size() == static_cast<std::size_t>(n), "a block weight per rank");
   Schedule sc{CollectiveOp::all_to_all, n, elements, {}, 0};
   const std::int64_t b = elements / n;
   if (b == 0) return sc;
+  const BlockWeights w{weight};
   // Partners swap blocks in the same step, so the exchange works in place.
-  append_pairwise(sc.steps, n, compressed,
-                  [&](Step& st, int r, int j) { st.transfers.push_back({r, j, j * b, r * b, b, false}); });
+  append_pairwise(sc.steps, n, compressed, [&](Step& st, int r, int j) {
+    st.transfers.push_back({r, j, j * b, r * b, w.block(b, j), false});
+  });
   return sc;
 }
 

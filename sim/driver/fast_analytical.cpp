@@ -27,10 +27,7 @@ struct Pool {
 
 struct FastAnalytical::Impl {
   explicit Impl(const Scenario& b)
-      : base(b),
-        model(b.topology, {.deepep = deepep_routing(b)}),
-        cache(),
-        costs(model, b.simulation.collective_algorithm) {
+      : base(b), model(b.topology, scenario_cost_options(b)), cache(), costs(model, b.simulation.collective_algorithm) {
     std::vector<int> index;  // attached PIM stacks are folded into their pool's device
     spans = compute_pool_spans(b, &index);
     for (const int k : index) {

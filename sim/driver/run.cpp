@@ -153,7 +153,7 @@ MetricsOptions metrics_options(const Scenario& sc) {
 // topology-aware cost model; no task graph, no engine. Link bytes are not estimated, so
 // network energy is the links' static part only.
 Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const std::vector<StageShape>& shapes) {
-  const CollectiveCostModel model(sc.topology, {.deepep = deepep_routing(sc)});
+  const CollectiveCostModel model(sc.topology, scenario_cost_options(sc));
   CollectiveTimes times(model, sc.simulation.collective_algorithm);
   const AnalyticalResult a = analytical_step(
       in, [&](const DeviceGroup& g, CollectiveOp op, Bytes bytes) { return times(g, op, bytes); }, nullptr);
@@ -311,6 +311,16 @@ std::optional<TokenRouting> deepep_routing(const Scenario& sc) {
   return TokenRouting{m.experts, m.top_k, m.max_nodes};
 }
 
+std::optional<TokenRouting> moe_routing(const Scenario& sc) {
+  const MoeConfig& m = sc.model.moe;
+  if (!sc.model.is_moe() || m.skew == 0 || m.capacity_factor > 0) return std::nullopt;
+  return TokenRouting{m.experts, m.top_k, m.max_nodes, m.skew, m.capacity_factor};
+}
+
+CostOptions scenario_cost_options(const Scenario& sc) {
+  return {.deepep = deepep_routing(sc), .routing = moe_routing(sc)};
+}
+
 Seconds analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
                                    Bytes bytes, std::string_view algorithm, const std::vector<int>& siblings) {
   if (devices.size() <= 1 || bytes <= Bytes{}) return Seconds{};
@@ -379,6 +389,7 @@ RunOutput run_scenario(const Scenario& sc) {
   opt.mode = sc.simulation.mode == "flow" ? "flow" : "event";
   opt.algorithm = sc.simulation.collective_algorithm;
   opt.deepep = deepep_routing(sc);
+  opt.routing = moe_routing(sc);
   out.engine = simulate(sc.topology, out.graph, opt);
   out.metrics = compute_metrics(sc, out.graph, out.engine, out.shapes, metrics_options(sc));
   out.codec_time = codec_time(out.graph, out.engine);

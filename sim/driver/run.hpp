@@ -37,6 +37,11 @@ Seconds analytical_collective_time(const CollectiveCostModel& model, const std::
 // CostOptions::deepep of a scenario: its model's token routing when strategy.moe_dispatch is
 // "deepep" (sim/collectives/deepep.hpp), else none.
 std::optional<TokenRouting> deepep_routing(const Scenario& sc);
+// CostOptions::routing of a scenario: its MoE model's token routing when it is uneven
+// (router_skew > 0, dropless), which sizes the all-to-alls' blocks; else none.
+std::optional<TokenRouting> moe_routing(const Scenario& sc);
+// The cost model's options for a scenario's collectives: both of the above.
+CostOptions scenario_cost_options(const Scenario& sc);
 
 // The analytical mode's bound: the schedule steps of costing the data-parallel collectives
 // (estimate_collective_schedule) over `max_tasks`; none when within it.

@@ -190,7 +190,8 @@ CollectiveExpansion CollectivePlanner::build(const std::vector<int>& devices, Co
   const int n = static_cast<int>(ranks.size());
   std::int64_t elements = std::llround(bytes);
   if (op == CollectiveOp::all_to_all) elements = (elements + n - 1) / n * n;
-  const Schedule sc = a->schedule({op, shape, elements, p.estimate.chunks, !flow_, model_.node_share(shape)});
+  const Schedule sc = a->schedule({op, shape, elements, p.estimate.chunks, !flow_, model_.node_share(shape),
+                                   model_.block_weights(devices, ranks, op)});
   std::vector<const Step*> all;
   for (const Step& st : sc.steps) all.push_back(&st);
   for (const Transfer& t : merged_step(all).transfers)

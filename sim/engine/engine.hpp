@@ -41,6 +41,8 @@ struct EngineOptions {
   std::shared_ptr<CollectivePlanner> planner;
   // An MoE model's routing when its dispatch and combine run as DeepEP's (CostOptions::deepep).
   std::optional<TokenRouting> deepep{};
+  // An MoE model's uneven routing, which sizes its all-to-alls' blocks (CostOptions::routing).
+  std::optional<TokenRouting> routing{};
 };
 
 struct EngineResult {

@@ -355,10 +355,12 @@ EngineResult simulate_in_process(const TopologyGraph& topo, const TaskGraph& gra
   e.set_config("network/TCP-gamma:0");
   e.set_config("network/crosstraffic:0");
   std::optional<CollectivePlanner> own;
-  if (!opt.planner) own.emplace(topo, opt.algorithm, opt.mode == "flow", CostOptions{.deepep = opt.deepep});
+  if (!opt.planner)
+    own.emplace(topo, opt.algorithm, opt.mode == "flow", CostOptions{.deepep = opt.deepep, .routing = opt.routing});
   CollectivePlanner& planner = opt.planner ? *opt.planner : *own;
   HCSIM_ASSERT(&planner.model().router().graph() == &topo && planner.flow_mode() == (opt.mode == "flow") &&
-                   planner.algorithm() == opt.algorithm && planner.model().options().deepep == opt.deepep,
+                   planner.algorithm() == opt.algorithm && planner.model().options().deepep == opt.deepep &&
+                   planner.model().options().routing == opt.routing,
                "EngineOptions::planner was made for another topology, mode, algorithm or MoE dispatch");
   Platform pf;
   pf.router = &planner.router();

@@ -146,5 +146,79 @@ TEST(Deepep, OneNodeIsThePairwiseExchange) {
   EXPECT_NEAR(d.time.value(), 7 * (0.5e-6 + 1e6 / (300e9 * 0.78)), 1e-12);
 }
 
+TEST(UnevenRouting, EachRankReceivesItsExpertsShareOfTheTokens) {
+  // Zipf exponent 1 over E = 16 experts (expert j takes (1/(j+1)) / H_16 of the routed
+  // tokens), 8 ranks of 2 experts: rank r receives (1/(2r+1) + 1/(2r+2)) / H_16, and its
+  // block's weight is that over rank 0's 1.5 / H_16.
+  const std::vector<double> w = rank_block_weights({16, 2, 0, 1.0, 0.0}, 8);
+  ASSERT_EQ(w.size(), 8u);
+  for (int r = 0; r < 8; ++r)
+    EXPECT_NEAR(w[static_cast<std::size_t>(r)], (1.0 / (2 * r + 1) + 1.0 / (2 * r + 2)) / 1.5, 1e-15);
+  // Even routing, or every expert padded to its capacity: every block is the same (none).
+  EXPECT_TRUE(rank_block_weights({16, 2, 0, 0.0, 0.0}, 8).empty());
+  EXPECT_TRUE(rank_block_weights({16, 2, 0, 1.0, 1.25}, 8).empty());
+}
+
+TEST(UnevenRouting, EachScheduleSizesABlockForItsFinalDestination) {
+  // 4 nodes of 4 ranks, blocks of b = 1,000 elements, weights w (Zipf 1 over 16 experts, one
+  // a rank). What reaches rank j from the other nodes, summed over the schedule:
+  //  pairwise: (n - 1) w_j b from every rank, directly;
+  //  hierarchical: rank (c, l) receives from its rail peer on each other node that node's
+  //    g blocks for it in one message: (N - 1) g w_j b;
+  //  DeepEP: the message to (c, i) carries node c's ranks' blocks together, as deduplicated:
+  //    (N - 1) round(D/k sum_l w_(c,l) b).
+  const int nodes = 4, g = 4, n = nodes * g;
+  const std::int64_t b = 1000, s = n * b;
+  const std::vector<double> w = rank_block_weights({16, 2, 0, 1.0, 0.0}, n);
+  ASSERT_EQ(w.size(), static_cast<std::size_t>(n));
+  auto received_across = [&](const Schedule& sc) {
+    std::vector<double> in(static_cast<std::size_t>(n), 0.0);
+    for (const Step& st : sc.steps)
+      for (const Transfer& t : st.transfers)
+        if (t.src / g != t.dst / g) in[static_cast<std::size_t>(t.dst)] += static_cast<double>(t.count) * st.repeat;
+    return in;
+  };
+  auto block = [&](int j) {
+    return static_cast<double>(std::llround(static_cast<double>(b) * w[static_cast<std::size_t>(j)]));
+  };
+  const auto pw = received_across(pairwise_all_to_all_schedule(n, s, false, w));
+  const auto hi = received_across(hierarchical_all_to_all_schedule(nodes, g, s, false, w));
+  const double share = deepep_node_share({16, 2, 0}, nodes);
+  const auto dp = received_across(deepep_all_to_all_schedule(nodes, g, s, share, false, w));
+  for (int j = 0; j < n; ++j) {
+    EXPECT_DOUBLE_EQ(pw[static_cast<std::size_t>(j)], (n - g) * block(j)) << "pairwise, rank " << j;
+    EXPECT_DOUBLE_EQ(hi[static_cast<std::size_t>(j)], (nodes - 1) * g * block(j)) << "hierarchical, rank " << j;
+    double node = 0;
+    for (int l = 0; l < g; ++l) node += block(j / g * g + l);
+    EXPECT_DOUBLE_EQ(dp[static_cast<std::size_t>(j)], (nodes - 1) * static_cast<double>(std::llround(node * share)))
+        << "deepep, rank " << j;
+  }
+  // The busiest rank's block is the even one: the buffer is sized for it.
+  EXPECT_DOUBLE_EQ(block(0), static_cast<double>(b));
+}
+
+TEST(UnevenRouting, TheBusiestNodeSetsADeepepDispatchAcrossNodes) {
+  // Two nodes of 8 (one HDR NIC per GPU, as CostModelTimeClosedForm), E = 16 experts top-2,
+  // Zipf 1: node 0 holds experts 0-7, most of the tokens. DeepEP's one crossing step carries
+  // to (c, i) D/k of node c's blocks together, so it takes 2.7 us + D/k sum_l w_(c,l) b / B_ib
+  // for the busiest node c = 0, against 8 b D/k / B_ib with every block at the busiest rank's
+  // size (the costing before blocks were uneven); the NVLink steps forward each rank's own
+  // block, the busiest one full: 7 (alpha + 2 b / B).
+  constexpr double kAlpha = 0.5e-6, kB = 300e9 * 0.78, kBIb = 25e9 * 0.92;
+  const TokenRouting routing{16, 2, 0, 1.0, 0.0};
+  const TopologyGraph topo = testing::test_topology({{"type", "nvswitch-cluster"}, {"switch_radix", 64}}, 16);
+  const double b = 1e6, share = deepep_node_share(routing, 2);
+  const std::vector<double> w = rank_block_weights(routing, 16);
+  double node0 = 0;
+  for (int l = 0; l < 8; ++l) node0 += w[static_cast<std::size_t>(l)];
+  CollectiveCostModel uneven(topo, {.protocols = ProtocolSet::ideal(), .deepep = routing, .routing = routing});
+  CollectiveCostModel even(topo, {.protocols = ProtocolSet::ideal(), .deepep = routing});
+  const auto u = uneven.estimate(group_of(16), CollectiveOp::all_to_all, Bytes(16 * b), "deepep");
+  const auto e = even.estimate(group_of(16), CollectiveOp::all_to_all, Bytes(16 * b), "deepep");
+  EXPECT_NEAR(u.time.value(), 2.7e-6 + share * node0 * b / kBIb + 7 * (kAlpha + 2 * b / kB), 2 / kBIb);
+  EXPECT_NEAR(e.time.value(), 2.7e-6 + share * 8 * b / kBIb + 7 * (kAlpha + 2 * b / kB), 2 / kBIb);
+  EXPECT_LT(node0, 8.0);
+}
+
 }  // namespace
 }  // namespace hcsim
