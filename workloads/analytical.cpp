@@ -270,8 +270,9 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     Seconds zf{}, zb{};      // exposed ZeRO-3 / FSDP gathers and reductions per micro-batch
     for (int ch = 0; ch < v; ++ch) {
       const ChunkTotals& ct = *sp.totals[static_cast<std::size_t>(ch)];
-      add_pass(f, tp.pass(ct.fwd, ct.comm_bytes));
-      add_pass(b, tp.pass(ct.bwd, ct.comm_bytes));
+      const PassCost f1 = tp.pass(ct.fwd, ct.comm_bytes), b1 = tp.pass(ct.bwd, ct.comm_bytes);
+      add_pass(f, f1);
+      add_pass(b, b1);
       const Seconds cf = ring_exposed(ct.fwd, lay, s, cost), cb = ring_exposed(ct.bwd, lay, s, cost);
       Seconds ef{}, eb{};
       auto expert = [&](const EpComm& e) {
@@ -281,15 +282,13 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       for (const EpComm& e : ct.fwd.ep) ef += expert(e);
       for (const EpComm& e : ct.bwd.ep) eb += expert(e);
       if (split) {
-        const PassCost f1 = tp.pass(ct.fwd, ct.comm_bytes), bi1 = tp.pass(ct.bwd_input, ct.comm_bytes),
-                       bw1 = tp.pass(ct.bwd_weight, ct.comm_bytes);
+        const PassCost bi1 = tp.pass(ct.bwd_input, ct.comm_bytes), bw1 = tp.pass(ct.bwd_weight, ct.comm_bytes);
         add_pass(bi, bi1);
         add_pass(bw, bw1);
         PassTimes& pt = passes[static_cast<std::size_t>(s * v + ch)];
         pt.f = f1.compute + f1.comm + cf + ef;
         pt.b = bi1.compute + bi1.comm + cb + eb;
         pt.w = bw1.compute + bw1.comm;
-        const PassCost b1 = tp.pass(ct.bwd, ct.comm_bytes);
         pt.whole = b1.compute + b1.comm + cb + eb;
         if (!ct.fwd.segments.empty() && !ct.bwd.segments.empty()) {
           // DualPipe's pairs: the passes cut at their MoE collectives (ring sends in the first piece).
@@ -306,8 +305,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
         }
       }
       if (ch == 0) {
-        const PassCost b0 = tp.pass(ct.bwd, ct.comm_bytes);
-        last_pass[static_cast<std::size_t>(s)] = b0.compute + b0.comm + cb + eb;
+        last_pass[static_cast<std::size_t>(s)] = b1.compute + b1.comm + cb + eb;
         last_pass_compute[static_cast<std::size_t>(s)] = ct.bwd.t;
       }
       cp_f += cf;
