@@ -136,9 +136,7 @@ std::unique_ptr<Product> build_ref(const Params& ref, const std::string& path, c
   }
 }
 
-// Devices in the whole cluster: bounds the work of validation (the topology graph) and keeps
-// device indices within int.
-constexpr int kMaxDevices = 1'000'000;
+using sections::kMaxDevices;
 
 struct Parser {
   const std::string& file;

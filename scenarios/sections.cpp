@@ -38,13 +38,19 @@ const ParamTable& cluster() {
 const ParamTable& pool() {
   static const ParamTable t{
       {.name = "name", .kind = ParamKind::string, .def = nullptr, .help = "pool name (default pool<i>)"},
-      {.name = "type", .kind = ParamKind::string, .def = nullptr,
+      {.name = "type",
+       .kind = ParamKind::string,
+       .def = nullptr,
        .help = "compute-device type (implied by the preset)"},
       {.name = "preset", .kind = ParamKind::string, .def = nullptr, .help = "device preset, see `hcsim list devices`"},
-      {.name = "overrides", .kind = ParamKind::object, .def = nlohmann::json::object(),
+      {.name = "overrides",
+       .kind = ParamKind::object,
+       .def = nlohmann::json::object(),
        .help = "parameter values over the preset (without a preset: every required parameter)"},
-      {.name = "count", .kind = ParamKind::integer, .min = 1, .max = 1'000'000, .help = "devices in the pool"},
-      {.name = "attach_to", .kind = ParamKind::string, .def = nullptr,
+      {.name = "count", .kind = ParamKind::integer, .min = 1, .max = kMaxDevices, .help = "devices in the pool"},
+      {.name = "attach_to",
+       .kind = ParamKind::string,
+       .def = nullptr,
        .help = "processing-in-memory pool: name of the pool whose devices carry these stacks in their memory "
                "(count a multiple of that pool's); memory-bound kernels then run on the stacks"},
   };

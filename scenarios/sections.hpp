@@ -7,6 +7,10 @@
 
 namespace hcsim::sections {
 
+// Devices in the whole cluster, and so in one pool: bounds the work of validation (the
+// topology graph) and keeps device and graph-node indices well within int.
+inline constexpr int kMaxDevices = 4'000'000;
+
 const ParamTable& top();
 const ParamTable& cluster();
 const ParamTable& pool();

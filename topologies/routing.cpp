@@ -1,6 +1,7 @@
 #include "topologies/routing.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 
@@ -91,6 +92,65 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
   for (std::size_t u = 0; u < n; ++u)
     if (transit_[u] && parent_[u] < 0) local_[u] = component_size_[static_cast<std::size_t>(component_[u])]++;
   max_table_entries_ = kCacheBytes / sizeof(std::int64_t);
+  find_bipartite_cores();
+}
+
+void Router::find_bipartite_cores() {
+  const std::size_t n = adj_.size();
+  const std::size_t n_comp = component_size_.size();
+  const auto core = [&](int v) {
+    return transit_[static_cast<std::size_t>(v)] && parent_[static_cast<std::size_t>(v)] < 0;
+  };
+  // Two-colour each component's core from its first node; any edge inside a colour, or a
+  // second weight, and the component keeps its tables.
+  std::vector<char> ok(n_comp, 1);
+  std::vector<std::int64_t> w(n_comp, kUnreached);
+  std::vector<std::array<int, 2>> count(n_comp, {0, 0});
+  side_.assign(n, -1);
+  std::vector<int> stack;
+  for (std::size_t s = 0; s < n; ++s) {
+    if (!core(static_cast<int>(s)) || side_[s] >= 0) continue;
+    side_[s] = 0;
+    stack.push_back(static_cast<int>(s));
+    while (!stack.empty()) {
+      const int u = stack.back();
+      stack.pop_back();
+      const auto c = static_cast<std::size_t>(component_[static_cast<std::size_t>(u)]);
+      ++count[c][static_cast<std::size_t>(side_[static_cast<std::size_t>(u)])];
+      for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)]) {
+        if (!core(v) || v == u) continue;
+        const std::int64_t we = weight_[static_cast<std::size_t>(e)];
+        if (w[c] == kUnreached) w[c] = we;
+        if (we != w[c]) ok[c] = 0;
+        auto& sv = side_[static_cast<std::size_t>(v)];
+        if (sv < 0) {
+          sv = static_cast<char>(1 - side_[static_cast<std::size_t>(u)]);
+          stack.push_back(v);
+        } else if (sv == side_[static_cast<std::size_t>(u)]) {
+          ok[c] = 0;
+        }
+      }
+    }
+  }
+  // Complete: every core node meets every node of the other side (distinct neighbours).
+  std::vector<char> seen(n, 0);
+  std::vector<int> met;
+  for (std::size_t u = 0; u < n && std::find(ok.begin(), ok.end(), 1) != ok.end(); ++u) {
+    if (!core(static_cast<int>(u))) continue;
+    const auto c = static_cast<std::size_t>(component_[u]);
+    if (!ok[c]) continue;
+    met.clear();
+    for (const auto& [v, e] : adj_[u])
+      if (core(v) && v != static_cast<int>(u) && !seen[static_cast<std::size_t>(v)]) {
+        seen[static_cast<std::size_t>(v)] = 1;
+        met.push_back(v);
+      }
+    for (int v : met) seen[static_cast<std::size_t>(v)] = 0;
+    if (static_cast<int>(met.size()) != count[c][static_cast<std::size_t>(1 - side_[u])]) ok[c] = 0;
+  }
+  bipartite_weight_.assign(n_comp, kUnreached);
+  for (std::size_t c = 0; c < n_comp; ++c)
+    if (ok[c]) bipartite_weight_[c] = w[c] == kUnreached ? 0 : w[c];
 }
 
 const Router::Search& Router::settle(int dst, int src) const {
@@ -175,14 +235,17 @@ Router::Target Router::target_of(int dst) const {
     const int q = parent_[static_cast<std::size_t>(b)];
     const int via = q >= 0 ? b : -1;
     const std::int64_t weight = q >= 0 ? parent_weight_[static_cast<std::size_t>(b)] + w : w;
-    const std::int64_t* table = transit_table(q >= 0 ? q : b).data();
+    const int core = q >= 0 ? q : b;
+    const int c = component_[static_cast<std::size_t>(b)];
+    const std::int64_t* table =
+        bipartite_weight_[static_cast<std::size_t>(c)] == kUnreached ? transit_table(core).data() : nullptr;
     for (auto& en : t.entries)
-      if (en.table == table && en.via == via) {
+      if (en.core == core && en.via == via) {
         en.weight = std::min(en.weight, weight);
         en.via_weight = std::min(en.via_weight, w);
         return;
       }
-    t.entries.push_back({component_[static_cast<std::size_t>(b)], table, weight, via, w});
+    t.entries.push_back({c, core, table, weight, via, w});
   };
   if (transit(dst)) add(dst, 0);
   else
@@ -210,21 +273,44 @@ std::int64_t Router::to_dst(int node, const Target& t) const {
   // A pendant node reads its parent's row, one edge further.
   const int q = parent_[static_cast<std::size_t>(node)];
   const std::int64_t up = q >= 0 ? parent_weight_[static_cast<std::size_t>(node)] : 0;
-  const auto l = static_cast<std::size_t>(local_[static_cast<std::size_t>(q >= 0 ? q : node)]);
+  const int from = q >= 0 ? q : node;
   for (const Entry& en : t.entries) {
     if (en.component != c) continue;
     if (en.via == node) {
       better(en.via_weight);
       continue;
     }
-    const std::int64_t d = en.table[l];
+    const std::int64_t d = core_distance(from, en.core, en.table);
     if (d != kUnreached) better(d + up + en.weight);
   }
   return best;
 }
 
+bool Router::target_hops(int cur, std::int64_t dcur, const Target& t, std::vector<int>& hops) const {
+  if (!transit(cur) || parent_[static_cast<std::size_t>(cur)] >= 0) return false;
+  const int c = component_[static_cast<std::size_t>(cur)];
+  const std::int64_t w = bipartite_weight_[static_cast<std::size_t>(c)];
+  if (w == kUnreached) return false;
+  // A core neighbour v that is not one of t's core nodes is at least w from each of them,
+  // so dist(v) >= w + the least entry weight, and it is a next hop (over an edge of weight w)
+  // only when dcur >= 2 w + that weight. Pendant neighbours other than t's vias lead back
+  // through cur; devices other than dst end paths.
+  std::int64_t least = kUnreached;
+  hops.assign(1, t.dst);
+  for (const Entry& en : t.entries) {
+    if (en.component != c) continue;
+    if (least == kUnreached || en.weight < least) least = en.weight;
+    hops.push_back(en.core);
+    if (en.via >= 0) hops.push_back(en.via);
+  }
+  if (least != kUnreached && dcur >= 2 * w + least) return false;
+  std::sort(hops.begin(), hops.end());
+  hops.erase(std::unique(hops.begin(), hops.end()), hops.end());
+  return true;
+}
+
 template <class Dist>
-void Router::walk(int src, int dst, const Dist& dist, Route& r) const {
+void Router::walk(int src, int dst, const Dist& dist, Route& r, const Target* t) const {
   r.reachable = true;
   // Built in reused buffers, then copied at their final size: one allocation each.
   std::vector<int>& nodes = walk_nodes_;
@@ -239,13 +325,23 @@ void Router::walk(int src, int dst, const Dist& dist, Route& r) const {
   while (cur != dst) {
     next.clear();
     next_dist.clear();
-    for (const auto& [v, e] : adj_[static_cast<std::size_t>(cur)]) {
-      if (v != dst && !transit(v)) continue;
+    const auto consider = [&](int v, int e) {
+      if (v != dst && !transit(v)) return;
       const std::int64_t dv = dist(v);
       if (dv != kUnreached && dv + weight_[static_cast<std::size_t>(e)] == dcur) {
         next.emplace_back(v, e);
         next_dist.push_back(dv);
       }
+    };
+    const auto& out = adj_[static_cast<std::size_t>(cur)];
+    if (t && target_hops(cur, dcur, *t, walk_hops_)) {
+      // The same candidates in the same (neighbour, edge) order as the whole scan.
+      for (int v : walk_hops_)
+        for (auto it = std::lower_bound(out.begin(), out.end(), std::pair<int, int>{v, -1});
+             it != out.end() && it->first == v; ++it)
+          consider(it->first, it->second);
+    } else {
+      for (const auto& [v, e] : out) consider(v, e);
     }
     HCSIM_ASSERT(!next.empty(), "shortest-path table inconsistent");
     const std::size_t k = g_.destination_routing
@@ -372,7 +468,9 @@ const Route& Router::route(int src, int dst) const {
   } else {
     trim_tables();
     const Target t = target_of(dst);
-    if (to_dst(src, t) != kUnreached) walk(src, dst, [&](int v) { return to_dst(v, t); }, r);
+    if (to_dst(src, t) != kUnreached)
+      walk(
+          src, dst, [&](int v) { return to_dst(v, t); }, r, &t);
   }
   check_scale_up(src, dst, r);
   return add_route(key, std::move(r));

@@ -37,6 +37,11 @@
 // cover the other ("core") transit nodes only, and a pendant p's distances are read
 // through q: dist(p, x) = w(p, q) + dist(q, x), dist(x, p) = dist(x, q) + w(q, p). The
 // tables then number the leaves, not the NICs, and each Dijkstra spans the switches alone.
+// A core whose nodes form a complete bipartite graph with every edge of one weight w (a
+// two-tier Clos: every leaf joined to every spine, by links of one latency) needs no table:
+// the distance between two of its nodes is 0, w (opposite sides) or 2 w (one side), so
+// routing there costs no Dijkstra and no memory per destination, and grows with the routes
+// asked for, not with the leaves times the routes.
 // When devices forward, a resumable Dijkstra from each destination over the whole graph.
 
 #include <cstdint>
@@ -70,6 +75,12 @@ class Router {
   // Route between global device indices.
   [[nodiscard]] const Route& device_route(int src_device, int dst_device) const;
   [[nodiscard]] const TopologyGraph& graph() const { return g_; }
+  // Whether distances towards transit node `node` are in closed form (its component's core
+  // is complete bipartite with one edge weight) rather than read from a Dijkstra table.
+  [[nodiscard]] bool closed_form(int node) const {
+    if (whole_graph_ || !transit(node)) return false;
+    return bipartite_weight_[static_cast<std::size_t>(component_[static_cast<std::size_t>(node)])] != kUnreached;
+  }
 
  private:
   static constexpr std::int64_t kUnreached = -1;
@@ -95,7 +106,8 @@ class Router {
   // p itself (via) is at via_weight = w(p, dst).
   struct Entry {
     int component;
-    const std::int64_t* table;
+    int core;                   // the core node whose distances are read
+    const std::int64_t* table;  // its table; null where the component is in closed form
     std::int64_t weight;
     int via = -1;
     std::int64_t via_weight = 0;
@@ -109,9 +121,14 @@ class Router {
   std::int64_t to_dst(int node, const Target& t) const;
   [[nodiscard]] bool transit(int node) const { return transit_[static_cast<std::size_t>(node)] != 0; }
 
-  // The shortest-path walk from src to dst with ECMP choice, given distances to dst.
+  // The shortest-path walk from src to dst with ECMP choice, given distances to dst. With
+  // the target (closed-form cores), a hop from a core node near it looks only at the
+  // target's nodes among its neighbours (a spine meets every leaf; two of them may be next).
   template <class Dist>
-  void walk(int src, int dst, const Dist& dist, Route& r) const;
+  void walk(int src, int dst, const Dist& dist, Route& r, const Target* t = nullptr) const;
+  // The neighbours of core node `cur` that can be its next hop towards t at distance dcur,
+  // when that set is within t's own nodes; false when every neighbour must be looked at.
+  bool target_hops(int cur, std::int64_t dcur, const Target& t, std::vector<int>& hops) const;
 
   // The domain both nodes belong to when it is not the whole graph, else -1.
   [[nodiscard]] int restricting_domain(int src, int dst) const;
@@ -129,6 +146,18 @@ class Router {
   std::vector<int> component_size_;                    // core transit nodes per component
   std::vector<int> parent_;                            // pendant transit node -> its sole transit neighbour
   std::vector<std::int64_t> parent_weight_;            // pendant -> least weight of its edges to the parent
+  // Per component: the edge weight w of a complete bipartite core (distances in closed
+  // form), or kUnreached when its distances need tables; per core node: its side (0/1).
+  std::vector<std::int64_t> bipartite_weight_;
+  std::vector<char> side_;
+  // Distance between two core nodes of one component.
+  [[nodiscard]] std::int64_t core_distance(int from, int to, const std::int64_t* table) const {
+    if (table) return table[static_cast<std::size_t>(local_[static_cast<std::size_t>(from)])];
+    if (from == to) return 0;
+    const std::int64_t w = bipartite_weight_[static_cast<std::size_t>(component_[static_cast<std::size_t>(from)])];
+    return side_[static_cast<std::size_t>(from)] != side_[static_cast<std::size_t>(to)] ? w : 2 * w;
+  }
+  void find_bipartite_cores();
   std::vector<std::vector<int>> domain_nodes_;  // scale-up domain -> its nodes, ascending
   std::vector<int> domain_local_;               // node -> index in its domain's list (-1: none)
   std::size_t max_searches_ = 64;
@@ -149,7 +178,7 @@ class Router {
   // walk()'s candidate next hops and the route it builds, reused.
   mutable std::vector<std::pair<int, int>> walk_next_;
   mutable std::vector<std::int64_t> walk_next_dist_;
-  mutable std::vector<int> walk_nodes_, walk_edges_;
+  mutable std::vector<int> walk_nodes_, walk_edges_, walk_hops_;
   mutable std::deque<Route> routes_;
 };
 

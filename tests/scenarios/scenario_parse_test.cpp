@@ -77,8 +77,8 @@ TEST(ParseScenario, DeviceTotalIsBounded) {
                                        {"count", 1000000}});
   const auto is = issues_of(doc);
   ASSERT_FALSE(is.empty());
-  EXPECT_EQ(is[0].path, "/cluster/pools/1/count");
-  EXPECT_EQ(is[0].message, "the pools hold more than 1000000 devices in total");
+  EXPECT_EQ(is[0].path, "/cluster/pools/4/count");  // four pools fill the 4,000,000
+  EXPECT_EQ(is[0].message, "the pools hold more than 4000000 devices in total");
 }
 
 // 30,000 stages of 100,000 layers sum to 3x10^9, past int.

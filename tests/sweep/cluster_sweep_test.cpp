@@ -132,9 +132,9 @@ TEST(ClusterSweep, InvalidClusterPointIsAnInfeasibleRowNamingThePath) {
   EXPECT_FALSE(rec[1].contains("study"));
   EXPECT_FALSE(rec[1].contains("metrics"));
   EXPECT_EQ(rec[2]["status"], "infeasible");
-  EXPECT_EQ(rec[2]["reason"], "/cluster/pools/1/count: must be between 1 and 1e+06, got 0");
+  EXPECT_EQ(rec[2]["reason"], "/cluster/pools/1/count: must be between 1 and 4e+06, got 0");
   EXPECT_THAT(slurp(dir / "o/results.csv"),
-              HasSubstr("2,infeasible,0,fifo,,,,,,,\"/cluster/pools/1/count: must be between 1 and 1e+06, got 0\"\n"));
+              HasSubstr("2,infeasible,0,fifo,,,,,,,\"/cluster/pools/1/count: must be between 1 and 4e+06, got 0\"\n"));
 }
 
 TEST(ClusterSweep, SpecTakesTheJobListRelativeToTheSweepFileAndDefaultsToTheTotals) {
