@@ -28,7 +28,7 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
     const auto& ed = g.edges()[e];
     adj_[static_cast<std::size_t>(ed.a)].emplace_back(ed.b, static_cast<int>(e));
     adj_[static_cast<std::size_t>(ed.b)].emplace_back(ed.a, static_cast<int>(e));
-    weight_.push_back(static_cast<std::int64_t>(std::llround(ed.link.latency.value() * 1e12)) + 1);
+    weight_.push_back(static_cast<std::int64_t>(std::llround(ed.link().latency.value() * 1e12)) + 1);
   }
   for (auto& a : adj_) std::sort(a.begin(), a.end());
   transit_.resize(n);
@@ -356,8 +356,8 @@ void Router::walk(int src, int dst, const Dist& dist, Route& r, const Target* t)
   r.edges = edges;
   for (std::size_t i = 0; i < r.edges.size(); ++i) {
     const auto& ed = g_.edges()[static_cast<std::size_t>(r.edges[i])];
-    r.latency += ed.link.latency;
-    const BytesPerSecond bw = ed.bandwidth() * ed.link.efficiency;
+    r.latency += ed.link().latency;
+    const BytesPerSecond bw = ed.bandwidth() * ed.link().efficiency;
     r.bottleneck = i == 0 ? bw : min(r.bottleneck, bw);
   }
 }

@@ -6,6 +6,7 @@
 // SimGrid hosts, routers and links from it. Topologies know nothing of SimGrid.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -31,13 +32,18 @@ struct TopoNode {
   int scale_up_domain = -1;
 };
 
+// An edge names its link spec and class among the graph's few distinct ones (a million-GPU
+// fabric has millions of edges and a handful of link kinds): 32 bytes an edge, not 152.
 struct TopoEdge {
   int a = -1, b = -1;        // node indices; the edge is full duplex (one link each way)
-  LinkSpec link;             // per-lane spec
   int lanes = 1;             // parallel lanes aggregated into this edge
-  std::string link_class;    // report grouping, e.g. "nvlink", "infiniband", "ici"
+  const LinkSpec* spec = nullptr;            // per-lane spec, owned by the graph
+  const std::string* link_class_ = nullptr;  // owned by the graph
 
-  [[nodiscard]] BytesPerSecond bandwidth() const { return link.bandwidth * static_cast<double>(lanes); }
+  [[nodiscard]] const LinkSpec& link() const { return *spec; }
+  // Report grouping, e.g. "nvlink", "infiniband", "ici".
+  [[nodiscard]] const std::string& link_class() const { return *link_class_; }
+  [[nodiscard]] BytesPerSecond bandwidth() const { return spec->bandwidth * static_cast<double>(lanes); }
 };
 
 class TopologyGraph {
@@ -101,6 +107,10 @@ class TopologyGraph {
  private:
   std::vector<TopoNode> nodes_;
   std::vector<TopoEdge> edges_;
+  // The distinct link specs and classes the edges point to. Shared by copies of the graph
+  // (a deque keeps its elements in place as it grows), so a copy's edges stay valid.
+  std::shared_ptr<std::deque<LinkSpec>> specs_ = std::make_shared<std::deque<LinkSpec>>();
+  std::shared_ptr<std::deque<std::string>> classes_ = std::make_shared<std::deque<std::string>>();
   std::vector<int> device_node_;
   std::vector<int> node_of_;
   std::vector<int> host_index_;  // per node; -1: none set

@@ -25,7 +25,16 @@ int TopologyGraph::add_memory(std::string name, Bytes capacity) {
 int TopologyGraph::add_edge(int a, int b, const LinkSpec& link, int lanes, std::string link_class) {
   HCSIM_ASSERT(a >= 0 && b >= 0 && a < static_cast<int>(nodes_.size()) && b < static_cast<int>(nodes_.size()) && a != b,
                "edge endpoints out of range");
-  edges_.push_back({a, b, link, lanes, std::move(link_class)});
+  const auto same = [&](const LinkSpec& x) {
+    return x.technology == link.technology && x.name == link.name && x.bandwidth == link.bandwidth &&
+           x.latency == link.latency && x.efficiency == link.efficiency && x.energy_per_byte == link.energy_per_byte &&
+           x.static_power == link.static_power;
+  };
+  auto spec = std::find_if(specs_->rbegin(), specs_->rend(), same);
+  const LinkSpec* sp = spec != specs_->rend() ? &*spec : &specs_->emplace_back(link);
+  auto cls = std::find(classes_->rbegin(), classes_->rend(), link_class);
+  const std::string* cp = cls != classes_->rend() ? &*cls : &classes_->emplace_back(std::move(link_class));
+  edges_.push_back({a, b, lanes, sp, cp});
   return static_cast<int>(edges_.size()) - 1;
 }
 

@@ -24,6 +24,9 @@ Cases (run.sh --list):
   frontier   the Llama-3 405B benchmark from 8,192 to 131,072 H100 (DP 64 to 1,024, 16
              micro-batches per replica), event mode with symmetry (targets: 65,536 <= 5 s,
              131,072 <= 10 s and 2 GiB); exponent of time vs devices
+  million    the same scenario in analytical mode from 131,072 to 1,048,576 H100 (DP 1,024
+             to 8,192; max_tasks raised past the collective-schedule bound); target: the
+             1,048,576-GPU run under 1 s
 """
 import argparse
 import json
@@ -52,6 +55,7 @@ FLOW_BATCHES = [384, 1536]  # global batches run in flow mode (the full step has
 # at every point, so what grows is the work per device.
 FRONTIER_DP = [64, 128, 256, 512, 1024]
 FRONTIER_BASE = "scenarios/bench/llama3-405b-h100-16384.json"
+MILLION_DP = [1024, 2048, 4096, 8192]  # analytical mode, 128 GPUs per replica: up to 1,048,576
 
 
 def timed(cmd, timeout):
@@ -188,6 +192,22 @@ def case_frontier(build, res):
           f"three points (goal <= 0.3 once the task graph stops growing: {verdict(tail <= 0.3)})", flush=True)
 
 
+def case_million(build, res):
+    pts = []
+    for dp in MILLION_DP:
+        devices = dp * 128
+        m = run_hcsim(build, FRONTIER_BASE, [f"/cluster/pools/0/count={devices}", f"/strategy/dp={dp}",
+                                             f"/workload/global_batch={16 * dp}", "/simulation/mode=analytical",
+                                             "/simulation/max_tasks=10000000000"])
+        m.update(devices=devices, dp=dp)
+        pts.append(m)
+        target = f"<= 1 s: {verdict(m['wall_s'] <= 1)}" if devices == 1048576 else ""
+        print(row(f"analytical {devices} (dp {dp})", m, target) + f"  step {m.get('step', '?')}", flush=True)
+    fit = fit_exponent([p["devices"] for p in pts], [p["wall_s"] for p in pts])
+    res["million"] = {"points": pts, "wall_vs_devices": fit}
+    print(f"  wall vs devices (least squares on log-log): {fit:.2f}", flush=True)
+
+
 def case_flow(build, res):
     pts = []
     for gb in FLOW_BATCHES:
@@ -251,7 +271,7 @@ def case_cluster(build, res):
 
 CASES = {"gpt3": case_gpt3, "llama405": case_llama405, "scaling": case_scaling, "flow": case_flow,
          "search": case_search, "search-cli": case_search_cli, "frontier": case_frontier,
-         "deepseek": case_deepseek, "cluster": case_cluster}
+         "deepseek": case_deepseek, "cluster": case_cluster, "million": case_million}
 
 
 def machine():

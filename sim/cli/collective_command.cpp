@@ -79,7 +79,7 @@ double network_energy(const TopologyGraph& g, const CollectivePlanner& planner, 
   std::vector<double> bytes(g.edges().size(), 0.0);
   planner.add_edge_bytes(p, bytes);
   double j = 0;
-  for (std::size_t e = 0; e < bytes.size(); ++e) j += (Bytes(bytes[e]) * g.edges()[e].link.energy_per_byte).value();
+  for (std::size_t e = 0; e < bytes.size(); ++e) j += (Bytes(bytes[e]) * g.edges()[e].link().energy_per_byte).value();
   return j;
 }
 

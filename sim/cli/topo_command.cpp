@@ -31,13 +31,13 @@ struct LinkClass {
 std::map<std::string, LinkClass> link_classes(const TopologyGraph& g) {
   std::map<std::string, LinkClass> out;
   for (const TopoEdge& e : g.edges()) {
-    LinkClass& c = out[e.link_class];
-    const double bw = e.link.bandwidth.value();
+    LinkClass& c = out[e.link_class()];
+    const double bw = e.link().bandwidth.value();
     c.min_bw = c.links == 0 ? bw : std::min(c.min_bw, bw);
     c.max_bw = std::max(c.max_bw, bw);
     c.links += 1;
     c.lanes += e.lanes;
-    c.energy_per_byte = e.link.energy_per_byte.value();
+    c.energy_per_byte = e.link().energy_per_byte.value();
   }
   return out;
 }

@@ -151,7 +151,7 @@ std::vector<Seconds> CollectiveCostModel::multimem_times(const Step& st, const s
     Seconds bw{};
     for (std::size_t slot : owners[r].slots) {
       const auto& e = g_.edges()[slot / 2];
-      bw = max(bw, Bytes(load_[slot]) / (e.bandwidth() * e.link.efficiency));
+      bw = max(bw, Bytes(load_[slot]) / (e.bandwidth() * e.link().efficiency));
     }
     out[r] = owners[r].slots.empty() ? Seconds{} : owners[r].latency + bw;
   }
@@ -218,7 +218,7 @@ CollectiveEstimate CollectiveCostModel::schedule_time(const Schedule& sc, const 
     }
     for (std::size_t slot : touched) {
       const auto& e = g_.edges()[slot / 2];
-      bw = max(bw, Bytes(load_[slot]) / (e.bandwidth() * e.link.efficiency));
+      bw = max(bw, Bytes(load_[slot]) / (e.bandwidth() * e.link().efficiency));
       load_[slot] = 0;
     }
     touched.clear();

@@ -102,7 +102,7 @@ StepLoads::Shape StepLoads::build(const std::vector<int>& key, const std::vector
       s.latency, s.between);
   for (std::size_t slot : crossed_) {
     const TopoEdge& e = g_.edges()[slot / 2];
-    const BytesPerSecond capacity = e.bandwidth() * e.link.efficiency;
+    const BytesPerSecond capacity = e.bandwidth() * e.link().efficiency;
     const double m = crossings_[slot];
     s.most = std::max(s.most, m);
     auto it = std::find_if(s.capacities.begin(), s.capacities.end(),
@@ -117,7 +117,7 @@ StepLoads::Shape StepLoads::build(const std::vector<int>& key, const std::vector
     c.first = static_cast<std::uint32_t>(s.top.size());
     for (std::size_t slot : crossed_) {
       const TopoEdge& e = g_.edges()[slot / 2];
-      if ((e.bandwidth() * e.link.efficiency).value() == c.capacity.value() && crossings_[slot] == c.most)
+      if ((e.bandwidth() * e.link().efficiency).value() == c.capacity.value() && crossings_[slot] == c.most)
         s.top.push_back(static_cast<std::uint32_t>(slot));
     }
   }

@@ -161,6 +161,7 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
   m.step_time = a.step_time;
   const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
   const Seconds step = a.step_time;
+  m.devices.reserve(static_cast<std::size_t>(sc.device_count()));
   for (int d = 0; d < sc.device_count(); ++d) {
     DeviceMetrics dm;
     dm.device = static_cast<std::uint32_t>(d);
@@ -184,7 +185,7 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
     m.devices.push_back(dm);
   }
   // Memory, energy, throughput and the totals from the per-device figures.
-  return complete_metrics(sc, m, shapes, metrics_options(sc));
+  return complete_metrics(sc, std::move(m), shapes, metrics_options(sc));
 }
 
 // Mean over the devices that ran any codec task of their encode + decode time.

@@ -24,15 +24,15 @@ void link_energy(const Scenario& sc, const EngineResult& r, Metrics& m) {
   std::map<std::string, Bytes> capacities;  // per class: bytes its links carry at full bandwidth
   for (std::size_t e = 0; e < sc.topology.edges().size(); ++e) {
     const TopoEdge& ed = sc.topology.edges()[e];
-    auto& lc = cls[ed.link_class];
-    lc.link_class = ed.link_class;
+    auto& lc = cls[ed.link_class()];
+    lc.link_class = ed.link_class();
     lc.links += 1;
     const Bytes bytes(e < r.edge_bytes.size() ? r.edge_bytes[e] : 0.0);
     lc.bytes += bytes;
-    lc.dynamic_energy += bytes * ed.link.energy_per_byte;
-    lc.static_energy += ed.link.static_power * static_cast<double>(ed.lanes) * step;
+    lc.dynamic_energy += bytes * ed.link().energy_per_byte;
+    lc.static_energy += ed.link().static_power * static_cast<double>(ed.lanes) * step;
     const Bytes capacity = 2.0 * (ed.bandwidth() * step);  // both directions
-    capacities[ed.link_class] += capacity;
+    capacities[ed.link_class()] += capacity;
     if (capacity > Bytes{}) lc.max_utilisation = std::max(lc.max_utilisation, bytes / capacity);
   }
   for (auto& [k, lc] : cls) {

@@ -65,13 +65,17 @@ void init_devices(const Scenario& sc, const std::vector<StageShape>& shapes, Met
   const auto n = static_cast<std::size_t>(sc.device_count());
   const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
   m.devices.resize(n);
+  // One memory breakdown per stage: every device of a stage holds the same shard.
+  std::vector<MemoryBreakdown> stage_mem;
+  stage_mem.reserve(shapes.size());
+  for (const StageShape& shape : shapes) stage_mem.push_back(stage_memory(sc.model, sc.strategy, sc.workload, shape));
   for (std::size_t d = 0; d < n; ++d) {
     auto& dm = m.devices[d];
     dm.device = static_cast<std::uint32_t>(d);
     dm.stage = static_cast<int>(d) / per_stage;
     dm.pool = sc.stage_pool[static_cast<std::size_t>(dm.stage)];
     const auto& dev = *sc.pools[static_cast<std::size_t>(dm.pool)].device;
-    dm.memory = stage_memory(sc.model, sc.strategy, sc.workload, shapes[static_cast<std::size_t>(dm.stage)]);
+    dm.memory = stage_mem[static_cast<std::size_t>(dm.stage)];
     dm.capacity = dev.memory_capacity();
     dm.tiers[static_cast<std::size_t>(MemoryTier::hbm)] = {dm.memory.total(), dm.capacity};
     dm.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)].used = dm.memory.offloaded;
@@ -178,17 +182,19 @@ Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResu
   return m;
 }
 
-Metrics complete_metrics(const Scenario& sc, const Metrics& partial, const std::vector<StageShape>& shapes,
+Metrics complete_metrics(const Scenario& sc, Metrics partial, const std::vector<StageShape>& shapes,
                          const MetricsOptions& opt) {
   Metrics m;
   m.step_time = partial.step_time;
   m.tasks = partial.tasks;
   m.activities = partial.activities;
-  init_devices(sc, shapes, m);
-  HCSIM_ASSERT(partial.devices.size() == m.devices.size(), "one partial figure per device");
-  for (std::size_t d = 0; d < m.devices.size(); ++d) {
-    const DeviceMetrics& p = partial.devices[d];
-    DeviceMetrics& dm = m.devices[d];
+  HCSIM_ASSERT(partial.devices.size() == static_cast<std::size_t>(sc.device_count()), "one partial figure per device");
+  // The partial figures' vector becomes the result's (a million devices: one vector, not two);
+  // each entry keeps only the figures taken from the partial ones.
+  m.devices = std::move(partial.devices);
+  for (DeviceMetrics& dm : m.devices) {
+    const DeviceMetrics p = dm;
+    dm = DeviceMetrics{};
     dm.simulated = p.simulated;
     dm.compute = p.compute;
     dm.exposed_comm = p.exposed_comm;
@@ -197,9 +203,11 @@ Metrics complete_metrics(const Scenario& sc, const Metrics& partial, const std::
     dm.flops = p.flops;
     dm.model_flops = p.model_flops;
     dm.dynamic_energy = p.dynamic_energy;
-    // No timeline: the dynamic energy at its mean over the step.
-    dm.peak_power = dm.idle_power + (m.step_time > Seconds{} ? dm.dynamic_energy / m.step_time : Watts{});
   }
+  init_devices(sc, shapes, m);  // keeps the figures above; sets memory, capacity and idle power
+  // No timeline: the dynamic energy at its mean over the step.
+  for (DeviceMetrics& dm : m.devices)
+    dm.peak_power = dm.idle_power + (m.step_time > Seconds{} ? dm.dynamic_energy / m.step_time : Watts{});
   finish(sc, TaskGraph{}, EngineResult{}, opt, m);
   return m;
 }

@@ -137,7 +137,7 @@ Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResu
 // simulated, the time breakdown, flops, model_flops and dynamic_energy. Power is flat
 // (dynamic energy at its mean over the step); link bytes are unknown, so network energy is
 // the links' static part only.
-Metrics complete_metrics(const Scenario& sc, const Metrics& partial, const std::vector<StageShape>& shapes,
+Metrics complete_metrics(const Scenario& sc, Metrics partial, const std::vector<StageShape>& shapes,
                          const MetricsOptions& opt = {});
 
 // Symmetry. default_twins: d itself when simulated, else the first simulated device of its

@@ -50,8 +50,8 @@ Outcome all_reduce(const Scenario& sc, const char* algorithm) {
   o.time = r.makespan;
   for (std::size_t e = 0; e < r.edge_bytes.size(); ++e) {
     const TopoEdge& ed = sc.topology.edges()[e];
-    o.bytes[ed.link_class] += r.edge_bytes[e];
-    o.energy += (Bytes(r.edge_bytes[e]) * ed.link.energy_per_byte).value();
+    o.bytes[ed.link_class()] += r.edge_bytes[e];
+    o.energy += (Bytes(r.edge_bytes[e]) * ed.link().energy_per_byte).value();
   }
   return o;
 }
@@ -80,8 +80,8 @@ double torus_bytes(const std::vector<int>& dims) {
 
 TEST(ThreeClusters, ToriTakeTheTimeTheirLinksGive) {
   const Scenario b = load("electrical-torus-1024"), c = load("photonic-torus-1024");
-  const LinkSpec& lb = b.topology.edges()[0].link;
-  const LinkSpec& lc = c.topology.edges()[0].link;
+  const LinkSpec& lb = b.topology.edges()[0].link();
+  const LinkSpec& lc = c.topology.edges()[0].link();
   // The links as the scenario and the optical-io-teraphy preset state them (hardware.md §6).
   EXPECT_DOUBLE_EQ(lb.bandwidth.value(), 50e9);
   EXPECT_DOUBLE_EQ(lc.bandwidth.value(), 8 * 8 * 32e9 / 8);
@@ -102,8 +102,8 @@ TEST(ThreeClusters, PhotonicTorusSpendsTheEnergyPerByteRatio) {
   // energy ratio is the energy-per-byte ratio, 5 / 5.5 pJ/bit.
   const Scenario b = load("electrical-torus-1024"), c = load("photonic-torus-1024");
   const Outcome ob = all_reduce(b, "torus"), oc = all_reduce(c, "torus");
-  const double eb = b.topology.edges()[0].link.energy_per_byte.value();
-  const double ec = c.topology.edges()[0].link.energy_per_byte.value();
+  const double eb = b.topology.edges()[0].link().energy_per_byte.value();
+  const double ec = c.topology.edges()[0].link().energy_per_byte.value();
   EXPECT_DOUBLE_EQ(eb, 5.5e-12 * 8);
   EXPECT_DOUBLE_EQ(ec, 5e-12 * 8);
   EXPECT_NEAR(ob.bytes.at("ici"), torus_bytes({8, 8, 16}), 1.0);
@@ -119,10 +119,10 @@ TEST(ThreeClusters, FatTreeTimeAndEnergyFollowItsLinks) {
   const Outcome oa = all_reduce(a, "multi_ring"), oc = all_reduce(c, "torus");
   double e_nv = 0, e_ib = 0, b_ib = 0;
   for (const TopoEdge& ed : a.topology.edges()) {
-    if (ed.link_class == "nvlink") e_nv = ed.link.energy_per_byte.value();
-    if (ed.link_class == "infiniband") {
-      e_ib = ed.link.energy_per_byte.value();
-      b_ib = (ed.bandwidth() * ed.link.efficiency).value();
+    if (ed.link_class() == "nvlink") e_nv = ed.link().energy_per_byte.value();
+    if (ed.link_class() == "infiniband") {
+      e_ib = ed.link().energy_per_byte.value();
+      b_ib = (ed.bandwidth() * ed.link().efficiency).value();
     }
   }
   // ib-hdr preset: 200 Gb/s, efficiency 0.92 (nccl-tests' ~23 GB/s per

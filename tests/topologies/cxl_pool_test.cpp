@@ -29,7 +29,7 @@ TEST(CxlPool, HostsReachMemoryThroughTheSwitch) {
   EXPECT_NEAR(rt.latency.value(), 150e-9, 1e-18);
   // 64 GB/s x 0.8 efficiency (cxl2 preset).
   EXPECT_DOUBLE_EQ(rt.bottleneck.value(), 64e9 * 0.8);
-  EXPECT_EQ(g.edges()[0].link_class, "cxl");
+  EXPECT_EQ(g.edges()[0].link_class(), "cxl");
 }
 
 }  // namespace

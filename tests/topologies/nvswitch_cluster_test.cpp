@@ -2,6 +2,8 @@
 #include "topologies/nvswitch_cluster.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -17,8 +19,8 @@ TopologyGraph build_nvswitch(nlohmann::json desc, int devices) {
 }
 
 int count_class(const TopologyGraph& g, const std::string& cls) {
-  return static_cast<int>(std::count_if(g.edges().begin(), g.edges().end(),
-                                        [&](const TopoEdge& e) { return e.link_class == cls; }));
+  return static_cast<int>(
+      std::count_if(g.edges().begin(), g.edges().end(), [&](const TopoEdge& e) { return e.link_class() == cls; }));
 }
 
 int count_kind(const TopologyGraph& g, TopoNode::Kind k) {
@@ -34,7 +36,7 @@ TEST(NvswitchCluster, SingleNodeHasNoScaleOutFabric) {
   EXPECT_EQ(count_class(g, "infiniband"), 0);
   // Default NVLink3: 300 GB/s per direction per GPU (A100, hardware.md §1).
   EXPECT_DOUBLE_EQ(g.edges()[0].bandwidth().value(), 300e9);
-  EXPECT_EQ(g.edges()[0].link_class, "nvlink");
+  EXPECT_EQ(g.edges()[0].link_class(), "nvlink");
   EXPECT_EQ(g.locality_nodes(), 1);
   EXPECT_EQ(g.description, "1 node x 8 GPUs, NVSwitch (nvlink3) inside");
 }
@@ -67,7 +69,7 @@ TEST(NvswitchCluster, RailOptimisedGivesEachRailItsLeaves) {
   const int gpu = g.device_node(5 * 8 + 3);
   int found = 0;
   for (const auto& e : g.edges()) {
-    if (e.a == gpu && e.link_class == "infiniband") {
+    if (e.a == gpu && e.link_class() == "infiniband") {
       EXPECT_EQ(g.nodes()[static_cast<std::size_t>(e.b)].name, "rail3/leaf0");
       ++found;
     }
@@ -89,9 +91,7 @@ TEST(NvswitchCluster, SharedNicsUsePcieAttachment) {
   EXPECT_EQ(count_class(g, "pcie"), 32);
   EXPECT_EQ(count_kind(g, TopoNode::Kind::switch_node), 2 /*nvswitch*/ + 16 /*nics*/ + 1 /*leaf*/);
   for (const auto& e : g.edges()) {
-    if (e.link_class == "pcie") {
-      EXPECT_DOUBLE_EQ(e.link.latency.value(), 0.0);
-    }
+    if (e.link_class() == "pcie") { EXPECT_DOUBLE_EQ(e.link().latency.value(), 0.0); }
   }
 }
 
@@ -108,7 +108,7 @@ TEST(NvswitchCluster, LeafSpineEdgesUseSwitchLatency) {
   for (const auto& e : g.edges()) {
     const auto& na = g.nodes()[static_cast<std::size_t>(e.a)];
     if (na.name.rfind("leaf", 0) == 0) {
-      EXPECT_DOUBLE_EQ(e.link.latency.value(), 200e-9);
+      EXPECT_DOUBLE_EQ(e.link().latency.value(), 200e-9);
       ++checked;
     }
   }
@@ -145,6 +145,28 @@ TEST(TopologyRegistry, UnknownTypeNamesValidOnes) {
   EXPECT_EQ(d.issues()[0].path, "/t/type");
   EXPECT_NE(d.issues()[0].message.find("valid ones are: "), std::string::npos);
   EXPECT_NE(d.issues()[0].message.find("nvswitch-cluster"), std::string::npos);
+}
+
+// Edges point to the graph's distinct link specs and classes (a handful, however many edges):
+// equal specs are one entry, different ones stay apart, and a copy of the graph keeps its
+// edges' specs when the original is gone.
+TEST(NvswitchCluster, EdgesShareTheirDistinctLinkSpecsAndSurviveACopy) {
+  std::optional<TopologyGraph> original = build_nvswitch({{"type", "nvswitch-cluster"}, {"gpus_per_node", 8}}, 64);
+  const TopologyGraph copy = *original;
+  std::set<const LinkSpec*> specs;
+  std::set<const std::string*> classes;
+  for (const auto& e : original->edges()) {
+    specs.insert(&e.link());
+    classes.insert(&e.link_class());
+  }
+  // NVLink GPU-NVSwitch, InfiniBand NIC-leaf and leaf-spine: three kinds, two classes.
+  EXPECT_EQ(specs.size(), 3u);
+  EXPECT_EQ(classes.size(), 2u);
+  const std::string nvlink_name = original->edges()[0].link().name;
+  original.reset();
+  EXPECT_EQ(copy.edges()[0].link().name, nvlink_name);
+  EXPECT_EQ(copy.edges()[0].link_class(), "nvlink");
+  EXPECT_EQ(count_class(copy, "infiniband"), 64 + 4 * 20);  // 64 NICs; 4 leaves x 20 spines
 }
 
 }  // namespace

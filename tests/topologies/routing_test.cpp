@@ -22,7 +22,7 @@ TEST(Router, IntraNodeTrafficStaysOnNvlink) {
   Router r(g);
   const Route& rt = r.device_route(0, 5);
   ASSERT_EQ(rt.hops(), 2);
-  for (int e : rt.edges) EXPECT_EQ(g.edges()[static_cast<std::size_t>(e)].link_class, "nvlink");
+  for (int e : rt.edges) EXPECT_EQ(g.edges()[static_cast<std::size_t>(e)].link_class(), "nvlink");
   // Two NVLink3 edges of 0.25 us; bottleneck 300 GB/s x 0.78 (nvlink3 efficiency calibrated
   // to Megatron-LM SC21 Table 1, docs/validation.md).
   EXPECT_NEAR(rt.latency.value(), 0.5e-6, 1e-15);

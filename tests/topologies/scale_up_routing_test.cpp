@@ -57,7 +57,7 @@ TEST(ScaleUpRouting, NvswitchClusterIntraNodePairsUseTheirNvswitchForEveryNicCou
           const Route& rt = r.device_route(a, b);
           ASSERT_EQ(rt.hops(), 2) << fabric << " " << nics << ": " << a << " -> " << b;
           EXPECT_EQ(g.nodes()[static_cast<std::size_t>(rt.nodes[1])].name, fmt::format("node{}/nvswitch", a / 8));
-          for (int e : rt.edges) EXPECT_EQ(g.edges()[static_cast<std::size_t>(e)].link_class, "nvlink");
+          for (int e : rt.edges) EXPECT_EQ(g.edges()[static_cast<std::size_t>(e)].link_class(), "nvlink");
           EXPECT_NEAR(rt.latency.value(), 0.5e-6, 1e-15);
         }
     }

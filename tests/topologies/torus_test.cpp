@@ -25,7 +25,7 @@ TEST(Torus, TpuV4SliceHasThreeLinksPerChip) {
   EXPECT_EQ(g.device_count(), 128);
   EXPECT_EQ(static_cast<int>(g.edges().size()), 3 * 128);
   EXPECT_TRUE(g.devices_forward);
-  EXPECT_EQ(g.edges()[0].link_class, "ici");
+  EXPECT_EQ(g.edges()[0].link_class(), "ici");
   EXPECT_EQ(g.description, "4x4x8 torus of 128 devices, electrical links");
 }
 
@@ -139,7 +139,7 @@ TEST(Torus, PhotonicLinksNeedNoChangeInTheShape) {
   TopologyGraph g = build_topology({{"type", "torus"}, {"dims", {4, 4}}, {"link", {{"preset", "optical-io-teraphy"}}}},
                                    16, "/t", d);
   ASSERT_TRUE(d.ok());
-  EXPECT_EQ(g.edges()[0].link_class, "optical");
+  EXPECT_EQ(g.edges()[0].link_class(), "optical");
 }
 
 TEST(NvswitchClusterTorusFabric, NodesFormATorusOfRouters) {
