@@ -352,8 +352,8 @@ void Router::walk(int src, int dst, const Dist& dist, Route& r, const Target* t)
     cur = next[k].first;
     dcur = next_dist[k];
   }
-  r.nodes = nodes;
-  r.edges = edges;
+  r.nodes = keep(nodes);
+  r.edges = keep(edges);
   for (std::size_t i = 0; i < r.edges.size(); ++i) {
     const auto& ed = g_.edges()[static_cast<std::size_t>(r.edges[i])];
     r.latency += ed.link().latency;
@@ -427,6 +427,18 @@ const Route* Router::find_route(std::uint64_t key) const {
     if (s.key == key) return &routes_[s.index];
     if (s.key == ~std::uint64_t{0}) return nullptr;
   }
+}
+
+std::span<const int> Router::keep(const std::vector<int>& v) const {
+  if (v.empty()) return {};
+  if (v.size() > kBlockInts - block_used_) {
+    blocks_.push_back(std::make_unique_for_overwrite<int[]>(std::max(kBlockInts, v.size())));
+    block_used_ = 0;
+  }
+  int* out = blocks_.back().get() + block_used_;
+  std::copy(v.begin(), v.end(), out);
+  block_used_ += v.size();
+  return {out, v.size()};
 }
 
 const Route& Router::add_route(std::uint64_t key, Route r) const {

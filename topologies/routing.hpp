@@ -47,6 +47,8 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -57,8 +59,9 @@ namespace hcsim {
 
 struct Route {
   bool reachable = false;
-  std::vector<int> edges;       // edge indices from source to destination
-  std::vector<int> nodes;       // node indices, source first, destination last
+  // Views into the Router's storage, valid as long as the Router that returned the route.
+  std::span<const int> edges;  // edge indices from source to destination
+  std::span<const int> nodes;  // node indices, source first, destination last
   Seconds latency{};
   BytesPerSecond bottleneck{};  // effective (efficiency applied); zero for an empty route
 
@@ -70,6 +73,10 @@ class Router {
   // `whole_graph_search`: always use the per-destination Dijkstra over the whole graph (the
   // reference the transit-table method is checked against); the routes are identical.
   explicit Router(const TopologyGraph& g, bool whole_graph_search = false);
+  // Routes view the router's own storage: a router moves, it is not copied.
+  Router(const Router&) = delete;
+  Router& operator=(const Router&) = delete;
+  Router(Router&&) = default;
   // Route between graph nodes. Cached; the Router is not thread-safe.
   [[nodiscard]] const Route& route(int src_node, int dst_node) const;
   // Route between global device indices.
@@ -180,6 +187,12 @@ class Router {
   mutable std::vector<std::int64_t> walk_next_dist_;
   mutable std::vector<int> walk_nodes_, walk_edges_, walk_hops_;
   mutable std::deque<Route> routes_;
+  // The routes' node and edge lists, packed in blocks that never move (a route's views stay
+  // valid as more are added): two allocations per route were most of a route's cost.
+  static constexpr std::size_t kBlockInts = std::size_t{1} << 18;
+  mutable std::vector<std::unique_ptr<int[]>> blocks_;
+  mutable std::size_t block_used_ = kBlockInts;
+  std::span<const int> keep(const std::vector<int>& v) const;
 };
 
 }  // namespace hcsim
