@@ -96,12 +96,14 @@ void add_trees() {
   add({.name = "double_binary_tree",
        .help = "two complementary pipelined binary trees, each with half the data",
        .source = "Sanders, Speck & Traeff, Parallel Computing 35(12) 2009; NCCL 2.4 trees",
-       .supports = [](CollectiveOp op, const GroupShape&) {
-         return op == CollectiveOp::all_reduce || op == CollectiveOp::broadcast || op == CollectiveOp::reduce;
-       },
-       .schedule = [](const ScheduleRequest& r) {
-         return double_binary_tree_schedule(r.op, r.shape.ranks, r.elements, r.chunks);
-       },
+       .supports =
+           [](CollectiveOp op, const GroupShape&) {
+             return op == CollectiveOp::all_reduce || op == CollectiveOp::broadcast || op == CollectiveOp::reduce;
+           },
+       .schedule =
+           [](const ScheduleRequest& r) {
+             return double_binary_tree_schedule(r.op, r.shape.ranks, r.elements, r.chunks, r.compressed);
+           },
        .pipelined = true,
        .depth = [](const GroupShape& s) { return tree_depth(s.ranks); },
        .share = [](CollectiveOp op, const GroupShape&) { return op == CollectiveOp::all_reduce ? 0.5 : 1.0; },

@@ -75,7 +75,10 @@ Schedule ring_schedule(CollectiveOp op, int n, std::int64_t elements, bool compr
 // binary trees in which every interior rank of one is a leaf of the other, each carrying
 // half the buffer, pipelined in `chunks` pieces: reduce up, then broadcast down.
 // all_reduce; broadcast and reduce use the first tree alone on the whole buffer.
-Schedule double_binary_tree_schedule(CollectiveOp op, int n, std::int64_t elements, int chunks = 1);
+// `compressed`: the steps in which every tree edge moves a chunk of one size are one step
+// repeated (Step::repeat), so a schedule of c chunks has O(depth) steps, not c + depth.
+Schedule double_binary_tree_schedule(CollectiveOp op, int n, std::int64_t elements, int chunks = 1,
+                                     bool compressed = false);
 
 // Recursive halving (reduce-scatter) then recursive doubling (all-gather), Rabenseifner
 // (Thakur, Rabenseifner & Gropp 2005). Non-power-of-two n: the first 2(n - 2^k) ranks pair

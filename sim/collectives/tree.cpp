@@ -21,30 +21,35 @@ struct TreeJob {
   std::int64_t offset = 0, length = 0;
 };
 
-// The transfers of the tree jobs, step by step: emit(step, transfer).
+// The transfers of the tree jobs in the phase's steps `steps` (ascending): emit(step,
+// transfer), in the order of the positions within a step.
 // Reduce up the tree: position i at depth d sends chunk k at step k + D - d.
 template <class Emit>
-void tree_reduce(int n, int chunks, const TreeJob& t, Emit emit) {
+void tree_reduce(int n, int chunks, const TreeJob& t, const std::vector<int>& steps, Emit emit) {
   const int D = depth_of(n - 1);
   auto rank = [&](int pos) { return t.mirrored ? n - 1 - pos : pos; };
   for (int i = 1; i < n; ++i) {
-    for (int k = 0; k < chunks; ++k) {
+    for (const int s : steps) {
+      const int k = s - D + depth_of(i);
+      if (k < 0 || k >= chunks) continue;
       const auto off = t.offset + chunk_offset(t.length, chunks, k), cnt = chunk_size(t.length, chunks, k);
       if (cnt == 0) continue;
-      emit(static_cast<std::size_t>(k + D - depth_of(i)), Transfer{rank(i), rank(parent_of(i)), off, off, cnt, true});
+      emit(static_cast<std::size_t>(s), Transfer{rank(i), rank(parent_of(i)), off, off, cnt, true});
     }
   }
 }
 
 // Broadcast down: position i at depth d receives chunk k at step k + d - 1.
 template <class Emit>
-void tree_broadcast(int n, int chunks, const TreeJob& t, Emit emit) {
+void tree_broadcast(int n, int chunks, const TreeJob& t, const std::vector<int>& steps, Emit emit) {
   auto rank = [&](int pos) { return t.mirrored ? n - 1 - pos : pos; };
   for (int i = 1; i < n; ++i) {
-    for (int k = 0; k < chunks; ++k) {
+    for (const int s : steps) {
+      const int k = s - depth_of(i) + 1;
+      if (k < 0 || k >= chunks) continue;
       const auto off = t.offset + chunk_offset(t.length, chunks, k), cnt = chunk_size(t.length, chunks, k);
       if (cnt == 0) continue;
-      emit(static_cast<std::size_t>(k + depth_of(i) - 1), Transfer{rank(parent_of(i)), rank(i), off, off, cnt, false});
+      emit(static_cast<std::size_t>(s), Transfer{rank(parent_of(i)), rank(i), off, off, cnt, false});
     }
   }
 }
@@ -65,35 +70,89 @@ void drop_empty_steps(Schedule& sc) {
                  sc.steps.end());
 }
 
+// Where each of a phase's steps goes in a compressed schedule: -1 for a step that repeats the
+// one before it, else its index among the kept steps, with `repeat` the length of its run.
+// Step s of a phase moves chunks s - D + 1 .. s of each job (one per depth, reduce and
+// broadcast alike); when all of them exist (D - 1 <= s < chunks) every tree edge is busy, and
+// consecutive such steps move the same counts between the same ranks unless a job's chunks
+// change size within the range (chunk_size: the first length % chunks are one larger). Those
+// steps are one step repeated: the cost model and event mode see the same transfers.
+std::vector<int> compress_phase(int chunks, int D, const std::vector<std::int64_t>& lengths, std::vector<int>& repeat) {
+  const int count = chunks + D - 1;
+  std::vector<int> at(static_cast<std::size_t>(count), -1);
+  repeat.clear();
+  auto signature = [&](int s) {  // -1: not steady; else which jobs move their larger chunks
+    if (s < D - 1 || s >= chunks) return -1;
+    int sig = 0;
+    for (std::size_t j = 0; j < lengths.size(); ++j) {
+      const std::int64_t r = lengths[j] % chunks;
+      if (s < r)
+        sig |= 1 << j;
+      else if (s - D + 1 < r)
+        return -1;  // larger and smaller chunks in one step
+    }
+    return sig;
+  };
+  int prev = -1;
+  for (int s = 0; s < count; ++s) {
+    const int sig = signature(s);
+    if (sig >= 0 && sig == prev) {
+      ++repeat.back();
+      continue;
+    }
+    at[static_cast<std::size_t>(s)] = static_cast<int>(repeat.size());
+    repeat.push_back(1);
+    prev = sig;
+  }
+  return at;
+}
+
 }  // namespace
 
-Schedule double_binary_tree_schedule(CollectiveOp op, int n, std::int64_t elements, int chunks) {
+Schedule double_binary_tree_schedule(CollectiveOp op, int n, std::int64_t elements, int chunks, bool compressed) {
   HCSIM_ASSERT(n >= 1 && chunks >= 1, "a tree needs ranks and at least one chunk");
   Schedule sc{op, n, elements, {}, 0};
   if (n == 1) return sc;
   const int D = depth_of(n - 1);
-  const std::size_t phase = static_cast<std::size_t>(chunks + D - 1);
+  const auto phase_steps = static_cast<std::size_t>(chunks + D - 1);
+  const std::int64_t half = elements / 2;
+  const TreeJob a{false, 0, half}, b{true, half, elements - half}, whole{false, 0, elements};
+  const bool both = op == CollectiveOp::all_reduce;
+  std::vector<int> repeat;
+  std::vector<int> at;
+  if (compressed) {
+    at =
+        compress_phase(chunks, D, both ? std::vector<std::int64_t>{a.length, b.length} : std::vector{elements}, repeat);
+  } else {
+    repeat.assign(phase_steps, 1);
+    for (std::size_t s = 0; s < phase_steps; ++s) at.push_back(static_cast<int>(s));
+  }
+  const auto phase = repeat.size();
+  std::vector<int> steps;  // the phase's kept steps
+  for (std::size_t s = 0; s < at.size(); ++s)
+    if (at[s] >= 0) steps.push_back(static_cast<int>(s));
+  // Step s of a phase into its place among the kept steps.
+  auto kept = [&](auto emit, std::size_t base) {
+    return [&, emit, base](std::size_t s, const Transfer& t) { emit(base + static_cast<std::size_t>(at[s]), t); };
+  };
   switch (op) {
-    case CollectiveOp::all_reduce: {
-      const std::int64_t half = elements / 2;
-      const TreeJob a{false, 0, half}, b{true, half, elements - half};
+    case CollectiveOp::all_reduce:
       fill_steps(sc.steps, 2 * phase, [&](auto emit) {
-        tree_reduce(n, chunks, a, emit);
-        tree_reduce(n, chunks, b, emit);
-        auto later = [&](std::size_t step, const Transfer& t) { emit(phase + step, t); };
-        tree_broadcast(n, chunks, a, later);
-        tree_broadcast(n, chunks, b, later);
+        tree_reduce(n, chunks, a, steps, kept(emit, 0));
+        tree_reduce(n, chunks, b, steps, kept(emit, 0));
+        tree_broadcast(n, chunks, a, steps, kept(emit, phase));
+        tree_broadcast(n, chunks, b, steps, kept(emit, phase));
       });
       break;
-    }
     case CollectiveOp::broadcast:
-      fill_steps(sc.steps, phase, [&](auto emit) { tree_broadcast(n, chunks, {false, 0, elements}, emit); });
+      fill_steps(sc.steps, phase, [&](auto emit) { tree_broadcast(n, chunks, whole, steps, kept(emit, 0)); });
       break;
     case CollectiveOp::reduce:
-      fill_steps(sc.steps, phase, [&](auto emit) { tree_reduce(n, chunks, {false, 0, elements}, emit); });
+      fill_steps(sc.steps, phase, [&](auto emit) { tree_reduce(n, chunks, whole, steps, kept(emit, 0)); });
       break;
     default: HCSIM_ASSERT(false, "tree schedule supports all-reduce, broadcast and reduce only");
   }
+  for (std::size_t i = 0; i < sc.steps.size(); ++i) sc.steps[i].repeat = repeat[i % phase];
   drop_empty_steps(sc);
   return sc;
 }

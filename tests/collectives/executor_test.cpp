@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -165,6 +166,34 @@ TEST(Executor, DoubleBinaryTreesAreComplementary) {
       for (int c : received) EXPECT_LE(c, 2) << n;
     }
   }
+}
+
+// A compressed tree schedule, each step expanded by its repeat count, moves the same counts
+// between the same ranks, step by step and in the same order, as the full schedule; with many
+// chunks it has O(depth) steps: D - 1 to fill, one repeated, D - 1 to drain, per phase of an
+// all-reduce whose chunks are one size.
+TEST(Executor, CompressedTreesRepeatTheirSteadySteps) {
+  using Key = std::tuple<int, int, std::int64_t, bool>;
+  auto expand = [](const Schedule& sc) {
+    std::vector<std::vector<Key>> steps;
+    for (const auto& st : sc.steps)
+      for (int r = 0; r < st.repeat; ++r) {
+        steps.emplace_back();
+        for (const auto& t : st.transfers) steps.back().emplace_back(t.src, t.dst, t.count, t.reduce);
+      }
+    return steps;
+  };
+  for (const CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::broadcast, CollectiveOp::reduce})
+    for (const int n : {2, 5, 16, 33})
+      for (const int chunks : {1, 3, 40})
+        for (const std::int64_t elements : {std::int64_t{7}, std::int64_t{4000}, std::int64_t{4019}}) {
+          const Schedule full = double_binary_tree_schedule(op, n, elements, chunks);
+          const Schedule packed = double_binary_tree_schedule(op, n, elements, chunks, true);
+          EXPECT_EQ(expand(packed), expand(full)) << n << " ranks, " << chunks << " chunks, " << elements;
+        }
+  // 16 ranks: D = 4; 256 chunks of 16 elements each (4096 per tree).
+  EXPECT_EQ(double_binary_tree_schedule(CollectiveOp::all_reduce, 16, 8192, 256, true).steps.size(), 2u * (2 * 4 - 1));
+  EXPECT_EQ(double_binary_tree_schedule(CollectiveOp::all_reduce, 16, 8192, 256).steps.size(), 2u * (256 + 4 - 1));
 }
 
 TEST(Executor, MalformedSchedulesAreRejected) {
