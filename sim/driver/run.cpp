@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -119,10 +120,10 @@ double estimate_tasks(const Scenario& sc) {
     per_pass += static_cast<double>(sc.model.moe_layers(0, sc.model.layers)) / st.pp * 2.0 * expert_comms;
   const double ranks = sc.simulation.symmetry ? static_cast<double>(st.pp) * st.cp
                                              : static_cast<double>(st.grad_ranks()) * st.tp * st.pp;
-  // A schedule step costs the planner about a tenth of what a task costs the engine
-  // (measured on Llama-3 405B: 0.17 us per schedule step costing the 131,072-GPU layout in
-  // analytical mode, 2-3 us per engine activity at 16,384 GPUs).
-  return ranks * m * 2.0 * (per_pass + 1.0) + ranks * 4.0 + 0.1 * estimate_collective_schedule(sc);
+  // A counted schedule step costs the planner 0.13-0.7 us (analytical mode at 1,048,576 GPUs:
+  // Llama-3 405B with ZeRO-3 0.13, with ZeRO-0 0.7, one group of 10^6 ranks 0.45), an engine
+  // activity 2-3 us: a step counts as half a task, so that the bound errs on refusing.
+  return ranks * m * 2.0 * (per_pass + 1.0) + ranks * 4.0 + 0.5 * estimate_collective_schedule(sc);
 }
 
 double estimate_collective_schedule(const Scenario& sc) {
@@ -130,14 +131,17 @@ double estimate_collective_schedule(const Scenario& sc) {
 }
 
 double estimate_collective_schedule(const StrategySpec& st, bool symmetry) {
-  // Choosing and costing a gradient collective over n ranks walks the step schedule of
-  // each candidate algorithm; a ring's has 2(n - 1) steps of n transfers, so the work
-  // grows as n^2 per group planned (one per stage under symmetry, one per stage and
-  // tensor-parallel rank without). Data-parallel groups are the large ones.
+  // Choosing and costing a gradient collective over n ranks walks the compressed schedules of
+  // the candidate algorithms: a ring or multi-ring phase is one step of n transfers, a
+  // hierarchical one four; a pipelined double binary tree has two phases of at most
+  // 3 log2 n steps of up to 2 n transfers (fill, steady runs, drain); a pairwise exchange at
+  // most 64 steps. Never more than the uncompressed ring's 2(n - 1) steps of n transfers.
+  // One group is planned per stage under symmetry, one per stage and tensor-parallel rank
+  // without. Data-parallel groups are the large ones.
   const double n = static_cast<double>(st.grad_ranks());
   if (n < 2) return 0.0;
   const double groups = symmetry ? st.pp : static_cast<double>(st.pp) * st.tp;
-  return groups * 2.0 * (n - 1.0) * n;
+  return groups * std::min(2.0 * (n - 1.0) * n, n * (12.0 * std::log2(n) + 72.0));
 }
 
 namespace {
@@ -383,8 +387,10 @@ RunOutput run_scenario(const Scenario& sc) {
     out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
   }
-  enforce_max_tasks(sc, estimate_tasks(sc), "the step would need about {:.3g} tasks' worth of work (its tasks, and a tenth of one per collective schedule step)",
-                    "\"symmetry\": true, \"mode\": \"analytical\", fewer micro-batches, smaller data-parallel groups");
+  enforce_max_tasks(
+      sc, estimate_tasks(sc),
+      "the step would need about {:.3g} tasks' worth of work (its tasks, and half of one per collective schedule step)",
+      "\"symmetry\": true, \"mode\": \"analytical\", fewer micro-batches, smaller data-parallel groups");
   out.graph = lower_training_step(in);
   EngineOptions opt;
   opt.mode = sc.simulation.mode == "flow" ? "flow" : "event";

@@ -13,8 +13,8 @@ namespace hcsim {
 // Estimated task count of the step before building it (for the --max-tasks bound),
 // including estimate_collective_schedule.
 double estimate_tasks(const Scenario& sc);
-// Schedule steps walked to choose and cost the data-parallel collectives: 2(n-1)n per
-// group of n ranks planned (the ring's schedule).
+// Schedule steps walked to choose and cost the data-parallel collectives: per group of n
+// ranks planned, the compressed candidates' min(2(n-1)n, n (12 log2 n + 72)).
 double estimate_collective_schedule(const Scenario& sc);
 double estimate_collective_schedule(const StrategySpec& st, bool symmetry);
 
