@@ -135,7 +135,7 @@ void Router::find_bipartite_cores() {
   // Complete: every core node meets every node of the other side (distinct neighbours).
   std::vector<char> seen(n, 0);
   std::vector<int> met;
-  for (std::size_t u = 0; u < n && std::find(ok.begin(), ok.end(), 1) != ok.end(); ++u) {
+  for (std::size_t u = 0; u < n; ++u) {
     if (!core(static_cast<int>(u))) continue;
     const auto c = static_cast<std::size_t>(component_[u]);
     if (!ok[c]) continue;
@@ -312,7 +312,7 @@ bool Router::target_hops(int cur, std::int64_t dcur, const Target& t, std::vecto
 template <class Dist>
 void Router::walk(int src, int dst, const Dist& dist, Route& r, const Target* t) const {
   r.reachable = true;
-  // Built in reused buffers, then copied at their final size: one allocation each.
+  // Built in reused buffers, then copied into the router's blocks (keep).
   std::vector<int>& nodes = walk_nodes_;
   std::vector<int>& edges = walk_edges_;
   nodes.assign(1, src);
