@@ -36,6 +36,7 @@ struct SimulationSpec {
   std::string mode = "event";               // analytical | event | flow
   std::string collective_algorithm = "auto";
   bool symmetry = true;
+  std::string flow_schedule = "steps";  // flow mode: steps | phases (EngineOptions::flow_phases)
   bool check_memory = true;
   std::int64_t max_tasks = 20'000'000;
 };

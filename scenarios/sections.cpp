@@ -213,6 +213,10 @@ const ParamTable& simulation() {
                "algorithm, used where it applies (docs/network.md)"},
       {.name = "symmetry", .kind = ParamKind::boolean, .def = true,
        .help = "simulate provably identical ranks once"},
+      {.name = "flow_schedule", .kind = ParamKind::choice, .def = "steps", .choices = {"steps", "phases"},
+       .help = "flow mode: every step of a collective's schedule as its own flows (\"steps\"), or the steps of "
+               "each phase merged into one flow per pair after a timer of their latency (\"phases\", event mode's "
+               "cut; every flow still in the network model)"},
       {.name = "check_memory", .kind = ParamKind::boolean, .def = true,
        .help = "refuse a layout whose peak memory exceeds a device's capacity"},
       {.name = "max_tasks", .kind = ParamKind::integer, .def = 20'000'000, .min = 1, .max = 1e10,

@@ -24,6 +24,9 @@ Cases (run.sh --list):
   frontier   the Llama-3 405B benchmark from 8,192 to 131,072 H100 (DP 64 to 1,024, 16
              micro-batches per replica), event mode with symmetry (targets: 65,536 <= 5 s,
              131,072 <= 10 s and 2 GiB); exponent of time vs devices
+  frontier-flow  the frontier series in flow mode by phases (simulation.flow_schedule "phases"),
+             8,192 to 131,072 H100, each run stopped at 10 min (issue 19's target: 131,072
+             within 5 min); step time and bubble against event mode's
   million    the same scenario in analytical mode from 131,072 to 1,048,576 H100 (DP 1,024
              to 8,192; max_tasks raised past the collective-schedule bound); target: the
              1,048,576-GPU run under 1 s
@@ -74,11 +77,23 @@ def timed(cmd, timeout):
     return p.stdout, {"wall_s": wall, "cpu_s": cpu, "rss_bytes": float(field("Maximum resident set size (kbytes)")) * 1024}
 
 
-def run_hcsim(build, scenario, sets=(), timeout=3600):
+class Stopped(RuntimeError):
+    """hcsim stopped at its time limit (run_hcsim's `limit`)."""
+
+
+def run_hcsim(build, scenario, sets=(), timeout=3600, limit=None):
+    """`limit`: seconds after which `timeout` stops hcsim itself (raises Stopped)."""
     cmd = [os.path.join(build, "hcsim"), "run", scenario]
+    if limit:
+        cmd = ["timeout", str(limit)] + cmd
     for s in sets:
         cmd += ["--set", s]
-    out, m = timed(cmd, timeout)
+    try:
+        out, m = timed(cmd, timeout)
+    except RuntimeError as e:
+        if limit and "failed (124)" in str(e):
+            raise Stopped(str(e)) from e
+        raise
     sim = re.search(r"simulated in ([0-9.]+) s \((\w+) mode, (\d+) tasks, (\d+) engine activities", out)
     step = re.search(r"step time\s+([0-9.]+ \S+)", out)
     if not sim:
@@ -192,6 +207,34 @@ def case_frontier(build, res):
           f"three points (goal <= 0.3 once the task graph stops growing: {verdict(tail <= 0.3)})", flush=True)
 
 
+def case_frontier_flow(build, res):
+    pts = []
+    for dp in FRONTIER_DP:
+        devices = dp * 128
+        sets = [f"/cluster/pools/0/count={devices}", f"/strategy/dp={dp}", f"/workload/global_batch={16 * dp}"]
+        event = run_hcsim(build, FRONTIER_BASE, sets)
+        target = "<= 300 s: " if devices == 131072 else ""
+        try:
+            m = run_hcsim(build, FRONTIER_BASE, sets + ["/simulation/mode=flow", "/simulation/flow_schedule=phases"],
+                          limit=600)
+        except Stopped:
+            pts.append({"devices": devices, "dp": dp, "wall_s": None})
+            print(f"{'flow by phases ' + str(devices):<28} {'':>10} {'> 600':>9}  {target}{verdict(False)} "
+                  f"(stopped at 10 min)", flush=True)
+            break
+        r = parse_seconds(m["step"]) / parse_seconds(event["step"])
+        m.update(devices=devices, dp=dp, event_step=event["step"], step_vs_event=r)
+        pts.append(m)
+        if target:
+            target += verdict(m["wall_s"] <= 300)
+        print(row(f"flow by phases {devices}", m, target) + f"  activities {m['activities']:,}, step {m['step']} "
+              f"({r:.4f} x event's)", flush=True)
+    done = [p for p in pts if p["wall_s"]]
+    fit = fit_exponent([p["devices"] for p in done], [p["wall_s"] for p in done]) if len(done) > 1 else float("nan")
+    res["frontier-flow"] = {"points": pts, "wall_vs_devices": fit}
+    print(f"  wall vs devices (least squares on log-log, runs that finished): {fit:.2f}", flush=True)
+
+
 def case_million(build, res):
     pts = []
     for dp in MILLION_DP:
@@ -271,6 +314,7 @@ def case_cluster(build, res):
 
 CASES = {"gpt3": case_gpt3, "llama405": case_llama405, "scaling": case_scaling, "flow": case_flow,
          "search": case_search, "search-cli": case_search_cli, "frontier": case_frontier,
+         "frontier-flow": case_frontier_flow,
          "deepseek": case_deepseek, "cluster": case_cluster, "million": case_million}
 
 

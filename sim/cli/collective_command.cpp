@@ -23,7 +23,7 @@ namespace {
 
 struct CollectiveArgs {
   std::string scenario, op = "all_reduce", algorithm = "auto", group = "all", min = "8 B", max = "8 GiB",
-                        mode = "event", format = "table";
+                        mode = "event", flow_schedule, format = "table";
   double step_factor = 2;
   std::vector<std::string> sets;
   bool strict = false;
@@ -97,10 +97,10 @@ void check_algorithm(const CollectiveCostModel& model, const std::vector<std::ui
   }
 }
 
-nlohmann::json rows_json(const Scenario& sc, const CollectiveArgs& a, std::size_t n, const std::vector<Row>& rows,
-                         const EngineResult& r, double wall) {
+nlohmann::json rows_json(const Scenario& sc, const CollectiveArgs& a, const std::string& mode, std::size_t n,
+                         const std::vector<Row>& rows, const EngineResult& r, double wall) {
   nlohmann::json out = {{"scenario", sc.name}, {"topology", sc.topology.description}, {"op", a.op},
-                        {"algorithm", a.algorithm}, {"group", a.group}, {"ranks", n}, {"mode", a.mode},
+                        {"algorithm", a.algorithm}, {"group", a.group}, {"ranks", n}, {"mode", mode},
                         {"activities", r.activities}, {"wall_seconds", wall}};
   out["units"] = {{"size", "B"}, {"time", "s"}, {"bandwidth", "B/s"}, {"energy", "J"}};
   out["rows"] = nlohmann::json::array();
@@ -112,12 +112,12 @@ nlohmann::json rows_json(const Scenario& sc, const CollectiveArgs& a, std::size_
   return out;
 }
 
-std::string rows_table(const Scenario& sc, const CollectiveArgs& a, std::size_t n, const std::vector<Row>& rows,
-                       const EngineResult& r, double wall) {
+std::string rows_table(const Scenario& sc, const CollectiveArgs& a, const std::string& mode, std::size_t n,
+                       const std::vector<Row>& rows, const EngineResult& r, double wall) {
   std::string out = fmt::format("# hcsim collective: {} on {} ranks (group {}) of {}\n", a.op, n, a.group,
                                 sc.topology.description);
   out += fmt::format("# algorithm {}, {} mode; busbw factor as nccl-tests; model = collective cost model\n#\n",
-                     a.algorithm, a.mode);
+                     a.algorithm, mode);
   out += fmt::format("# {:>13} {:>12} {:>20} {:>6} {:>3} {:>12} {:>9} {:>9} {:>12} {:>9} {:>11}\n", "size", "count",
                      "algorithm", "proto", "ch", "time", "algbw", "busbw", "model time", "busbw", "net energy");
   out += fmt::format("# {:>13} {:>12} {:>20} {:>6} {:>3} {:>12} {:>9} {:>9} {:>12} {:>9} {:>11}\n", "(B)",
@@ -148,7 +148,10 @@ int run_collective(const CollectiveArgs& a) {
     throw InputError("--op", fmt::format("send_recv is between two devices and --group \"{}\" has {}; use --group 2 "
                                          "(devices 0 and 1)",
                                          a.group, group.size()));
-  auto planner = std::make_shared<CollectivePlanner>(sc.topology, a.algorithm, a.mode == "flow");
+  // Flow mode by steps or by phases: --flow-schedule, else the scenario's simulation.flow_schedule.
+  const std::string schedule = a.flow_schedule.empty() ? sc.simulation.flow_schedule : a.flow_schedule;
+  const bool phases = a.mode == "flow" && schedule == "phases";
+  auto planner = std::make_shared<CollectivePlanner>(sc.topology, a.algorithm, a.mode == "flow", CostOptions{}, phases);
   TaskGraph g;
   g.devices = static_cast<std::uint32_t>(sc.device_count());
   const std::uint32_t gid = g.add_group(group);
@@ -177,6 +180,7 @@ int run_collective(const CollectiveArgs& a) {
   }
   EngineOptions opt;
   opt.mode = a.mode;
+  opt.flow_phases = phases;
   opt.algorithm = a.algorithm;
   opt.planner = planner;
   const EngineResult r = simulate(sc.topology, g, opt);
@@ -187,8 +191,11 @@ int run_collective(const CollectiveArgs& a) {
     rows[i].busbw = rows[i].algbw * factor;
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (a.format == "json") std::cout << rows_json(sc, a, group.size(), rows, r, wall).dump(2) << "\n";
-  else std::cout << rows_table(sc, a, group.size(), rows, r, wall);
+  const std::string mode = a.mode != "flow" ? a.mode : phases ? "flow (by phases)" : "flow (by steps)";
+  if (a.format == "json")
+    std::cout << rows_json(sc, a, mode, group.size(), rows, r, wall).dump(2) << "\n";
+  else
+    std::cout << rows_table(sc, a, mode, group.size(), rows, r, wall);
   return 0;
 }
 
@@ -205,6 +212,9 @@ void add_collective_command(CLI::App& app, Commands& cmds) {
   cmd->add_option("--max,--max-bytes,-e", a->max, "largest size, e.g. \"8 GiB\" or 8G (default 8 GiB)");
   cmd->add_option("--step-factor,-f", a->step_factor, "each size is the previous one times this (default 2)");
   cmd->add_option("--mode", a->mode, "event or flow")->check(CLI::IsMember({"event", "flow"}));
+  cmd->add_option("--flow-schedule", a->flow_schedule,
+                  "flow mode: steps or phases (docs/network.md; default: the scenario's simulation.flow_schedule)")
+      ->check(CLI::IsMember({"steps", "phases"}));
   cmd->add_option("--format", a->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", a->sets, "override a scenario field: /json/pointer=value (repeatable)");
   add_strict_flag(*cmd, a->strict);

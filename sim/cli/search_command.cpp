@@ -47,20 +47,8 @@ std::string search_table(const sweep::SearchResult& r, const std::vector<std::si
 
 void write_outputs(const sweep::SearchSpec& spec, const sweep::SearchResult& r, const std::string& dir) {
   std::filesystem::create_directories(dir);
-  const sweep::Columns cols{
-      {"/strategy/tp", "/strategy/pp", "/strategy/dp", "/strategy/ep", "/strategy/etp", "/workload/micro_batch",
-       "/strategy/schedule", "/strategy/interleave", "/strategy/recompute", "/strategy/zero",
-       "/strategy/sequence_parallel", "/cluster/pools/0/count"},
-      sweep::default_metrics()};
-  std::string csv = sweep::csv_header(cols);
-  for (const auto& row : r.rows) {
-    auto rec = nlohmann::ordered_json::parse(row.record);
-    if (row.status == "over_power") {
-      rec["status"] = row.status;
-      rec["reason"] = row.reason;
-    }
-    csv += sweep::csv_row(rec, cols);
-  }
+  std::string csv = sweep::csv_header(sweep::search_columns());
+  for (const auto& row : r.rows) csv += r.csv->read(row.csv);
   write_file_atomic(dir + "/candidates.csv", csv);
   // The confirmed layouts in ranking order, then those only screened (feasible at the
   // screening fidelity), in enumeration order.

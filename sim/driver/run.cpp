@@ -395,6 +395,7 @@ RunOutput run_scenario(const Scenario& sc) {
   EngineOptions opt;
   opt.mode = sc.simulation.mode == "flow" ? "flow" : "event";
   opt.algorithm = sc.simulation.collective_algorithm;
+  opt.flow_phases = sc.simulation.flow_schedule == "phases";
   opt.deepep = deepep_routing(sc);
   opt.routing = moe_routing(sc);
   out.engine = simulate(sc.topology, out.graph, opt);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 
 #include "sim/core/error.hpp"
 
@@ -53,6 +54,28 @@ Step merged_step(const std::vector<const Step*>& steps) {
   return out;
 }
 
+// The per-rank order of a schedule's transfers (already in step order): each rank's sends
+// and how many transfers each rank sends or receives in each step.
+void index_flow_schedule(FlowSchedule& f, std::uint32_t steps) {
+  f.steps = steps;
+  const auto n = static_cast<std::size_t>(f.ranks);
+  f.send_begin.assign(n + 1, 0);
+  for (const auto& x : f.transfers) ++f.send_begin[x.src + 1];
+  for (std::size_t r = 1; r <= n; ++r) f.send_begin[r] += f.send_begin[r - 1];
+  f.send_index.resize(f.transfers.size());
+  std::vector<std::uint32_t> next(f.send_begin.begin(), f.send_begin.end() - 1);
+  f.involvement.assign(n * steps, 0);
+  for (std::uint32_t i = 0; i < f.transfers.size(); ++i) {
+    const auto& x = f.transfers[i];
+    f.send_index[next[x.src]++] = i;  // transfers are in step order, so each rank's sends are too
+    for (std::uint32_t r : {x.src, x.dst}) {
+      auto& c = f.involvement[static_cast<std::size_t>(r) * steps + x.step];
+      HCSIM_ASSERT(c < 0xFFFF, "too many transfers of one rank in one step");
+      ++c;
+    }
+  }
+}
+
 // The schedule as flows; a step's multimem transfers become one timer per rank (their time on
 // an idle network, CollectiveCostModel::multimem_times).
 std::shared_ptr<const FlowSchedule> flow_schedule(const Schedule& sc, const CollectiveCostModel& model,
@@ -88,23 +111,37 @@ std::shared_ptr<const FlowSchedule> flow_schedule(const Schedule& sc, const Coll
     }
     if (!index.empty() || timers) ++step;
   }
-  f->steps = step;
-  const auto n = static_cast<std::size_t>(sc.ranks);
-  f->send_begin.assign(n + 1, 0);
-  for (const auto& x : f->transfers) ++f->send_begin[x.src + 1];
-  for (std::size_t r = 1; r <= n; ++r) f->send_begin[r] += f->send_begin[r - 1];
-  f->send_index.resize(f->transfers.size());
-  std::vector<std::uint32_t> next(f->send_begin.begin(), f->send_begin.end() - 1);
-  f->involvement.assign(n * step, 0);
-  for (std::uint32_t i = 0; i < f->transfers.size(); ++i) {
-    const auto& x = f->transfers[i];
-    f->send_index[next[x.src]++] = i;  // transfers are in step order, so each rank's sends are too
-    for (std::uint32_t r : {x.src, x.dst}) {
-      auto& c = f->involvement[static_cast<std::size_t>(r) * step + x.step];
-      HCSIM_ASSERT(c < 0xFFFF, "too many transfers of one rank in one step");
-      ++c;
+  index_flow_schedule(*f, step);
+  return f;
+}
+
+// Flow mode by phases: per phase, a timer on each rank that sends or receives in it, then the
+// phase's flows, as two steps of the per-rank order (flow_schedule's): a rank starts its
+// phase's timer once its transfers of the phase before have arrived, and its flows once its
+// timer has run.
+std::shared_ptr<const FlowSchedule> phase_flow_schedule(const std::vector<CoarsePhase>& phases,
+                                                        const std::vector<std::uint32_t>& rank_devices) {
+  auto f = std::make_shared<FlowSchedule>();
+  const auto n = rank_devices.size();
+  f->ranks = static_cast<int>(n);
+  std::unordered_map<std::uint32_t, std::uint32_t> rank_of;
+  for (std::size_t r = 0; r < n; ++r) rank_of.emplace(rank_devices[r], static_cast<std::uint32_t>(r));
+  std::uint32_t step = 0;
+  std::vector<char> in_phase(n);
+  for (const CoarsePhase& ph : phases) {
+    if (ph.timer.value() > 0) {  // a phase without flows (multimem transfers alone): every rank's
+      std::fill(in_phase.begin(), in_phase.end(), ph.flows.empty() ? 1 : 0);
+      for (const PlannedFlow& fl : ph.flows) in_phase[rank_of.at(fl.src)] = in_phase[rank_of.at(fl.dst)] = 1;
+      for (std::uint32_t r = 0; r < n; ++r)
+        if (in_phase[r]) f->transfers.push_back({r, r, step, 0.0, ph.timer.value()});
+      ++step;
     }
+    if (ph.flows.empty()) continue;
+    for (const PlannedFlow& fl : ph.flows)
+      f->transfers.push_back({rank_of.at(fl.src), rank_of.at(fl.dst), step, fl.bytes});
+    ++step;
   }
+  index_flow_schedule(*f, step);
   return f;
 }
 
@@ -141,8 +178,13 @@ std::string resolve_collective_algorithm(const CollectiveCostModel& model, const
   return model.estimate(devices, op, per_rank, "auto", siblings).algorithm;
 }
 
-CollectivePlanner::CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode, CostOptions cost)
-    : g_(g), algorithm_(std::move(algorithm)), flow_(flow_mode), model_(g, std::move(cost)) {}
+CollectivePlanner::CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode, CostOptions cost,
+                                     bool flow_phases)
+    : g_(g),
+      algorithm_(std::move(algorithm)),
+      flow_(flow_mode),
+      flow_phases_(flow_mode && flow_phases),
+      model_(g, std::move(cost)) {}
 
 std::string CollectivePlanner::choose(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes,
                                       CollectiveFamily family) {
@@ -190,8 +232,8 @@ CollectiveExpansion CollectivePlanner::build(const std::vector<int>& devices, Co
   const int n = static_cast<int>(ranks.size());
   std::int64_t elements = std::llround(bytes);
   if (op == CollectiveOp::all_to_all) elements = (elements + n - 1) / n * n;
-  const Schedule sc = a->schedule({op, shape, elements, p.estimate.chunks, !flow_, model_.node_share(shape),
-                                   model_.block_weights(devices, ranks, op)});
+  const Schedule sc = a->schedule({op, shape, elements, p.estimate.chunks, !flow_ || flow_phases_,
+                                   model_.node_share(shape), model_.block_weights(devices, ranks, op)});
   std::vector<const Step*> all;
   for (const Step& st : sc.steps) all.push_back(&st);
   for (const Transfer& t : merged_step(all).transfers)
@@ -204,7 +246,11 @@ CollectiveExpansion CollectivePlanner::build(const std::vector<int>& devices, Co
     for (std::size_t e = 0; e < on_edge.size(); ++e)
       if (on_edge[e] > 0) p.switch_bytes.emplace_back(static_cast<int>(e), on_edge[e]);
   }
-  if (flow_) {
+  if (flow_phases_) {
+    coarse_phases(p, sc, ranks);
+    p.flow = phase_flow_schedule(p.phases, p.rank_devices);
+    p.phases.clear();
+  } else if (flow_) {
     p.flow = flow_schedule(sc, model_, ranks);
   } else {
     coarse_phases(p, sc, ranks);

@@ -38,6 +38,13 @@
 // idle network the phase takes exactly the cost model's time, and under contention its
 // flows slow down as the bytes really on the links say. For a ring this is one phase: a
 // timer of (2(n-1) - 1) alpha, then one flow per ring edge of 2(n-1)/n S.
+// Flow mode by phases (simulation.flow_schedule "phases", for groups of thousands of
+// ranks, where a ring's 2(n-1) steps of n transfers each are O(n^2) flows): event mode's
+// phases, in the flow mode's per-rank order -- per phase a timer of T_phase - T_merged on
+// each rank that sends or receives in it, then the phase's flows, as two steps of the
+// per-rank order (a phase of multimem transfers alone: a timer on every rank). Every flow
+// is in the network model, with symmetry or without: a ring all-reduce is n timers and n
+// flows. On an idle network it takes event mode's time.
 // In-network reduction (no rank-level schedule) is a timer of the cost model's time in both
 // modes; its bytes (S up and S down each device's path to the reducing switch) are counted
 // on the links but do not contend. So are a schedule's multimem transfers (NVLink SHARP inside
@@ -112,7 +119,9 @@ class CollectivePlanner {
  public:
   // `algorithm`: "auto" or a registered name; `flow_mode`: plans for the flow mode.
   // `cost`: the cost model's options (ProtocolSet::ideal() for the network schedule alone).
-  CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode, CostOptions cost = {});
+  // `flow_phases` (flow mode only): plans by phases (see the header comment).
+  CollectivePlanner(const TopologyGraph& g, std::string algorithm, bool flow_mode, CostOptions cost = {},
+                    bool flow_phases = false);
 
   // The algorithm that runs this collective (see the header comment).
   [[nodiscard]] std::string choose(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes,
@@ -133,6 +142,7 @@ class CollectivePlanner {
   [[nodiscard]] const CollectiveCostModel& model() const { return model_; }
   [[nodiscard]] const Router& router() const { return model_.router(); }
   [[nodiscard]] bool flow_mode() const { return flow_; }
+  [[nodiscard]] bool flow_phases() const { return flow_phases_; }
   [[nodiscard]] const std::string& algorithm() const { return algorithm_; }
 
  private:
@@ -143,6 +153,7 @@ class CollectivePlanner {
   const TopologyGraph& g_;
   std::string algorithm_;
   bool flow_;
+  bool flow_phases_;  // flow mode by phases
   CollectiveCostModel model_;
   std::map<std::tuple<std::vector<std::uint32_t>, int, int, bool>, std::string> choice_;  // (group, op, bucket, family)
   std::map<std::tuple<std::vector<std::uint32_t>, int, double, std::string>, std::unique_ptr<CollectiveExpansion>> plans_;

@@ -9,7 +9,9 @@
 namespace hcsim::engine {
 CollectiveReplay::CollectiveReplay(const TaskGraph& g, CollectivePlanner& planner, ActivityHost& host)
     : g_(g), planner_(planner), host_(host), load_(planner.router().graph(), planner.router()) {
-  for (const auto& m : g.mirrors()) mirror_set_.emplace(m.task, m.set);
+  if (!g.mirrors().empty()) mirror_set_.assign(g.size(), kNoSet);
+  for (const auto& m : g.mirrors())
+    if (mirror_set_[m.task] == kNoSet) mirror_set_[m.task] = m.set;
   for (const Task& t : g.tasks()) {
     if (t.kind != TaskKind::compute) continue;
     if (t.device >= built_.size()) built_.resize(t.device + 1, 0);
@@ -153,13 +155,13 @@ double CollectiveReplay::dynamic_stretch(std::uint32_t src, std::uint32_t dst, c
 
 const CollectiveReplay::SlotCounts* CollectiveReplay::mirror_slots(int c, std::size_t phase) {
   const Instance& co = colls_[static_cast<std::size_t>(c)];
-  const auto set = mirror_set_.find(co.task);
-  if (set == mirror_set_.end()) return nullptr;
-  auto [it, added] = mirror_slots_.try_emplace({co.plan, set->second, phase});
+  const std::uint32_t set = set_of(co.task);
+  if (set == kNoSet) return nullptr;
+  auto [it, added] = mirror_slots_.try_emplace({co.plan, set, phase});
   if (added) {
     const Task& t = g_[co.task];
     std::vector<DevicePair> pairs;
-    for (std::uint32_t group : g_.mirror_sets()[set->second].groups) {
+    for (std::uint32_t group : g_.mirror_sets()[set].groups) {
       const CollectiveExpansion& q = mirror_plan(t, group);
       const bool same = q.phases.size() == co.plan->phases.size();
       for (const PlannedFlow& f : same ? q.phases[phase].flows : q.pair_bytes) pairs.emplace_back(f.src, f.dst);
@@ -183,16 +185,16 @@ void CollectiveReplay::account_rest() {
 // Per-phase stretch of the built flows for their mirrors (runs without rest flows).
 double CollectiveReplay::stretch(int c, std::size_t phase, std::uint32_t src, std::uint32_t dst) {
   const Instance& co = colls_[static_cast<std::size_t>(c)];
-  const auto set = mirror_set_.find(co.task);
-  if (set == mirror_set_.end()) return 1;
-  auto [it, added] = stretches_.try_emplace({co.plan, set->second, phase});
+  const std::uint32_t set = set_of(co.task);
+  if (set == kNoSet) return 1;
+  auto [it, added] = stretches_.try_emplace({co.plan, set, phase});
   if (added) {
     const Task& t = g_[co.task];
     const CollectiveExpansion& p = *co.plan;
     const bool by_phase = phase < p.phases.size();
     std::vector<DevicePair> built, mirrored;
     for (const PlannedFlow& f : by_phase ? p.phases[phase].flows : p.pair_bytes) built.emplace_back(f.src, f.dst);
-    for (std::uint32_t group : g_.mirror_sets()[set->second].groups) {
+    for (std::uint32_t group : g_.mirror_sets()[set].groups) {
       const CollectiveExpansion& q = mirror_plan(t, group);
       const bool same = by_phase && q.phases.size() == p.phases.size();
       for (const PlannedFlow& f : same ? q.phases[phase].flows : q.pair_bytes) mirrored.emplace_back(f.src, f.dst);
@@ -204,13 +206,13 @@ double CollectiveReplay::stretch(int c, std::size_t phase, std::uint32_t src, st
 }
 
 double CollectiveReplay::send_stretch(TaskId t) {
-  const auto set = mirror_set_.find(t);
+  const std::uint32_t set = set_of(t);
   const Task& task = g_[t];
   if (has_rest_ && !g_.is_memory(task.device) && !g_.is_memory(task.peer)) {
     const SlotCounts* mirrors = nullptr;
-    if (set != mirror_set_.end()) {
-      auto [it, added] = send_mirror_slots_.try_emplace(set->second);
-      if (added) it->second = slot_counts(g_.mirror_sets()[set->second].pairs);
+    if (set != kNoSet) {
+      auto [it, added] = send_mirror_slots_.try_emplace(set);
+      if (added) it->second = slot_counts(g_.mirror_sets()[set].pairs);
       mirrors = &it->second;
       if (!part_mirrors_.empty()) {
         count_part_mirrors(mirrors, g_.part_of(t), +1);
@@ -219,11 +221,11 @@ double CollectiveReplay::send_stretch(TaskId t) {
     }
     return dynamic_stretch(task.device, task.peer, mirrors, g_.part_of(t));
   }
-  if (set == mirror_set_.end()) return 1;
+  if (set == kNoSet) return 1;
   const std::uint64_t k = MirrorLoad::key(task.device, task.peer);
-  auto [it, added] = send_stretches_.try_emplace({set->second, k}, 1.0);
+  auto [it, added] = send_stretches_.try_emplace({set, k}, 1.0);
   if (added) {
-    const Stretches b = load_.stretches({{task.device, task.peer}}, g_.mirror_sets()[set->second].pairs);
+    const Stretches b = load_.stretches({{task.device, task.peer}}, g_.mirror_sets()[set].pairs);
     if (const auto f = b.find(k); f != b.end()) it->second = f->second;
   }
   return it->second;
@@ -238,12 +240,22 @@ void CollectiveReplay::send_ended(TaskId t) {
 }
 
 const CollectiveExpansion& CollectiveReplay::plan_of(const Task& t) {
+  // The last plan of the group and operation first: a group runs the same collective many
+  // times (sequence parallelism alternates all-gather and reduce-scatter on one group).
+  const std::size_t slot = std::size_t{t.group} * kOps + static_cast<std::size_t>(t.op);
+  if (slot >= last_plan_.size()) last_plan_.resize((std::size_t{t.group} + 1) * kOps);
+  LastPlan& last = last_plan_[slot];
+  if (last.plan && last.bytes == t.bytes.value()) return *last.plan;
   auto key = std::make_tuple(t.group, static_cast<int>(t.op), t.bytes.value());
-  if (auto it = plans_.find(key); it != plans_.end()) return *it->second;
+  if (auto it = plans_.find(key); it != plans_.end()) {
+    last = {t.bytes.value(), it->second};
+    return *it->second;
+  }
   CollectiveFamily family;
   if (const TaskGraph::GroupFamily* f = g_.group_family(t.group)) family = {f->first, &f->siblings};
   const CollectiveExpansion& p = planner_.plan(g_.groups()[t.group], t.op, t.bytes.value(), {}, family);
   plans_.emplace(key, &p);
+  last = {t.bytes.value(), &p};
   return p;
 }
 

@@ -138,7 +138,15 @@ class CollectiveReplay {
   std::deque<Instance> colls_;  // stable references while tasks finish and start others
   std::vector<int> free_;       // instances of finished collectives, reused
   std::map<std::tuple<std::uint32_t, int, double>, const CollectiveExpansion*> plans_;  // (group, op, bytes)
-  std::unordered_map<TaskId, std::uint32_t> mirror_set_;  // a task's mirror set, where it has one
+  struct LastPlan {
+    double bytes = 0;
+    const CollectiveExpansion* plan = nullptr;
+  };
+  static constexpr std::size_t kOps = static_cast<std::size_t>(CollectiveOp::send_recv) + 1;
+  std::vector<LastPlan> last_plan_;  // per (group, operation): the plan its last collective ran
+  static constexpr std::uint32_t kNoSet = ~std::uint32_t{0};
+  std::vector<std::uint32_t> mirror_set_;  // per task: its mirror set, kNoSet where none (empty: no mirrors)
+  [[nodiscard]] std::uint32_t set_of(TaskId t) const { return mirror_set_.empty() ? kNoSet : mirror_set_[t]; }
   MirrorLoad load_;
   std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, Stretches> stretches_;  // (plan, set, phase)
   std::map<std::pair<std::uint32_t, std::uint64_t>, double> send_stretches_;  // (set, pair)

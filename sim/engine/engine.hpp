@@ -32,6 +32,9 @@ namespace hcsim {
 struct EngineOptions {
   std::string mode = "event";       // event | flow
   std::string algorithm = "auto";   // collective algorithm: "auto" or a registered name
+  // Flow mode: each phase of a collective's schedule as one flow per pair after a timer of
+  // its latency (collective_plan.hpp, "Flow mode by phases") instead of every step's flows.
+  bool flow_phases = false;
   bool isolate = true;              // run SimGrid in a child process
   // Chained compute as kernel timers (the fast path); false makes every compute task an
   // Exec, the reference the timers are checked against.

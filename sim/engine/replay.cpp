@@ -357,9 +357,11 @@ EngineResult simulate_in_process(const TopologyGraph& topo, const TaskGraph& gra
   e.set_config("network/crosstraffic:0");
   std::optional<CollectivePlanner> own;
   if (!opt.planner)
-    own.emplace(topo, opt.algorithm, opt.mode == "flow", CostOptions{.deepep = opt.deepep, .routing = opt.routing});
+    own.emplace(topo, opt.algorithm, opt.mode == "flow", CostOptions{.deepep = opt.deepep, .routing = opt.routing},
+                opt.flow_phases);
   CollectivePlanner& planner = opt.planner ? *opt.planner : *own;
   HCSIM_ASSERT(&planner.model().router().graph() == &topo && planner.flow_mode() == (opt.mode == "flow") &&
+                   planner.flow_phases() == (opt.mode == "flow" && opt.flow_phases) &&
                    planner.algorithm() == opt.algorithm && planner.model().options().deepep == opt.deepep &&
                    planner.model().options().routing == opt.routing,
                "EngineOptions::planner was made for another topology, mode, algorithm or MoE dispatch");

@@ -97,8 +97,13 @@ bool plain_layout(const Candidate& c, bool fixed_pools) {
 }  // namespace
 
 FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& rows,
-                       const std::vector<std::size_t>& which, const std::vector<MetricColumn>& metrics) {
+                       const std::vector<std::size_t>& which, const std::vector<MetricColumn>& metrics,
+                       const RecordFn& on_record) {
   FastScreen out;
+  auto emit = [&](std::size_t i, std::string record) {
+    if (on_record) on_record(i, std::move(record));
+    else out.records.emplace_back(i, std::move(record));
+  };
   const std::optional<Scenario> base = covers(metrics) ? fast_base(spec) : std::nullopt;
   if (!base) {
     out.rest = which;
@@ -126,7 +131,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
       Evaluation ev;
       ev.status = "infeasible";
       ev.reason = issues_text(InputError(std::move(issues)));
-      out.records.emplace_back(i, make_record(i, c.params, ev, metrics));
+      emit(i, make_record(i, c.params, ev, metrics));
       return true;
     };
     if (refused(layout_rules.layout_issues(layout))) continue;
@@ -175,7 +180,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
       ev.status = "ok";
       ev.report = fast_report(r);
     }
-    out.records.emplace_back(i, make_record(i, c.params, ev, metrics));
+    emit(i, make_record(i, c.params, ev, metrics));
   }
   return out;
 }

@@ -16,6 +16,7 @@
 //  - candidates that set fields other than the layout's.
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,7 +32,12 @@ struct FastScreen {
 };
 
 // Screens rows `which` of `rows` at the analytical fidelity with the report `metrics`.
+// With `on_record`, each record goes to it as it is made (row i's record after the last read
+// of row i) instead of into FastScreen::records: a search of many candidates need not hold
+// them all.
+using RecordFn = std::function<void(std::size_t row, std::string record)>;
 FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& rows,
-                       const std::vector<std::size_t>& which, const std::vector<MetricColumn>& metrics);
+                       const std::vector<std::size_t>& which, const std::vector<MetricColumn>& metrics,
+                       const RecordFn& on_record = {});
 
 }  // namespace hcsim::sweep

@@ -1,8 +1,17 @@
 #include "search_runner.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include <unistd.h>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <fmt/format.h>
 
@@ -15,32 +24,45 @@
 namespace hcsim::sweep {
 namespace {
 
-double metric(const nlohmann::json& m, const char* name) {
+void release_free_memory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+double metric(const nlohmann::ordered_json& m, const char* name) {
   const auto it = m.find(name);
   return it != m.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
-void fill_row(const SearchSpec& spec, SearchRow& row, std::string line) {
-  const auto rec = nlohmann::json::parse(line);
-  row.record = std::move(line);
+// A row keeps its figures and where its candidates.csv row is, not the record: a search
+// holds every candidate, and most are refused. A row that is not feasible keeps no
+// parameters either: nothing reads them past the screen.
+void fill_row(const SearchSpec& spec, CsvSpill& csv, SearchRow& row, const std::string& line) {
+  auto rec = nlohmann::ordered_json::parse(line);
   row.status = rec.value("status", "error");
-  row.reason = rec.value("reason", "");
-  if (row.status != "ok") return;
-  const auto& m = rec["metrics"];
-  row.step_time_s = metric(m, "step_time_s");
-  row.tokens_per_s = metric(m, "tokens_per_s");
-  row.energy_per_token_j = metric(m, "energy.per_token_j");
-  row.power_w = metric(m, "energy.average_power_w");
-  row.mfu = metric(m, "mfu");
-  if (spec.max_power_w && row.power_w > *spec.max_power_w) {
-    row.status = "over_power";
-    row.reason = fmt::format("average power {:.4g} W is above the cap of {:.4g} W", row.power_w, *spec.max_power_w);
+  if (row.status == "ok") {
+    const auto& m = rec["metrics"];
+    row.step_time_s = metric(m, "step_time_s");
+    row.tokens_per_s = metric(m, "tokens_per_s");
+    row.energy_per_token_j = metric(m, "energy.per_token_j");
+    row.power_w = metric(m, "energy.average_power_w");
+    row.mfu = metric(m, "mfu");
+    if (spec.max_power_w && row.power_w > *spec.max_power_w) {
+      row.status = "over_power";
+      rec["status"] = row.status;
+      rec["reason"] =
+          fmt::format("average power {:.4g} W is above the cap of {:.4g} W", row.power_w, *spec.max_power_w);
+    }
   }
+  row.csv = csv.append(csv_row(rec, search_columns()));
+  if (row.status != "ok") row.candidate.params = nlohmann::ordered_json();
 }
 
 // Simulates rows `which` at `mode`, updating them as they finish.
-void run_pass(const SearchSpec& spec, std::vector<SearchRow>& rows, const std::vector<std::size_t>& which,
-              const std::string& mode, int jobs, bool progress, const char* label) {
+void run_pass(const SearchSpec& spec, CsvSpill& csv, std::vector<SearchRow>& rows,
+              const std::vector<std::size_t>& which, const std::string& mode, int jobs, bool progress,
+              const char* label) {
   const auto metrics = default_metrics();
   const JobFn job = [&](std::size_t i) {
     Evaluation ev;
@@ -54,7 +76,7 @@ void run_pass(const SearchSpec& spec, std::vector<SearchRow>& rows, const std::v
   };
   Progress bar(label, which.size(), progress);
   const ResultFn done = [&](std::size_t i, std::string line) {
-    fill_row(spec, rows[i], std::move(line));
+    fill_row(spec, csv, rows[i], line);
     bar.tick(rows[i].status == "ok");
   };
   const CrashFn crashed = [&](std::size_t i, const std::string& why) {
@@ -122,7 +144,7 @@ void confirm(const SearchSpec& spec, SearchResult& res, std::vector<std::size_t>
     return v[spec.top_k - 1];
   };
   auto run = [&](const std::vector<std::size_t>& which, const char* label) {
-    run_pass(spec, rows, which, mode, jobs, progress, label);
+    run_pass(spec, *res.csv, rows, which, mode, jobs, progress, label);
     for (std::size_t i : which) {
       rows[i].confirmed = true;
       if (rows[i].status != "ok") continue;
@@ -159,6 +181,50 @@ void confirm(const SearchSpec& spec, SearchResult& res, std::vector<std::size_t>
 
 }  // namespace
 
+CsvSpill::CsvSpill() : file_(std::tmpfile()) {
+  if (!file_)
+    throw std::runtime_error(std::string("cannot make a temporary file for candidates.csv: ") + std::strerror(errno));
+}
+
+CsvSpill::~CsvSpill() { std::fclose(file_); }
+
+CsvSpill::Ref CsvSpill::append(const std::string& text) {
+  const Ref r{end_, static_cast<std::uint32_t>(text.size())};
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n =
+        ::pwrite(::fileno(file_), text.data() + done, text.size() - done, static_cast<off_t>(end_ + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw std::runtime_error(std::string("cannot write the temporary candidates.csv: ") + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+  end_ += text.size();
+  return r;
+}
+
+std::string CsvSpill::read(Ref r) const {
+  std::string out(r.size, '\0');
+  std::size_t done = 0;
+  while (done < r.size) {
+    const ssize_t n = ::pread(::fileno(file_), out.data() + done, r.size - done, static_cast<off_t>(r.at + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw std::runtime_error(std::string("cannot read the temporary candidates.csv: ") + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
+const Columns& search_columns() {
+  static const Columns cols{
+      {"/strategy/tp", "/strategy/pp", "/strategy/dp", "/strategy/ep", "/strategy/etp", "/workload/micro_batch",
+       "/strategy/schedule", "/strategy/interleave", "/strategy/recompute", "/strategy/zero",
+       "/strategy/sequence_parallel", "/cluster/pools/0/count"},
+      default_metrics()};
+  return cols;
+}
+
 double objective_key(const SearchSpec& spec, const SearchRow& r) {
   switch (spec.objective) {
     case Objective::tokens_per_s: return -r.tokens_per_s;
@@ -190,6 +256,7 @@ std::string describe_layout(const Candidate& c) {
 SearchResult run_search(const SearchSpec& spec, int jobs, bool progress, const std::string& confirm_mode) {
   const auto t0 = std::chrono::steady_clock::now();
   SearchResult res;
+  res.csv = std::make_shared<CsvSpill>();
   for (auto& c : enumerate_candidates(spec)) {
     SearchRow row;
     row.candidate = std::move(c);
@@ -200,12 +267,16 @@ SearchResult run_search(const SearchSpec& spec, int jobs, bool progress, const s
   std::vector<std::size_t> rest = all;
   if (spec.prune_mode == "analytical") {
     // Most rows at microseconds each (fast_screen.hpp); the rest as scenarios.
-    FastScreen fast = fast_screen(spec, res.rows, all, default_metrics());
-    for (auto& [i, line] : fast.records) fill_row(spec, res.rows[i], std::move(line));
-    res.fast_screened = fast.records.size();
+    FastScreen fast = fast_screen(spec, res.rows, all, default_metrics(), [&](std::size_t i, std::string line) {
+      fill_row(spec, *res.csv, res.rows[i], line);
+      ++res.fast_screened;
+    });
     rest = std::move(fast.rest);
+    // The screen's clusters (one topology, router and cost cache per device count) are freed
+    // by now; hand their pages back, or every worker forked below carries them.
+    release_free_memory();
   }
-  run_pass(spec, res.rows, rest, spec.prune_mode, jobs, progress, "search (screen)");
+  run_pass(spec, *res.csv, res.rows, rest, spec.prune_mode, jobs, progress, "search (screen)");
   std::vector<std::size_t> ok = feasible(res.rows);
   res.screened_ok = ok.size();
   if (spec.prune_mode == confirm_mode) {

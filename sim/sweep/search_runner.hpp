@@ -15,26 +15,52 @@
 // confirmed, but for layouts that a confirmed feasible one dominates by more than m in step
 // time and energy per token with no more devices.
 
+#include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "sim/sweep/record.hpp"
 #include "sim/sweep/search_spec.hpp"
 
 namespace hcsim::sweep {
 
+// The candidates.csv rows of a search, kept in an unnamed temporary file rather than in
+// memory: a search holds every candidate it enumerates, most are refused with a reason, and
+// their rows' text would grow with the space (600 B a row, 52 MB for the 530B GPT's 87,924
+// layouts). Throws std::runtime_error when the file cannot be made, written or read.
+class CsvSpill {
+ public:
+  struct Ref {
+    std::uint64_t at = 0;
+    std::uint32_t size = 0;
+  };
+  CsvSpill();
+  ~CsvSpill();
+  CsvSpill(const CsvSpill&) = delete;
+  CsvSpill& operator=(const CsvSpill&) = delete;
+  Ref append(const std::string& text);
+  [[nodiscard]] std::string read(Ref r) const;
+
+ private:
+  std::FILE* file_;
+  std::uint64_t end_ = 0;
+};
+
 struct SearchRow {
   Candidate candidate;
   std::string status = "pending";  // ok, infeasible (does not fit, invalid), error, over_power
-  std::string reason;
   double step_time_s = 0, tokens_per_s = 0, energy_per_token_j = 0, power_w = 0, mfu = 0;
-  std::string record;      // the result record line (sim/sweep/record.hpp) of its last run
+  CsvSpill::Ref csv;       // its candidates.csv row (search_columns(); the reason where not ok) in SearchResult::csv
   bool confirmed = false;  // simulated at the confirmation fidelity
 };
 
 struct SearchResult {
   std::vector<SearchRow> rows;        // every candidate, in enumeration order
+  std::shared_ptr<CsvSpill> csv;      // the rows' candidates.csv rows, from their last run's record
   std::vector<std::size_t> ranking;   // confirmed feasible rows, best first by the objective
   std::vector<std::size_t> pareto;    // confirmed feasible rows on the front, by step time
   std::size_t screened_ok = 0;        // feasible after the first pass
@@ -42,6 +68,9 @@ struct SearchResult {
   std::size_t confirm_rounds = 0;     // rounds of the bounded confirmation of the best
   double seconds = 0;
 };
+
+// The columns of candidates.csv: the layout's parameters, then the default metrics.
+const Columns& search_columns();
 
 // The analytical screen's relative error on the objective that the bound allows at least.
 inline constexpr double kScreenMargin = 0.02;

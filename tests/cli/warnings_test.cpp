@@ -33,6 +33,22 @@ TEST(CliWarnings, RunWarnsOnceAndReportsAsWritten) {
   EXPECT_GT(nlohmann::json::parse(r.out)["step_time_s"].get<double>(), 1e3);  // 600 B/s, as the user wrote
 }
 
+TEST(CliWarnings, FlowScheduleOutsideFlowModeIsAWarning) {
+  // simulation.flow_schedule applies to flow mode only (docs/scenario.md): given with event
+  // mode (the quickstart's), a warning at its path and the run goes on; with flow mode, none.
+  const std::string set = "/simulation/flow_schedule=phases";
+  const ChildResult event = run_hcsim({"validate", kQuickstart, "--set", set}, {.timeout_s = 60});
+  ASSERT_EQ(event.exit_code, 0) << describe(event);
+  const auto err = lines_of(event.err);
+  ASSERT_EQ(err.size(), 1u) << event.err;
+  EXPECT_TRUE(err[0].starts_with("warning: " + kQuickstart + ":/simulation/flow_schedule: applies to flow mode only"))
+      << err[0];
+  const ChildResult flow =
+      run_hcsim({"validate", kQuickstart, "--set", set, "--set", "/simulation/mode=flow"}, {.timeout_s = 60});
+  ASSERT_EQ(flow.exit_code, 0) << describe(flow);
+  EXPECT_EQ(flow.err, "");
+}
+
 TEST(CliWarnings, StrictRunIsExitTwoAndWritesNothing) {
   TempDir dir;
   const std::string out = dir.file("out");

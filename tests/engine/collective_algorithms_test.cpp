@@ -51,11 +51,14 @@ TaskGraph collectives(const std::vector<std::uint32_t>& devs, CollectiveOp op, d
 // The closed forms below are of the network schedule alone: the ideal protocol
 // (tests/collectives/protocol_test.cpp covers NCCL's).
 EngineResult run_all(const TopologyGraph& topo, const TaskGraph& g, const char* mode, const char* algorithm) {
+  // `mode`: "event", "flow" or "flow_phases" (flow mode by phases).
   EngineOptions opt;
-  opt.mode = mode;
+  const bool flow = std::string(mode) != "event";
+  opt.mode = flow ? "flow" : "event";
+  opt.flow_phases = std::string(mode) == "flow_phases";
   opt.algorithm = algorithm;
-  opt.planner = std::make_shared<CollectivePlanner>(topo, algorithm, std::string(mode) == "flow",
-                                                    CostOptions{.protocols = ProtocolSet::ideal()});
+  opt.planner = std::make_shared<CollectivePlanner>(topo, algorithm, flow,
+                                                    CostOptions{.protocols = ProtocolSet::ideal()}, opt.flow_phases);
   return simulate(topo, g, opt);
 }
 
@@ -86,14 +89,18 @@ TEST_P(EveryAlgorithm, TakesTheCostModelsTimeOnAnIdleNetwork) {
           : build({{"type", "torus"}, {"dims", {4, 4, 4}}, {"link", {{"type", "electrical"}, {"bandwidth", "50 GB/s"},
                                                                        {"latency", "1 us"}}}},
                   64);
+  // "flow_phases": flow mode by phases (simulation.flow_schedule "phases"), event mode's phases
+  // with every flow in the network model.
   const int n = c.op == CollectiveOp::send_recv ? 2 : topo.device_count();
-  CollectivePlanner planner(topo, c.algorithm, std::string(mode) == "flow");
+  const bool flow = std::string(mode) != "event";
+  CollectivePlanner planner(topo, c.algorithm, flow);
   const auto& plan = planner.plan(first(n), c.op, c.bytes);
   ASSERT_EQ(plan.algorithm, c.algorithm);
   const double model = plan.estimate.time.value();
   // NCCL's protocols (the default): the engine runs the protocol's share as a timer.
   EngineOptions opt;
-  opt.mode = mode;
+  opt.mode = flow ? "flow" : "event";
+  opt.flow_phases = std::string(mode) == "flow_phases";
   opt.algorithm = c.algorithm;
   const double engine =
       simulate(topo, collectives(first(n), c.op, c.bytes, 1, static_cast<std::uint32_t>(topo.device_count())), opt)
@@ -120,7 +127,7 @@ INSTANTIATE_TEST_SUITE_P(
                                          Case{"multi_ring", CollectiveOp::all_gather, 1, 64e6},
                                          Case{"multi_ring", CollectiveOp::reduce_scatter, 1, 64e6},
                                          Case{"torus", CollectiveOp::all_reduce, 2, 64e6}),
-                       ::testing::Values("event", "flow")),
+                       ::testing::Values("event", "flow", "flow_phases")),
     [](const auto& info) {
       const Case& c = std::get<0>(info.param);
       return std::string(c.algorithm) + "_" + std::string(collective_op_name(c.op)) + "_" + std::get<1>(info.param);
@@ -150,6 +157,37 @@ TEST(CollectiveAlgorithms, DeepepDispatchTakesTheCostModelsTimeAndSendsTheDedupl
     for (const PlannedFlow& f : plan.pair_bytes) across += f.src / 4 != f.dst / 4 ? f.bytes : 0.0;
     EXPECT_NEAR(across, 16 * 3 * bytes / 4 * (4 * (1 - 495.0 / 1820) / 4), 16 * 3);
   }
+}
+
+TEST(CollectiveAlgorithms, FlowModeByPhasesRunsOneFlowPerRingEdgeInsteadOfEveryStep) {
+  // A ring all-reduce over n = 8 GPUs is 2(n - 1) = 14 steps of n transfers of S/n each.
+  // Flow mode by steps replays all 14 n = 112 transfers; by phases it is the event mode's one
+  // phase: per rank a timer of (2(n - 1) - 1) alpha (0 bytes), then one flow per ring edge of
+  // 2(n - 1)/n S -- 2 steps, 2n = 16 entries (docs/network.md, "Flow mode by phases").
+  const TopologyGraph topo = node(8);
+  const double S = 64e6;
+  CollectivePlanner steps(topo, "ring", true, CostOptions{.protocols = ProtocolSet::ideal()});
+  CollectivePlanner phases(topo, "ring", true, CostOptions{.protocols = ProtocolSet::ideal()}, true);
+  const auto& a = steps.plan(first(8), CollectiveOp::all_reduce, S);
+  const auto& b = phases.plan(first(8), CollectiveOp::all_reduce, S);
+  ASSERT_TRUE(a.flow && b.flow);
+  EXPECT_EQ(a.flow->steps, 14u);
+  EXPECT_EQ(a.flow->transfers.size(), 112u);
+  EXPECT_EQ(b.flow->steps, 2u);
+  ASSERT_EQ(b.flow->transfers.size(), 16u);
+  const double alpha = 2e-6;  // GPU -> switch -> GPU, 1 us each
+  for (const auto& x : b.flow->transfers) {
+    if (x.step == 0) {
+      EXPECT_EQ(x.src, x.dst);
+      EXPECT_EQ(x.bytes, 0.0);
+      EXPECT_NEAR(x.timer, 13 * alpha, 1e-12);
+    } else {
+      EXPECT_EQ(x.dst, (x.src + 1) % 8);
+      EXPECT_EQ(x.bytes, 2.0 * 7 / 8 * S);
+      EXPECT_EQ(x.timer, 0.0);
+    }
+  }
+  EXPECT_TRUE(b.phases.empty());
 }
 
 TEST(CollectiveAlgorithms, HalvingDoublingMatchesRabenseifnersClosedForm) {
@@ -187,7 +225,8 @@ TEST(CollectiveAlgorithms, TwoCollectivesSharingLinksTakeTwiceAsLong) {
   // Without latency, a collective's time is its bandwidth term; two identical ones at once
   // share every link they use (max-min fair sharing halves each flow's rate), so together
   // they take twice as long -- in flow mode for the step-by-step schedules, and in event
-  // mode for the torus's per-dimension phases of merged flows.
+  // mode and flow mode by phases for merged flows (the ring's one phase, the torus's one
+  // per dimension).
   const TopologyGraph nvs = node(8, "0 us");
   const TopologyGraph torus = build(
       {{"type", "torus"}, {"dims", {4, 4, 4}}, {"link", {{"type", "electrical"}, {"bandwidth", "50 GB/s"}, {"latency", "0 us"}}}},
@@ -198,7 +237,8 @@ TEST(CollectiveAlgorithms, TwoCollectivesSharingLinksTakeTwiceAsLong) {
     const char* mode;
   };
   for (const Run& r : {Run{&nvs, "halving_doubling", "flow"}, Run{&nvs, "double_binary_tree", "flow"},
-                       Run{&torus, "torus", "flow"}, Run{&torus, "torus", "event"}}) {
+                       Run{&nvs, "ring", "flow_phases"}, Run{&torus, "torus", "flow"}, Run{&torus, "torus", "event"},
+                       Run{&torus, "torus", "flow_phases"}}) {
     const int n = r.topo->device_count();
     const double one = run(*r.topo, collectives(first(n), CollectiveOp::all_reduce, 64e6, 1), r.mode, r.algorithm);
     const double two = run(*r.topo, collectives(first(n), CollectiveOp::all_reduce, 64e6, 2), r.mode, r.algorithm);

@@ -112,6 +112,31 @@ TEST(CollectiveCommand, GpusSharingANicTalkOverNvlink) {
   EXPECT_GT(rows[0]["network_energy"].get<double>(), 0.0);
 }
 
+TEST(CollectiveCommand, FlowModeByPhasesRunsEventModesFlowsEveryOneInTheNetwork) {
+  // A flat ring all-reduce of 1 GiB over 256 chips of the 1,024-chip torus (docs/network.md,
+  // "Flow mode by phases"). By steps: 2(n - 1) steps of n flows = 130,560 activities. By
+  // phases: per rank a timer of (2(n - 1) - 1) alpha and one flow of 2(n - 1)/n S, 2n = 512
+  // activities, and the event mode's time to the bit (the same timer and merged flows, all n
+  // of them built -- no symmetry outside a task graph).
+  std::vector<nlohmann::json> out;
+  for (const std::vector<std::string>& mode : std::vector<std::vector<std::string>>{
+           {"--mode", "event"}, {"--mode", "flow"}, {"--mode", "flow", "--flow-schedule", "phases"}}) {
+    std::vector<std::string> args{"collective", network("electrical-torus-1024"), "--group", "256", "--algorithm",
+                                  "ring", "-b", "1G", "-e", "1G", "--format", "json"};
+    args.insert(args.end(), mode.begin(), mode.end());
+    const ChildResult r = run_hcsim(args);
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    out.push_back(nlohmann::json::parse(r.out));
+  }
+  EXPECT_EQ(out[1]["mode"], "flow (by steps)");
+  EXPECT_EQ(out[2]["mode"], "flow (by phases)");
+  EXPECT_EQ(out[1]["activities"], 2 * 255 * 256);
+  EXPECT_EQ(out[2]["activities"], 2 * 256);
+  EXPECT_EQ(out[2]["rows"][0]["time"], out[0]["rows"][0]["time"]);
+  const ChildResult bad = run_hcsim({"collective", network("electrical-torus-1024"), "--flow-schedule", "rings"});
+  EXPECT_EQ(bad.exit_code, 2) << describe(bad);
+}
+
 TEST(CollectiveCommand, SixtyFourDeviceSweepIsFast) {
   // 8 B .. 8 GiB on 8 nodes x 8 GPUs: 31 sizes, one engine run.
   const ChildResult r = run_hcsim({"collective", kQuickstart, "--set", "/cluster/pools/0/count=64", "--set",

@@ -80,5 +80,39 @@ TEST(SearchRunner, FindsTheBestExpertParallelLayoutOfABruteForce) {
   EXPECT_LT(best_ep1.tokens_per_s, best.tokens_per_s) << best_ep1.layout;
 }
 
+// The rows of a search hold their candidates.csv rows in a temporary file (CsvSpill) and
+// no parameters where the layout is not feasible: each row reads back as the CSV of its
+// record, index and status first; a feasible row keeps what its confirmation and the tables
+// need.
+TEST(SearchRunner, RowsKeepTheirCsvInTheSpillAndParametersOnlyWhenFeasible) {
+  register_builtins();
+  const SearchSpec spec = load_search(kSweeps + "tiny-moe-search.json");
+  const SearchResult res = run_search(spec, 1, false, "analytical");
+  ASSERT_TRUE(res.csv);
+  std::size_t ok = 0;
+  for (std::size_t i = 0; i < res.rows.size(); ++i) {
+    const SearchRow& row = res.rows[i];
+    const std::string line = res.csv->read(row.csv);
+    ASSERT_FALSE(line.empty()) << i;
+    EXPECT_EQ(line.back(), '\n') << i;
+    EXPECT_EQ(line.rfind(fmt::format("{},{},", i, row.status), 0), 0u) << line;
+    EXPECT_EQ(row.candidate.params.is_null(), row.status != "ok") << line;
+    ok += row.status == "ok" ? 1 : 0;
+  }
+  EXPECT_GT(ok, 0u);
+  EXPECT_LT(ok, res.rows.size());
+}
+
+TEST(CsvSpill, ReadsBackWhatWasAppended) {
+  CsvSpill spill;
+  const std::string a = "0,ok,1,2\n", b(70000, 'x'), c = "2,infeasible,\"a, quoted\"\n";
+  const CsvSpill::Ref ra = spill.append(a), rb = spill.append(b), rc = spill.append(c);
+  EXPECT_EQ(spill.read(rc), c);
+  EXPECT_EQ(spill.read(ra), a);
+  EXPECT_EQ(spill.read(rb), b);
+  EXPECT_EQ(rb.at, a.size());
+  EXPECT_EQ(spill.read({}), "");
+}
+
 }  // namespace
 }  // namespace hcsim::sweep
