@@ -97,11 +97,13 @@ void check_algorithm(const CollectiveCostModel& model, const std::vector<std::ui
   }
 }
 
-nlohmann::json rows_json(const Scenario& sc, const CollectiveArgs& a, const std::string& mode, std::size_t n,
+// `phases`: flow mode by phases (--flow-schedule or the scenario's simulation.flow_schedule).
+nlohmann::json rows_json(const Scenario& sc, const CollectiveArgs& a, bool phases, std::size_t n,
                          const std::vector<Row>& rows, const EngineResult& r, double wall) {
   nlohmann::json out = {{"scenario", sc.name}, {"topology", sc.topology.description}, {"op", a.op},
-                        {"algorithm", a.algorithm}, {"group", a.group}, {"ranks", n}, {"mode", mode},
+                        {"algorithm", a.algorithm}, {"group", a.group}, {"ranks", n}, {"mode", a.mode},
                         {"activities", r.activities}, {"wall_seconds", wall}};
+  if (a.mode == "flow") out["flow_schedule"] = phases ? "phases" : "steps";
   out["units"] = {{"size", "B"}, {"time", "s"}, {"bandwidth", "B/s"}, {"energy", "J"}};
   out["rows"] = nlohmann::json::array();
   for (const Row& w : rows)
@@ -112,12 +114,12 @@ nlohmann::json rows_json(const Scenario& sc, const CollectiveArgs& a, const std:
   return out;
 }
 
-std::string rows_table(const Scenario& sc, const CollectiveArgs& a, const std::string& mode, std::size_t n,
+std::string rows_table(const Scenario& sc, const CollectiveArgs& a, bool phases, std::size_t n,
                        const std::vector<Row>& rows, const EngineResult& r, double wall) {
   std::string out = fmt::format("# hcsim collective: {} on {} ranks (group {}) of {}\n", a.op, n, a.group,
                                 sc.topology.description);
   out += fmt::format("# algorithm {}, {} mode; busbw factor as nccl-tests; model = collective cost model\n#\n",
-                     a.algorithm, mode);
+                     a.algorithm, a.mode != "flow" ? a.mode : phases ? "flow (by phases)" : "flow (by steps)");
   out += fmt::format("# {:>13} {:>12} {:>20} {:>6} {:>3} {:>12} {:>9} {:>9} {:>12} {:>9} {:>11}\n", "size", "count",
                      "algorithm", "proto", "ch", "time", "algbw", "busbw", "model time", "busbw", "net energy");
   out += fmt::format("# {:>13} {:>12} {:>20} {:>6} {:>3} {:>12} {:>9} {:>9} {:>12} {:>9} {:>11}\n", "(B)",
@@ -191,11 +193,10 @@ int run_collective(const CollectiveArgs& a) {
     rows[i].busbw = rows[i].algbw * factor;
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const std::string mode = a.mode != "flow" ? a.mode : phases ? "flow (by phases)" : "flow (by steps)";
   if (a.format == "json")
-    std::cout << rows_json(sc, a, mode, group.size(), rows, r, wall).dump(2) << "\n";
+    std::cout << rows_json(sc, a, phases, group.size(), rows, r, wall).dump(2) << "\n";
   else
-    std::cout << rows_table(sc, a, mode, group.size(), rows, r, wall);
+    std::cout << rows_table(sc, a, phases, group.size(), rows, r, wall);
   return 0;
 }
 

@@ -128,8 +128,9 @@ TEST(CollectiveCommand, FlowModeByPhasesRunsEventModesFlowsEveryOneInTheNetwork)
     ASSERT_EQ(r.exit_code, 0) << describe(r);
     out.push_back(nlohmann::json::parse(r.out));
   }
-  EXPECT_EQ(out[1]["mode"], "flow (by steps)");
-  EXPECT_EQ(out[2]["mode"], "flow (by phases)");
+  EXPECT_EQ(out[1]["flow_schedule"], "steps");
+  EXPECT_EQ(out[2]["flow_schedule"], "phases");
+  EXPECT_FALSE(out[0].contains("flow_schedule"));
   EXPECT_EQ(out[1]["activities"], 2 * 255 * 256);
   EXPECT_EQ(out[2]["activities"], 2 * 256);
   EXPECT_EQ(out[2]["rows"][0]["time"], out[0]["rows"][0]["time"]);
