@@ -1,5 +1,6 @@
 // Every collective algorithm replayed by the engine (sim/engine/collective_plan.hpp), in
-// event and flow mode, against closed forms and against the collective cost model.
+// event mode, flow mode and flow mode by phases, against closed forms and against the
+// collective cost model.
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -141,7 +142,7 @@ TEST(CollectiveAlgorithms, DeepepDispatchTakesTheCostModelsTimeAndSendsTheDedupl
   const TopologyGraph topo = nodes4x4();
   const TokenRouting routing{16, 4, 0};
   const double bytes = 64e6;
-  for (const char* mode : {"event", "flow"}) {
+  for (const char* mode : {"event", "flow", "flow_phases"}) {
     const bool flow = std::string(mode) == "flow";
     EngineOptions opt;
     opt.mode = mode;
@@ -210,7 +211,7 @@ TEST(CollectiveAlgorithms, TreeLatencyGrowsWithLog2N) {
   // at most 8 bytes per link per step (each tree carries 4 bytes; a rank is interior, with
   // two children, in one tree only) at 240 GB/s.
   const double alpha = 2e-6, B = 240e9;
-  for (const char* mode : {"event", "flow"}) {
+  for (const char* mode : {"event", "flow", "flow_phases"}) {
     for (int n : {4, 8, 16, 32, 64}) {
       const TopologyGraph topo = node(n);
       const double t = run(topo, collectives(first(n), CollectiveOp::all_reduce, 8), mode, "double_binary_tree");
@@ -309,7 +310,7 @@ TEST(CollectiveAlgorithms, InNetworkReductionIsATimerWithItsBytesOnTheLinks) {
   // carries S (n + 1)/n up and as much down.
   const TopologyGraph topo = node(8, "1 us", true);
   const double S = 1073741824.0;
-  for (const char* mode : {"event", "flow"}) {
+  for (const char* mode : {"event", "flow", "flow_phases"}) {
     const EngineResult r = run_all(topo, collectives(first(8), CollectiveOp::all_reduce, S), mode, "in_network");
     EXPECT_NEAR(r.makespan / (2e-6 + S * 9.0 / 8.0 / 240e9), 1.0, 1e-9) << mode;
     double total = 0;
@@ -336,7 +337,7 @@ TEST(CollectiveAlgorithms, NvlsTreeRunsItsRailsAsFlowsAndItsSwitchWorkAsTimers) 
   const double model = CollectiveCostModel(topo, {.protocols = ProtocolSet::ideal()})
                            .estimate({0, 1, 2, 3, 4, 5, 6, 7}, CollectiveOp::all_reduce, Bytes(S), "nvls_tree")
                            .time.value();
-  for (const char* mode : {"event", "flow"}) {
+  for (const char* mode : {"event", "flow", "flow_phases"}) {
     const EngineResult r = run_all(topo, collectives(first(8), CollectiveOp::all_reduce, S), mode, "nvls_tree");
     EXPECT_NEAR(r.makespan / model, 1.0, 1e-6) << mode;
     double total = 0;
@@ -361,7 +362,7 @@ TEST(CollectiveAlgorithms, PxnKeepsTheMultiRingsOffTheSpines) {
   const double model = CollectiveCostModel(topo, {.protocols = ProtocolSet::ideal()})
                            .estimate(testing::first_devices(32), CollectiveOp::all_reduce, Bytes(S), "multi_ring")
                            .time.value();
-  for (const char* mode : {"event", "flow"}) {
+  for (const char* mode : {"event", "flow", "flow_phases"}) {
     const EngineResult r = run_all(topo, collectives(first(32), CollectiveOp::all_reduce, S), mode, "multi_ring");
     EXPECT_LE(r.makespan, model * (1 + 1e-9)) << mode;
     EXPECT_GE(r.makespan, model - 2 * 31 * 0.5e-6) << mode;
@@ -381,7 +382,7 @@ TEST(CollectiveAlgorithms, MirroredCollectiveChargesTheSameBytes) {
   // Symmetry: a collective over node 0 standing also for the same one over node 1 puts the
   // same bytes on node 1's links without being simulated.
   const TopologyGraph topo = nodes4x4();
-  for (const char* mode : {"event", "flow"}) {
+  for (const char* mode : {"event", "flow", "flow_phases"}) {
     TaskGraph g = collectives(first(4), CollectiveOp::all_reduce, 64e6, 1, 16);
     g.add_mirror(0, g.add_group_mirror_set({g.add_group({4, 5, 6, 7})}));
     EngineOptions opt;
