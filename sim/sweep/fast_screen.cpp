@@ -100,9 +100,9 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
                        const std::vector<std::size_t>& which, const std::vector<MetricColumn>& metrics,
                        const RecordFn& on_record) {
   FastScreen out;
-  auto emit = [&](std::size_t i, std::string record) {
-    if (on_record) on_record(i, std::move(record));
-    else out.records.emplace_back(i, std::move(record));
+  auto emit = [&](std::size_t i, const Candidate& c, const Evaluation& ev) {
+    if (on_record) on_record(i, record_json(i, c.params, ev, metrics));
+    else out.records.emplace_back(i, make_record(i, c.params, ev, metrics));
   };
   const std::optional<Scenario> base = covers(metrics) ? fast_base(spec) : std::nullopt;
   if (!base) {
@@ -131,7 +131,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
       Evaluation ev;
       ev.status = "infeasible";
       ev.reason = issues_text(InputError(std::move(issues)));
-      emit(i, make_record(i, c.params, ev, metrics));
+      emit(i, c, ev);
       return true;
     };
     if (refused(layout_rules.layout_issues(layout))) continue;
@@ -180,7 +180,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
       ev.status = "ok";
       ev.report = fast_report(r);
     }
-    emit(i, make_record(i, c.params, ev, metrics));
+    emit(i, c, ev);
   }
   return out;
 }

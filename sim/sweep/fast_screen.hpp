@@ -32,10 +32,10 @@ struct FastScreen {
 };
 
 // Screens rows `which` of `rows` at the analytical fidelity with the report `metrics`.
-// With `on_record`, each record goes to it as it is made (row i's record after the last read
-// of row i) instead of into FastScreen::records: a search of many candidates need not hold
-// them all.
-using RecordFn = std::function<void(std::size_t row, std::string record)>;
+// With `on_record`, each record goes to it as it is made, as a JSON object (row i's record
+// after the last read of row i), instead of into FastScreen::records as a line: a search of
+// many candidates need not hold them all, nor write and read back each.
+using RecordFn = std::function<void(std::size_t row, nlohmann::ordered_json record)>;
 FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& rows,
                        const std::vector<std::size_t>& which, const std::vector<MetricColumn>& metrics,
                        const RecordFn& on_record = {});

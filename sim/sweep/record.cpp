@@ -30,6 +30,13 @@ const std::vector<std::string>& cluster_record_keys() {
 
 std::string make_record(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,
                         const std::vector<MetricColumn>& metrics, const std::vector<std::string>& keep) {
+  // Invalid UTF-8 in a message must not make a record unwritable.
+  return record_json(index, params, ev, metrics, keep)
+      .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+nlohmann::ordered_json record_json(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,
+                                   const std::vector<MetricColumn>& metrics, const std::vector<std::string>& keep) {
   nlohmann::ordered_json r;
   r["index"] = index;
   r["status"] = ev.status;
@@ -47,8 +54,7 @@ std::string make_record(std::size_t index, const nlohmann::ordered_json& params,
   } else {
     r["reason"] = ev.reason;
   }
-  // Invalid UTF-8 in a message must not make a record unwritable.
-  return r.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return r;
 }
 
 std::string csv_field(const std::string& s) {

@@ -22,6 +22,10 @@ namespace hcsim::sweep {
 // and pools of its report, not the per-job and timeline arrays).
 std::string make_record(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,
                         const std::vector<MetricColumn>& metrics, const std::vector<std::string>& keep = {});
+// The same record as a JSON object (make_record writes it out), for a caller in the same
+// process that reads it back (the search's fast screen).
+nlohmann::ordered_json record_json(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,
+                                   const std::vector<MetricColumn>& metrics, const std::vector<std::string>& keep = {});
 
 // The report keys a cluster sweep keeps in each ok record ("study"): scheduler, mode,
 // contention, totals, pools, scheduler_resolved.

@@ -38,8 +38,7 @@ double metric(const nlohmann::ordered_json& m, const char* name) {
 // A row keeps its figures and where its candidates.csv row is, not the record: a search
 // holds every candidate, and most are refused. A row that is not feasible keeps no
 // parameters either: nothing reads them past the screen.
-void fill_row(const SearchSpec& spec, CsvSpill& csv, SearchRow& row, const std::string& line) {
-  auto rec = nlohmann::ordered_json::parse(line);
+void fill_row(const SearchSpec& spec, CsvSpill& csv, SearchRow& row, nlohmann::ordered_json rec) {
   row.status = rec.value("status", "error");
   if (row.status == "ok") {
     const auto& m = rec["metrics"];
@@ -76,7 +75,7 @@ void run_pass(const SearchSpec& spec, CsvSpill& csv, std::vector<SearchRow>& row
   };
   Progress bar(label, which.size(), progress);
   const ResultFn done = [&](std::size_t i, std::string line) {
-    fill_row(spec, csv, rows[i], line);
+    fill_row(spec, csv, rows[i], nlohmann::ordered_json::parse(line));
     bar.tick(rows[i].status == "ok");
   };
   const CrashFn crashed = [&](std::size_t i, const std::string& why) {
@@ -267,10 +266,11 @@ SearchResult run_search(const SearchSpec& spec, int jobs, bool progress, const s
   std::vector<std::size_t> rest = all;
   if (spec.prune_mode == "analytical") {
     // Most rows at microseconds each (fast_screen.hpp); the rest as scenarios.
-    FastScreen fast = fast_screen(spec, res.rows, all, default_metrics(), [&](std::size_t i, std::string line) {
-      fill_row(spec, *res.csv, res.rows[i], line);
-      ++res.fast_screened;
-    });
+    FastScreen fast =
+        fast_screen(spec, res.rows, all, default_metrics(), [&](std::size_t i, nlohmann::ordered_json record) {
+          fill_row(spec, *res.csv, res.rows[i], std::move(record));
+          ++res.fast_screened;
+        });
     rest = std::move(fast.rest);
     // The screen's clusters (one topology, router and cost cache per device count) are freed
     // by now; hand their pages back, or every worker forked below carries them.
