@@ -503,9 +503,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
     sc.simulation.collective_algorithm = sim.string("collective_algorithm");
     sc.simulation.symmetry = sim.boolean("symmetry");
     sc.simulation.flow_schedule = sim.string("flow_schedule");
-    const auto& given = top.json();
-    if (given.contains("simulation") && given["simulation"].is_object() &&
-        given["simulation"].contains("flow_schedule") && sc.simulation.mode != "flow")
+    if (sub("simulation").contains("flow_schedule") && sc.simulation.mode != "flow")
       ps.diag.warn("/simulation/flow_schedule",
                    "applies to flow mode only; mode \"" + sc.simulation.mode + "\" ignores it");
     sc.simulation.check_memory = sim.boolean("check_memory");

@@ -30,4 +30,17 @@ bool read_all(int fd, void* data, std::size_t n) {
   return true;
 }
 
+bool pread_all(int fd, void* data, std::size_t n, long long at) {
+  char* p = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t r = ::pread(fd, p, n, static_cast<off_t>(at));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    at += r;
+    n -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
 }  // namespace hcsim

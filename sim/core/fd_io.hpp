@@ -8,5 +8,7 @@ namespace hcsim {
 
 bool write_all(int fd, const void* data, std::size_t n);
 bool read_all(int fd, void* data, std::size_t n);
+// read_all at file offset `at`, leaving the descriptor's own offset where it was.
+bool pread_all(int fd, void* data, std::size_t n, long long at);
 
 }  // namespace hcsim

@@ -7,14 +7,13 @@
 #include <cstring>
 #include <stdexcept>
 
-#include <unistd.h>
-
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 
 #include <fmt/format.h>
 
+#include "sim/core/fd_io.hpp"
 #include "sim/sweep/fast_screen.hpp"
 #include "sim/sweep/pareto.hpp"
 #include "sim/sweep/progress.hpp"
@@ -187,31 +186,19 @@ CsvSpill::CsvSpill() : file_(std::tmpfile()) {
 
 CsvSpill::~CsvSpill() { std::fclose(file_); }
 
+// The file is only appended to, so its offset is always end_.
 CsvSpill::Ref CsvSpill::append(const std::string& text) {
   const Ref r{end_, static_cast<std::uint32_t>(text.size())};
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n =
-        ::pwrite(::fileno(file_), text.data() + done, text.size() - done, static_cast<off_t>(end_ + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      throw std::runtime_error(std::string("cannot write the temporary candidates.csv: ") + std::strerror(errno));
-    done += static_cast<std::size_t>(n);
-  }
+  if (!write_all(::fileno(file_), text.data(), text.size()))
+    throw std::runtime_error(std::string("cannot write the temporary candidates.csv: ") + std::strerror(errno));
   end_ += text.size();
   return r;
 }
 
 std::string CsvSpill::read(Ref r) const {
   std::string out(r.size, '\0');
-  std::size_t done = 0;
-  while (done < r.size) {
-    const ssize_t n = ::pread(::fileno(file_), out.data() + done, r.size - done, static_cast<off_t>(r.at + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      throw std::runtime_error(std::string("cannot read the temporary candidates.csv: ") + std::strerror(errno));
-    done += static_cast<std::size_t>(n);
-  }
+  if (!pread_all(::fileno(file_), out.data(), r.size, static_cast<long long>(r.at)))
+    throw std::runtime_error(std::string("cannot read the temporary candidates.csv: ") + std::strerror(errno));
   return out;
 }
 
