@@ -419,6 +419,10 @@ std::size_t route_slot(std::uint64_t key, std::size_t mask) {
 }
 }  // namespace
 
+std::uint64_t Router::route_key(int src, int dst) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
+}
+
 const Route* Router::find_route(std::uint64_t key) const {
   if (route_slots_.empty()) return nullptr;
   const std::size_t mask = route_slots_.size() - 1;
@@ -431,6 +435,7 @@ const Route* Router::find_route(std::uint64_t key) const {
 
 std::span<const int> Router::keep(const std::vector<int>& v) const {
   if (v.empty()) return {};
+  if (passing_) return {v.data(), v.size()};
   if (v.size() > kBlockInts - block_used_) {
     blocks_.push_back(std::make_unique_for_overwrite<int[]>(std::max(kBlockInts, v.size())));
     block_used_ = 0;
@@ -461,11 +466,7 @@ const Route& Router::add_route(std::uint64_t key, Route r) const {
   return routes_.back();
 }
 
-const Route& Router::route(int src, int dst) const {
-  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
-                            static_cast<std::uint32_t>(dst);
-  if (const Route* hit = find_route(key)) return *hit;
-  Route r;
+void Router::find(int src, int dst, Route& r) const {
   if (const int domain = restricting_domain(src, dst); domain >= 0) {
     domain_route(src, dst, domain, r);
   } else if (whole_graph_) {
@@ -485,7 +486,30 @@ const Route& Router::route(int src, int dst) const {
           src, dst, [&](int v) { return to_dst(v, t); }, r, &t);
   }
   check_scale_up(src, dst, r);
+}
+
+const Route& Router::route(int src, int dst) const {
+  const std::uint64_t key = route_key(src, dst);
+  if (const Route* hit = find_route(key)) return *hit;
+  Route r;
+  find(src, dst, r);
   return add_route(key, std::move(r));
+}
+
+const Route& Router::passing_device_route(int src_device, int dst_device) const {
+  const int src = g_.device_node(src_device), dst = g_.device_node(dst_device);
+  const std::uint64_t key = route_key(src, dst);
+  if (const Route* hit = find_route(key)) return *hit;
+  passing_route_ = Route{};
+  passing_ = true;
+  try {
+    find(src, dst, passing_route_);
+  } catch (...) {
+    passing_ = false;
+    throw;
+  }
+  passing_ = false;
+  return passing_route_;
 }
 
 const Route& Router::device_route(int src_device, int dst_device) const {

@@ -81,6 +81,11 @@ class Router {
   [[nodiscard]] const Route& route(int src_node, int dst_node) const;
   // Route between global device indices.
   [[nodiscard]] const Route& device_route(int src_device, int dst_device) const;
+  // The same route, not cached when it is not already: its lists then live in the router's
+  // scratch buffers, valid until the next call on this router. For routes read once and
+  // dropped (a step's links, found once per shape of the step: step_loads.hpp), where
+  // caching a million of them costs more than finding them.
+  [[nodiscard]] const Route& passing_device_route(int src_device, int dst_device) const;
   [[nodiscard]] const TopologyGraph& graph() const { return g_; }
   // Whether distances towards transit node `node` are in closed form (its component's core
   // is complete bipartite with one edge weight) rather than read from a Dijkstra table.
@@ -179,7 +184,13 @@ class Router {
     std::uint64_t key = ~std::uint64_t{0};  // empty
     std::uint32_t index = 0;
   };
+  static std::uint64_t route_key(int src, int dst);  // src << 32 | dst
   const Route* find_route(std::uint64_t key) const;
+  // The route src -> dst found afresh (every kind of search; checked against the scale-up
+  // invariant), its lists kept (keep) unless passing_.
+  void find(int src, int dst, Route& r) const;
+  mutable bool passing_ = false;  // keep() leaves the lists in walk()'s buffers
+  mutable Route passing_route_;
   const Route& add_route(std::uint64_t key, Route r) const;
   mutable std::vector<RouteSlot> route_slots_;
   // walk()'s candidate next hops and the route it builds, reused.

@@ -29,7 +29,8 @@ Cases (run.sh --list):
              within 5 min); step time and bubble against event mode's
   million    the same scenario in analytical mode from 131,072 to 1,048,576 H100 (DP 1,024
              to 8,192; max_tasks raised past the collective-schedule bound); target: the
-             1,048,576-GPU run under 1 s
+             1,048,576-GPU run under 1 s; at 131,072 and 1,048,576 also with --out (report.json
+             holds every device)
 """
 import argparse
 import json
@@ -38,6 +39,7 @@ import os
 import platform
 import re
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -81,9 +83,10 @@ class Stopped(RuntimeError):
     """hcsim stopped at its time limit (run_hcsim's `limit`)."""
 
 
-def run_hcsim(build, scenario, sets=(), timeout=3600, limit=None):
-    """`limit`: seconds after which `timeout` stops hcsim itself (raises Stopped)."""
-    cmd = [os.path.join(build, "hcsim"), "run", scenario]
+def run_hcsim(build, scenario, sets=(), timeout=3600, limit=None, args=()):
+    """`limit`: seconds after which `timeout` stops hcsim itself (raises Stopped); `args`: more
+    options of `hcsim run` (--out DIR)."""
+    cmd = [os.path.join(build, "hcsim"), "run", scenario, *args]
     if limit:
         cmd = ["timeout", str(limit)] + cmd
     for s in sets:
@@ -239,13 +242,19 @@ def case_million(build, res):
     pts = []
     for dp in MILLION_DP:
         devices = dp * 128
-        m = run_hcsim(build, FRONTIER_BASE, [f"/cluster/pools/0/count={devices}", f"/strategy/dp={dp}",
-                                             f"/workload/global_batch={16 * dp}", "/simulation/mode=analytical",
-                                             "/simulation/max_tasks=10000000000"])
+        sets = [f"/cluster/pools/0/count={devices}", f"/strategy/dp={dp}", f"/workload/global_batch={16 * dp}",
+                "/simulation/mode=analytical", "/simulation/max_tasks=10000000000"]
+        m = run_hcsim(build, FRONTIER_BASE, sets)
         m.update(devices=devices, dp=dp)
         pts.append(m)
         target = f"<= 1 s: {verdict(m['wall_s'] <= 1)}" if devices == 1048576 else ""
         print(row(f"analytical {devices} (dp {dp})", m, target) + f"  step {m.get('step', '?')}", flush=True)
+        if dp in (1024, 8192):  # the same with the reports written: report.json holds every device
+            with tempfile.TemporaryDirectory() as out:
+                w = run_hcsim(build, FRONTIER_BASE, sets, args=["--out", out])
+                size = os.path.getsize(os.path.join(out, "report.json"))
+            m["with_out"] = {"wall_s": w["wall_s"], "rss_bytes": w["rss_bytes"], "report_json_bytes": size}
+            print(row(f"  + --out ({size / 1e9:.2f} GB json)", w), flush=True)
     fit = fit_exponent([p["devices"] for p in pts], [p["wall_s"] for p in pts])
     res["million"] = {"points": pts, "wall_vs_devices": fit}
     print(f"  wall vs devices (least squares on log-log): {fit:.2f}", flush=True)

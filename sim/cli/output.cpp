@@ -14,12 +14,23 @@
 namespace hcsim {
 
 void write_file_atomic(const std::string& path, const std::string& content) {
+  write_stream_atomic(path, [&](std::ostream& out) { out << content; });
+}
+
+void write_stream_atomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   set_temp_file(tmp);  // removed by an interrupt before the rename
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("cannot write " + tmp);
-    out << content;
+    try {
+      write(out);
+    } catch (...) {
+      out.close();
+      std::remove(tmp.c_str());
+      set_temp_file("");
+      throw;
+    }
     out.flush();
     if (!out) throw std::runtime_error("cannot write " + tmp);
   }

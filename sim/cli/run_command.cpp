@@ -43,13 +43,18 @@ int run(const RunArgs& a) {
     throw e.with_file(a.scenario);
   }
   // The JSON report only where it is written (per device, it is most of a 16k-GPU run's
-  // report time).
+  // report time), and its per-device list streamed into the file or standard output, never
+  // held whole (write_report_json).
+  const bool json_out = format == "json";
   nlohmann::json rep;
-  if (!a.out_dir.empty() || format == "json" || !a.html.empty()) rep = report_json(sc, out);
+  if (!a.out_dir.empty() || json_out || !a.html.empty()) rep = report_json(sc, out, false);
   if (!a.out_dir.empty()) {
     ensure_dir(a.out_dir);
     write_file_atomic(a.out_dir + "/resolved_scenario.json", sc.resolved.dump(2) + "\n");
-    write_file_atomic(a.out_dir + "/report.json", rep.dump(2) + "\n");
+    write_stream_atomic(a.out_dir + "/report.json", [&](std::ostream& os) {
+      write_report_json(os, sc, out, rep);
+      os << "\n";
+    });
   }
   if (!a.out_dir.empty() || !a.html.empty()) {
     const std::string page = report_html(sc, out, rep);
@@ -60,8 +65,12 @@ int run(const RunArgs& a) {
   if (!trace.empty()) write_file_atomic(trace, chrome_trace(sc, out));
   if (!a.csv.empty()) write_file_atomic(a.csv, report_csv(sc, out));
   progress.stop();  // before the report: on a terminal its line is erased
-  if (format == "json") std::cout << rep.dump(2) << "\n";
-  else std::cout << report_table(sc, out);
+  if (json_out) {
+    write_report_json(std::cout, sc, out, rep);
+    std::cout << "\n";
+  } else {
+    std::cout << report_table(sc, out);
+  }
   return 0;
 }
 

@@ -99,7 +99,7 @@ StepLoads::Shape StepLoads::build(const std::vector<int>& key, const std::vector
           crossings_[slot] += 1;
         }
       },
-      s.latency, s.between);
+      s.latency, s.between, true);
   for (std::size_t slot : crossed_) {
     const TopoEdge& e = g_.edges()[slot / 2];
     const BytesPerSecond capacity = e.bandwidth() * e.link().efficiency;
@@ -138,7 +138,7 @@ void StepLoads::list_uses(Shape& s, const std::vector<int>& key, const std::vect
           if (const double k = crossings_[slot_of(g_, r, i)]; k > 0)
             marks_.emplace_back(static_cast<std::uint32_t>(k) - 1, transfer);
       },
-      latency, between);
+      latency, between, true);
   for (std::uint32_t slot : s.top) crossings_[slot] = 0;
   std::sort(marks_.begin(), marks_.end());
   s.use_first.assign(s.top.size() + 1, 0);

@@ -56,9 +56,11 @@ class StepLoads {
   // Calls f(route, i) for every route of the step `key` in order: transfer i's own hops (to
   // the relay, from it) each followed by the siblings' translates of that hop. The largest
   // path latency goes into `latency`, the transfers between nodes are added to `between`.
+  // `passing`: routes not yet cached are found without caching them
+  // (Router::passing_device_route; f must not keep them) -- a shape routes its step once.
   template <class F>
-  void for_routes(const std::vector<int>& key, const std::vector<int>* siblings, F f, Seconds& latency,
-                  int& between) const;
+  void for_routes(const std::vector<int>& key, const std::vector<int>* siblings, F f, Seconds& latency, int& between,
+                  bool passing = false) const;
 
  private:
   struct Shape {
@@ -100,7 +102,10 @@ class StepLoads {
 
 template <class F>
 void StepLoads::for_routes(const std::vector<int>& key, const std::vector<int>* siblings, F f, Seconds& latency,
-                           int& between) const {
+                           int& between, bool passing) const {
+  const auto route = [&](int a, int b) -> const Route& {
+    return passing ? router_.passing_device_route(a, b) : router_.device_route(a, b);
+  };
   HCSIM_ASSERT(key.size() % 3 == 1, "a step key is a siblings id and device triples");
   HCSIM_ASSERT(key[0] == 0 || (siblings && !siblings->empty()), "a step key names siblings it is not given");
   const std::size_t n = key.size() / 3;
@@ -110,12 +115,12 @@ void StepLoads::for_routes(const std::vector<int>& key, const std::vector<int>* 
     Seconds path{};
     for (const auto& [from, to] : {std::pair{a, v}, std::pair{v, b}}) {
       if (from == to) continue;
-      const Route& r = router_.device_route(from, to);
+      const Route& r = route(from, to);
       HCSIM_ASSERT(r.reachable, "collective between unconnected devices");
       path += r.latency;
       f(r, static_cast<std::uint32_t>(i));
       if (key[0] != 0)
-        for (int o : *siblings) f(router_.device_route(from + o, to + o), static_cast<std::uint32_t>(i));
+        for (int o : *siblings) f(route(from + o, to + o), static_cast<std::uint32_t>(i));
     }
     latency = max(latency, path);
     between += g_.node_of(a) != g_.node_of(b) ? 1 : 0;

@@ -56,6 +56,8 @@ CollectiveReplay::Split& CollectiveReplay::split_of(const CollectiveExpansion& p
     if (!r.empty() && !has_rest_) {
       has_rest_ = true;
       live_.assign(load_.slot_count(), 0);
+      slot_bandwidth_.resize(load_.slot_count());
+      for (std::size_t k = 0; k < slot_bandwidth_.size(); ++k) slot_bandwidth_[k] = load_.slot_bandwidth(k);
       rest_live_.assign(load_.slot_count(), 0);
       if (g_.part_begin.size() > 1) {
         all_mirrors_.assign(load_.slot_count(), 0);
@@ -107,9 +109,17 @@ void CollectiveReplay::count_flow(std::uint32_t src, std::uint32_t dst, int d) {
   // Offload streams to memory nodes cross no link a collective does (their routes are the
   // platform's, not the devices'); they keep their own stretch.
   if (!has_rest_ || src == dst || g_.is_memory(src) || g_.is_memory(dst)) return;
-  scratch_.clear();
-  load_.slots({src, dst}, scratch_);
-  for (std::uint32_t s : scratch_) live_[s] += d;
+  for (std::uint32_t s : pair_slots(src, dst)) live_[s] += d;
+}
+
+std::span<const std::uint32_t> CollectiveReplay::pair_slots(std::uint32_t src, std::uint32_t dst) {
+  auto [it, added] = pair_at_.try_emplace(MirrorLoad::key(src, dst));
+  if (added) {
+    const auto first = static_cast<std::uint32_t>(pair_slots_.size());
+    load_.slots({src, dst}, pair_slots_);
+    it->second = {first, static_cast<std::uint32_t>(pair_slots_.size()) - first};
+  }
+  return {pair_slots_.data() + it->second.first, it->second.second};
 }
 
 void CollectiveReplay::count_rest(const Instance& co, int d) {
@@ -136,11 +146,9 @@ void CollectiveReplay::count_part_mirrors(const SlotCounts* m, std::uint32_t par
 double CollectiveReplay::dynamic_stretch(std::uint32_t src, std::uint32_t dst, const SlotCounts* mirrors,
                                          std::uint32_t part) {
   if (src == dst) return 1;
-  scratch_.clear();
-  load_.slots({src, dst}, scratch_);
   double alone = std::numeric_limits<double>::infinity(), shared = alone;
-  for (std::uint32_t s : scratch_) {
-    const double b = load_.slot_bandwidth(s), k = std::max(1, live_[s]);
+  for (std::uint32_t s : pair_slots(src, dst)) {
+    const double b = slot_bandwidth_[s], k = std::max(1, live_[s]);
     double others = rest_live_[s];
     if (mirrors)
       if (const auto m = mirrors->find(s); m != mirrors->end()) others += m->second;

@@ -33,6 +33,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -107,6 +108,9 @@ class CollectiveReplay {
   static void represent(const std::vector<MirrorLoad::SharedTime>& t, const std::vector<double>& bytes,
                         std::vector<char>& run);
   void count_flow(std::uint32_t src, std::uint32_t dst, int d);
+  // The directed links of the route src -> dst (src != dst), found once per pair: a pair's
+  // flows start and end many times. Valid until the next call.
+  std::span<const std::uint32_t> pair_slots(std::uint32_t src, std::uint32_t dst);
   void count_rest(const Instance& co, int d);  // the current phase's rest flows on their links
   using SlotCounts = std::unordered_map<std::uint32_t, std::int32_t>;  // directed link -> flows
   // R_0 / R of the header comment for a flow src -> dst starting now, with `mirrors` its
@@ -160,7 +164,9 @@ class CollectiveReplay {
   std::vector<std::int32_t> all_mirrors_;
   std::vector<std::vector<std::int32_t>> part_mirrors_;
   std::map<TaskId, const SlotCounts*> send_mirrors_live_;  // sends whose mirrors are counted
-  std::vector<std::uint32_t> scratch_;
+  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> pair_at_;  // (first, count)
+  std::vector<std::uint32_t> pair_slots_;  // the pairs' directed links, end to end
+  std::vector<double> slot_bandwidth_;     // per directed link (MirrorLoad::slot_bandwidth)
   std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, SlotCounts> mirror_slots_;
   std::map<std::uint32_t, SlotCounts> send_mirror_slots_;  // by mirror set
 };

@@ -8,6 +8,7 @@
 //  - report_html: one self-contained HTML page (inline style, script and SVG charts).
 // Every writer is deterministic: fixed formatting and a stable order, same run, same bytes.
 
+#include <iosfwd>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +38,16 @@ std::string ocs_table(const Scenario& sc, const RunOutput& run);
 // load, the dropped fraction, and the step against the same step with even routing.
 nlohmann::json moe_json(const Scenario& sc, const RunOutput& run);
 std::string moe_table(const Scenario& sc, const RunOutput& run);
+// The report's "per_device" list alone.
+nlohmann::json report_per_device(const Scenario& sc, const RunOutput& run);
+
+// report_json(sc, run).dump(indent) written to `os` from `report` -- report_json(sc, run,
+// false), the report without "per_device" -- with the per-device list streamed in, one device
+// at a time: the same bytes, without the whole report in memory (a million devices: 1.5 GB
+// of text).
+void write_report_json(std::ostream& os, const Scenario& sc, const RunOutput& run, const nlohmann::json& report,
+                       int indent = 2);
+
 std::string report_csv(const Scenario& sc, const RunOutput& run);
 
 // One process per simulated device (pid = device index; devices that are replicas of a

@@ -1,5 +1,7 @@
 // The HTML report of one run (`hcsim run --html FILE`, report.html under --out DIR): the
 // JSON report's figures as tables and inline SVG charts in one self-contained page.
+#include <functional>
+
 #include <fmt/format.h>
 
 #include "report.hpp"
@@ -101,7 +103,8 @@ std::string breakdown(const json& rep) {
                            html::table(header, rows));
 }
 
-std::string memory(const json& rep) {
+// `devices`: the report's per-device list (report_per_device), asked for only when its table is drawn.
+std::string memory(const json& rep, std::size_t device_count, const std::function<json()>& devices) {
   std::vector<std::string> header{"stage", "pool"};
   for (const auto& p : kMemoryParts) header.emplace_back(std::string(p[1]) + " GiB");
   for (const char* h : {"peak GiB", "capacity GiB", "headroom GiB"}) header.emplace_back(h);
@@ -113,17 +116,16 @@ std::string memory(const json& rep) {
     rows.push_back(std::move(r));
   }
   std::string body = "<p>Per stage, its device with the least headroom.</p>\n" + html::table(header, rows);
-  if (rep.contains("per_device") && rep["per_device"].size() <= kDeviceTableMax) {
+  if (device_count <= kDeviceTableMax) {
     std::vector<std::vector<std::string>> dev;
-    for (const json& d : rep["per_device"])
+    for (const json& d : devices())
       dev.push_back({fmt::format("{}", d["device"].get<int>()), fmt::format("{}", d["stage"].get<int>()),
                      d["pool"].get<std::string>(), gib2(num(d["memory"], "peak_bytes")),
                      gib2(num(d["memory"], "capacity_bytes")), d["memory"]["fits"].get<bool>() ? "yes" : "no"});
     body += fmt::format("\n<details><summary>per device ({})</summary>\n", dev.size()) +
             html::table({"device", "stage", "pool", "peak GiB", "capacity GiB", "fits"}, dev) + "</details>";
-  } else if (rep.contains("per_device")) {
-    body += fmt::format("\n<p>{} devices: the per-device table is left out (report.json has it).</p>",
-                        rep["per_device"].size());
+  } else {
+    body += fmt::format("\n<p>{} devices: the per-device table is left out (report.json has it).</p>", device_count);
   }
   return html::section("memory", "Memory per stage and device", body);
 }
@@ -199,8 +201,13 @@ std::string report_html(const Scenario& sc, const RunOutput& run, const json& re
       fmt::format("{} devices · TP {} · PP {} · DP {} · {} mode · step {}", rep["devices"].get<long long>(),
                   sc.strategy.tp, sc.strategy.pp, sc.strategy.dp, rep["mode"].get<std::string>(),
                   si(num(rep, "step_time_s"), Dim::time));
-  return html::page(title, subtitle, {summary(sc, rep), breakdown(rep), memory(rep), energy(rep), plots(run, rep)},
-                    fmt::format("{} · hcsim {}", kReportFormat, rep["hcsim_version"].get<std::string>()));
+  return html::page(
+      title, subtitle,
+      {summary(sc, rep), breakdown(rep),
+       memory(rep, run.metrics.devices.size(),
+              [&] { return rep.contains("per_device") ? rep["per_device"] : report_per_device(sc, run); }),
+       energy(rep), plots(run, rep)},
+      fmt::format("{} · hcsim {}", kReportFormat, rep["hcsim_version"].get<std::string>()));
 }
 
 }  // namespace hcsim

@@ -1,5 +1,8 @@
 // The JSON report (format hcsim-report/2; schema docs/report.schema.json).
 #include <algorithm>
+#include <map>
+#include <ostream>
+#include <string_view>
 
 #include "hcsim/version.hpp"
 #include "report.hpp"
@@ -127,25 +130,65 @@ json stages_json(const Scenario& sc, const Metrics& m) {
   return out;
 }
 
+json device_json(const Scenario& sc, const DeviceMetrics& d) {
+  json j = breakdown_json(d.compute, d.exposed_comm, d.bubble, d.idle);
+  j["device"] = d.device;
+  j["pool"] = sc.pools[static_cast<std::size_t>(d.pool)].name;
+  j["stage"] = d.stage;
+  j["simulated"] = d.simulated;
+  j["twin"] = d.twin;
+  j["flops"] = d.flops.value();
+  j["model_flops"] = d.model_flops.value();
+  j["memory"] = memory_json(d.memory, d.capacity.value());
+  j["memory"]["tiers"] = tiers_json(d.tiers);
+  j["energy_j"] = {
+      {"dynamic", d.dynamic_energy.value()}, {"static", d.static_energy.value()}, {"total", d.energy().value()}};
+  j["idle_power_w"] = d.idle_power.value();
+  j["peak_power_w"] = d.peak_power.value();
+  return j;
+}
+
 json devices_json(const Scenario& sc, const Metrics& m) {
   json out = json::array();
-  for (const auto& d : m.devices) {
-    json j = breakdown_json(d.compute, d.exposed_comm, d.bubble, d.idle);
-    j["device"] = d.device;
-    j["pool"] = sc.pools[static_cast<std::size_t>(d.pool)].name;
-    j["stage"] = d.stage;
-    j["simulated"] = d.simulated;
-    j["twin"] = d.twin;
-    j["flops"] = d.flops.value();
-    j["model_flops"] = d.model_flops.value();
-    j["memory"] = memory_json(d.memory, d.capacity.value());
-    j["memory"]["tiers"] = tiers_json(d.tiers);
-    j["energy_j"] = {{"dynamic", d.dynamic_energy.value()}, {"static", d.static_energy.value()}, {"total", d.energy().value()}};
-    j["idle_power_w"] = d.idle_power.value();
-    j["peak_power_w"] = d.peak_power.value();
-    out.push_back(std::move(j));
-  }
+  for (const auto& d : m.devices) out.push_back(device_json(sc, d));
   return out;
+}
+
+// `text`, a value that dump(indent) printed at the top level, as the pretty printer prints
+// it `spaces` deeper: each line after the first indented by that much more (a dumped string
+// escapes its newlines, so every newline of the text is the printer's).
+std::string nested(std::string_view text, const std::string& spaces) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  for (;;) {
+    const std::size_t nl = text.find('\n');
+    if (nl == std::string_view::npos) return out.append(text);
+    out.append(text.substr(0, nl + 1)).append(spaces);
+    text.remove_prefix(nl + 1);
+  }
+}
+
+bool same_quantities(const MemoryBreakdown& a, const MemoryBreakdown& b) {
+  return a.weights == b.weights && a.gradients == b.gradients && a.optimizer == b.optimizer &&
+         a.activations == b.activations && a.buffers == b.buffers && a.offloaded == b.offloaded;
+}
+
+// Whether device_json(a) and device_json(b) differ in their numbers alone: "device", and
+// "twin" where each device is its own. Every field of DeviceMetrics is compared: one added
+// to it must be added here (the size check fails).
+bool same_but_numbers(const DeviceMetrics& a, const DeviceMetrics& b) {
+  static_assert(sizeof(DeviceMetrics) == 24 + 8 * (1 + kCommClasses + 2 + 2 + 6 + 1 + 2 * kMemoryTiers + 4),
+                "a field was added to DeviceMetrics: compare it in same_but_numbers");
+  static_assert(sizeof(MemoryBreakdown) == 6 * 8, "a field was added to MemoryBreakdown: compare it here");
+  const bool own_a = a.twin == static_cast<int>(a.device), own_b = b.twin == static_cast<int>(b.device);
+  bool tiers = true;
+  for (std::size_t t = 0; t < kMemoryTiers; ++t)
+    tiers = tiers && a.tiers[t].used == b.tiers[t].used && a.tiers[t].capacity == b.tiers[t].capacity;
+  return tiers && own_a == own_b && (own_a || a.twin == b.twin) && a.stage == b.stage && a.pool == b.pool &&
+         a.simulated == b.simulated && a.compute == b.compute && a.exposed_comm == b.exposed_comm &&
+         a.bubble == b.bubble && a.idle == b.idle && a.flops == b.flops && a.model_flops == b.model_flops &&
+         same_quantities(a.memory, b.memory) && a.capacity == b.capacity && a.dynamic_energy == b.dynamic_energy &&
+         a.static_energy == b.static_energy && a.idle_power == b.idle_power && a.peak_power == b.peak_power;
 }
 
 json links_json(const Metrics& m) {
@@ -192,6 +235,64 @@ nlohmann::json report_json(const Scenario& sc, const RunOutput& run, bool per_de
   if (const json o = ocs_json(sc, run); !o.is_null()) j["ocs"] = o;
   j["simulation"] = {{"tasks", m.tasks}, {"activities", m.activities}};
   return j;
+}
+
+nlohmann::json report_per_device(const Scenario& sc, const RunOutput& run) { return devices_json(sc, run.metrics); }
+
+void write_report_json(std::ostream& os, const Scenario& sc, const RunOutput& run, const nlohmann::json& report,
+                       int indent) {
+  HCSIM_ASSERT(report.is_object() && !report.empty() && !report.contains("per_device"),
+               "the report to stream per_device into has no per_device of its own");
+  const std::string pad(static_cast<std::size_t>(indent), ' '), pad2 = pad + pad;
+  const auto& devices = run.metrics.devices;
+  // Devices of equal figures (a stage's, a twin's replicas) print alike but for "device" and
+  // "twin": the last device printed of each (stage, pool) is kept as text around those two
+  // numbers ("device" is the third key, "twin" the last), and a device that
+  // same_but_numbers() it reuses the text.
+  struct Printed {
+    const DeviceMetrics* d = nullptr;
+    std::string head, middle, tail;  // head, device, middle, twin, tail
+  };
+  std::map<std::pair<int, int>, Printed> printed;  // by (stage, pool)
+  auto print = [&](const DeviceMetrics& d, Printed& p) {
+    const std::string text = nested(device_json(sc, d).dump(indent), pad2);
+    constexpr std::string_view kDevice = "\"device\": ", kTwin = "\"twin\": ";
+    const std::size_t at = text.find(kDevice), twin = text.rfind(kTwin);
+    HCSIM_ASSERT(at != std::string::npos && twin != std::string::npos && at < twin, "a device's JSON has its numbers");
+    const std::size_t after = text.find_first_not_of("0123456789", at + kDevice.size());
+    const std::size_t end = text.find_first_not_of("-0123456789", twin + kTwin.size());
+    p = {&d, text.substr(0, at + kDevice.size()), text.substr(after, twin + kTwin.size() - after), text.substr(end)};
+  };
+  bool first = true, streamed = false;
+  auto key = [&](const std::string& k) {
+    os << (first ? "" : ",\n") << pad << json(k).dump() << ": ";
+    first = false;
+  };
+  auto per_device = [&] {
+    key("per_device");
+    streamed = true;
+    if (devices.empty()) {
+      os << "[]";
+      return;
+    }
+    os << "[\n";
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const DeviceMetrics& d = devices[i];
+      Printed& p = printed[{d.stage, d.pool}];
+      if (!p.d || !same_but_numbers(d, *p.d)) print(d, p);
+      os << (i ? ",\n" : "") << pad2 << p.head << d.device << p.middle << d.twin << p.tail;
+    }
+    os << "\n" << pad << "]";
+  };
+  os << "{\n";
+  // json keeps its members in key order, so per_device goes before the first key after it.
+  for (const auto& [k, v] : report.items()) {
+    if (!streamed && k > "per_device") per_device();
+    key(k);
+    os << nested(v.dump(indent), pad);
+  }
+  if (!streamed) per_device();
+  os << "\n}";
 }
 
 }  // namespace hcsim

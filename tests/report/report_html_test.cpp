@@ -38,6 +38,23 @@ TEST(ReportHtml, SameRunSameBytes) {
   EXPECT_EQ(report_html(q->sc, q->out, q->report), report_html(q->sc, q->out, report_json(q->sc, q->out)));
 }
 
+// The run command hands the page a report without "per_device" (it streams that list into
+// report.json): the page is the same, its per-device table taken from the run; past 64
+// devices, a note in its place.
+TEST(ReportHtml, PerDeviceTableWithoutThePerDeviceList) {
+  const auto q = quickstart();
+  const std::string page = report_html(q->sc, q->out, report_json(q->sc, q->out, false));
+  EXPECT_EQ(page, report_html(q->sc, q->out, q->report));
+  EXPECT_TRUE(has(page, "<summary>per device (16)</summary>"));
+  nlohmann::json doc = small_doc(65, 1, 1, testing::nvlink3(), 65);
+  doc["simulation"]["mode"] = "analytical";
+  const auto r = run_doc(doc);
+  const std::string big = report_html(r->sc, r->out, report_json(r->sc, r->out, false));
+  EXPECT_EQ(big, report_html(r->sc, r->out, r->report));
+  EXPECT_TRUE(has(big, "<p>65 devices: the per-device table is left out (report.json has it).</p>"));
+  EXPECT_FALSE(has(big, "<summary>per device"));
+}
+
 TEST(ReportHtml, AnalyticalModeSaysThereIsNoTimeline) {
   nlohmann::json doc = small_doc(1, 2, 2, testing::nvlink3());
   doc["simulation"]["mode"] = "analytical";

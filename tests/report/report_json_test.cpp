@@ -1,6 +1,7 @@
 // The JSON report against its published schema (docs/report.schema.json), the checker
 // against documents it must reject, and the JSON/CSV views against the metrics.
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -112,6 +113,63 @@ TEST(ReportJson, SummaryAgreesWithPerDeviceRows) {
   EXPECT_EQ(rep["stage_bubble_fraction"].size(), 2u);
   EXPECT_EQ(rep["power"]["it_w"].size(), m.power.size());
   EXPECT_EQ(rep["energy"]["it_j"].get<double>(), m.it_energy.value());
+}
+
+std::string streamed(const Scenario& sc, const RunOutput& out, int indent = 2) {
+  std::ostringstream os;
+  write_report_json(os, sc, out, report_json(sc, out, false), indent);
+  return os.str();
+}
+
+// The streamed report is report_json().dump()'s bytes: the quickstart (event mode, 16
+// devices of which 14 are replicas of 2), a run without symmetry and one in analytical mode
+// (every device its own twin), at two indents.
+TEST(ReportJson, StreamedPerDeviceIsTheWholeReportsBytes) {
+  json analytical = small_doc(2, 2, 2, testing::nvlink3());
+  analytical["simulation"]["mode"] = "analytical";
+  for (const auto& r : {quickstart(), run_doc(small_doc(2, 2, 2, testing::nvlink3())), run_doc(analytical)})
+    for (int indent : {2, 4}) EXPECT_EQ(streamed(r->sc, r->out, indent), report_json(r->sc, r->out).dump(indent));
+  EXPECT_EQ(quickstart()->out.metrics.devices.size(), 16u);
+  EXPECT_EQ(quickstart()->out.metrics.simulated_devices, 2);
+}
+
+// Devices of one stage print from one text with their numbers put in; one that differs from
+// the last printed of its stage in any figure of the report is printed afresh. Each
+// mutation below changes one figure of device 9, whose neighbours share its stage.
+TEST(ReportJson, StreamedPerDevicePrintsADeviceWhoseFiguresDifferAfresh) {
+  const auto q = quickstart();
+  ASSERT_EQ(q->out.metrics.devices[8].stage, q->out.metrics.devices[9].stage);
+  ASSERT_EQ(q->out.metrics.devices[9].stage, q->out.metrics.devices[10].stage);
+  const std::vector<std::pair<const char*, std::function<void(DeviceMetrics&)>>> changes{
+      {"twin", [](DeviceMetrics& d) { d.twin += 1; }},
+      {"stage", [](DeviceMetrics& d) { d.stage = 1 - d.stage; }},
+      {"simulated", [](DeviceMetrics& d) { d.simulated = !d.simulated; }},
+      {"compute", [](DeviceMetrics& d) { d.compute *= 1.5; }},
+      {"exposed_comm", [](DeviceMetrics& d) { d.exposed_comm[1] += Seconds(1); }},
+      {"bubble", [](DeviceMetrics& d) { d.bubble += Seconds(1); }},
+      {"idle", [](DeviceMetrics& d) { d.idle += Seconds(1); }},
+      {"flops", [](DeviceMetrics& d) { d.flops *= 2; }},
+      {"model_flops", [](DeviceMetrics& d) { d.model_flops *= 2; }},
+      {"weights", [](DeviceMetrics& d) { d.memory.weights += Bytes(1); }},
+      {"gradients", [](DeviceMetrics& d) { d.memory.gradients += Bytes(1); }},
+      {"optimizer", [](DeviceMetrics& d) { d.memory.optimizer += Bytes(1); }},
+      {"activations", [](DeviceMetrics& d) { d.memory.activations += Bytes(1); }},
+      {"buffers", [](DeviceMetrics& d) { d.memory.buffers += Bytes(1); }},
+      {"capacity", [](DeviceMetrics& d) { d.capacity += Bytes(1); }},
+      {"tier used", [](DeviceMetrics& d) { d.tiers[2].used += Bytes(1); }},
+      {"tier capacity", [](DeviceMetrics& d) { d.tiers[1].capacity += Bytes(1); }},
+      {"dynamic_energy", [](DeviceMetrics& d) { d.dynamic_energy += Joules(1); }},
+      {"static_energy", [](DeviceMetrics& d) { d.static_energy += Joules(1); }},
+      {"idle_power", [](DeviceMetrics& d) { d.idle_power += Watts(1); }},
+      {"peak_power", [](DeviceMetrics& d) { d.peak_power += Watts(1); }},
+  };
+  for (const auto& [what, change] : changes) {
+    RunOutput out = q->out;
+    change(out.metrics.devices[9]);
+    const std::string text = streamed(q->sc, out);
+    EXPECT_EQ(text, report_json(q->sc, out).dump(2)) << what;
+    EXPECT_NE(text, streamed(q->sc, q->out)) << what;
+  }
 }
 
 std::vector<std::vector<std::string>> parse_csv(const std::string& text) {

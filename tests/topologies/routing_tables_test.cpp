@@ -18,19 +18,20 @@ TopologyGraph build(const nlohmann::json& desc, int devices) {
   return g;
 }
 
-// Every ordered pair of nodes among `nodes`: same reachability, nodes and edges.
+// Same reachability, nodes, edges, latency and bottleneck.
+void expect_same_route(const Route& x, const Route& y, int a, int b) {
+  ASSERT_EQ(x.reachable, y.reachable) << a << " -> " << b;
+  ASSERT_TRUE(std::ranges::equal(x.nodes, y.nodes)) << a << " -> " << b;
+  ASSERT_TRUE(std::ranges::equal(x.edges, y.edges)) << a << " -> " << b;
+  EXPECT_EQ(x.latency.value(), y.latency.value()) << a << " -> " << b;
+  EXPECT_EQ(x.bottleneck.value(), y.bottleneck.value()) << a << " -> " << b;
+}
+
+// Every ordered pair of nodes among `nodes`.
 void expect_same_routes(const TopologyGraph& g, const std::vector<int>& nodes) {
   const Router fast(g), reference(g, true);
   for (int a : nodes)
-    for (int b : nodes) {
-      const Route& x = fast.route(a, b);
-      const Route& y = reference.route(a, b);
-      ASSERT_EQ(x.reachable, y.reachable) << a << " -> " << b;
-      ASSERT_TRUE(std::ranges::equal(x.nodes, y.nodes)) << a << " -> " << b;
-      ASSERT_TRUE(std::ranges::equal(x.edges, y.edges)) << a << " -> " << b;
-      EXPECT_EQ(x.latency.value(), y.latency.value());
-      EXPECT_EQ(x.bottleneck.value(), y.bottleneck.value());
-    }
+    for (int b : nodes) expect_same_route(fast.route(a, b), reference.route(a, b), a, b);
 }
 
 std::vector<int> all_nodes(const TopologyGraph& g) {
@@ -60,6 +61,37 @@ TEST(RouterTables, NodeTorusAndCxlPoolMatch) {
   expect_same_routes(torus, all_nodes(torus));
   const TopologyGraph cxl = build({{"type", "cxl-pool"}, {"memory_devices", 3}}, 6);
   expect_same_routes(cxl, all_nodes(cxl));
+}
+
+// A passing route (not cached, its lists in the router's scratch buffers) is the cached
+// route: asked first on a fresh router, then after the pair is cached, on a fat-tree and a
+// rail-optimised fabric with shared NICs (intra-node pairs: the Dijkstra over the node), a
+// torus of node routers (transit tables) and a torus of chips (devices forward: the
+// whole-graph search).
+TEST(RouterTables, PassingRoutesAreTheCachedRoutes) {
+  const std::vector<TopologyGraph> graphs = [] {
+    std::vector<TopologyGraph> v;
+    v.push_back(build({{"type", "nvswitch-cluster"}}, 96));
+    v.push_back(build({{"type", "nvswitch-cluster"}, {"fabric", "rail-optimised"}, {"nics_per_node", 4}}, 64));
+    v.push_back(build(
+        {{"type", "nvswitch-cluster"}, {"gpus_per_node", 4}, {"fabric", "torus"}, {"fabric_dims", {3, 2, 2}}}, 48));
+    v.push_back(build({{"type", "torus"},
+                       {"dims", {4, 2, 2}},
+                       {"link", {{"type", "electrical"}, {"bandwidth", "50 GB/s"}, {"latency", "1 us"}}}},
+                      16));
+    return v;
+  }();
+  for (const TopologyGraph& g : graphs) {
+    const Router passing(g), cached(g);
+    const int n = static_cast<int>(g.device_count());
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
+        for (int round = 0; round < 2; ++round) {  // not cached yet, then cached
+          expect_same_route(passing.passing_device_route(a, b), cached.device_route(a, b), a, b);
+          if (round == 0) (void)passing.device_route(a, b);
+        }
+      }
+  }
 }
 
 int node_named(const TopologyGraph& g, const std::string& name) {
