@@ -147,9 +147,10 @@ double estimate_collective_schedule(const StrategySpec& st, bool symmetry) {
 namespace {
 
 // The metrics' options of a run: its training-token count, the default power samples and twins.
-MetricsOptions metrics_options(const Scenario& sc) {
+MetricsOptions metrics_options(const Scenario& sc, const RunOptions& run = {}) {
   MetricsOptions o;
   o.train_tokens = sc.workload.train_tokens;
+  o.power_curve = run.power_curve;
   return o;
 }
 
@@ -369,7 +370,7 @@ std::shared_ptr<Metrics> balanced_routing_step(const Scenario& sc) {
 
 }  // namespace
 
-RunOutput run_scenario(const Scenario& sc) {
+RunOutput run_scenario(const Scenario& sc, const RunOptions& ropt) {
   const auto t0 = std::chrono::steady_clock::now();
   RunOutput out;
   LoweringInput in = lowering_input(sc);
@@ -399,7 +400,7 @@ RunOutput run_scenario(const Scenario& sc) {
   opt.deepep = deepep_routing(sc);
   opt.routing = moe_routing(sc);
   out.engine = simulate(sc.topology, out.graph, opt);
-  out.metrics = compute_metrics(sc, out.graph, out.engine, out.shapes, metrics_options(sc));
+  out.metrics = compute_metrics(sc, out.graph, out.engine, out.shapes, metrics_options(sc, ropt));
   out.codec_time = codec_time(out.graph, out.engine);
   if (sc.strategy.dp_codec || sc.strategy.pp_codec) {
     // The baseline the compression report compares with: the same scenario without codecs.

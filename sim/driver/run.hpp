@@ -53,7 +53,12 @@ std::optional<Issue> analytical_bound_issue(const StrategySpec& st, bool symmetr
 // when it does not fit. Nothing when simulation.check_memory is false.
 void check_scenario_memory(const Scenario& sc);
 
+struct RunOptions {
+  // false: no power curve and no peak power in the metrics (MetricsOptions::power_curve).
+  bool power_curve = true;
+};
+
 // check_scenario_memory, the task bound, then the step simulated (or its closed forms).
-RunOutput run_scenario(const Scenario& sc);
+RunOutput run_scenario(const Scenario& sc, const RunOptions& opt = {});
 
 }  // namespace hcsim

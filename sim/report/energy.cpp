@@ -126,6 +126,7 @@ void energy_and_power(const Scenario& sc, const TaskGraph& g, const EngineResult
   m.energy_per_token = m.tokens_per_step > 0 ? m.it_energy / m.tokens_per_step : Joules{};
   if (step <= Seconds{}) return;
   m.average_power = m.it_energy / step;
+  if (samples < 0) return;
   // Without a timeline (analytical mode) the dynamic energy is drawn evenly over the step.
   const Watts untimed = g.size() == 0 ? (m.device_dynamic + m.network_dynamic) / step : Watts{};
   Timeline tl = dynamic_timeline(g, r, m);

@@ -162,7 +162,7 @@ void finish(const Scenario& sc, const TaskGraph& g, const EngineResult& r, const
   apply_twins(m, opt.twin.empty() ? default_twins(m) : opt.twin);
   stage_metrics(sc, m);
   throughput(sc, opt.train_tokens, m);
-  report_detail::energy_and_power(sc, g, r, opt.power_samples, m);
+  report_detail::energy_and_power(sc, g, r, opt.power_curve ? opt.power_samples : -1, m);
 }
 
 }  // namespace
@@ -175,9 +175,11 @@ Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResu
   m.activities = r.activities;
   init_devices(sc, shapes, m);
   report_detail::time_breakdown(g, r, sc.strategy.pp > 1, m);
-  const auto power = report_detail::device_power_series(g, r, m);
-  for (std::size_t d = 0; d < m.devices.size(); ++d)
-    if (m.devices[d].simulated) m.devices[d].peak_power = Watts(power[d].max());
+  if (opt.power_curve) {
+    const auto power = report_detail::device_power_series(g, r, m);
+    for (std::size_t d = 0; d < m.devices.size(); ++d)
+      if (m.devices[d].simulated) m.devices[d].peak_power = Watts(power[d].max());
+  }
   finish(sc, g, r, opt, m);
   return m;
 }

@@ -124,6 +124,9 @@ struct Metrics {
 struct MetricsOptions {
   double train_tokens = kDefaultTrainTokens;
   int power_samples = 100;
+  // false: neither the power curve nor peak power (device or total) is computed -- they stay
+  // empty and zero -- for callers that read neither (the search's confirmations).
+  bool power_curve = true;
   // twin[d]: the simulated device whose figures device d takes; empty: each replica takes
   // the first simulated device of its pipeline stage (default_twins).
   std::vector<int> twin;

@@ -44,7 +44,8 @@ std::vector<Series> device_memory_series(const TaskGraph& g, const EngineResult&
                                          const std::vector<StageShape>& shapes);
 
 // Device energy totals, network energy per link class, IT/facility energy, per-token
-// energy, average/peak power and the sampled IT power curve.
+// energy, average/peak power and the sampled IT power curve (`samples` < 0: neither peak
+// power nor the curve).
 void energy_and_power(const Scenario& sc, const TaskGraph& g, const EngineResult& r, int samples, Metrics& m);
 
 }  // namespace hcsim::report_detail

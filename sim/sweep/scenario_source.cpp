@@ -85,10 +85,10 @@ Evaluation evaluate_cluster(const nlohmann::json& doc, const std::string& file, 
   return evaluate([&] { return cluster_study_json(*run_cluster_study(doc, file, jobs_file)); });
 }
 
-Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file, bool per_device) {
+Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file, bool per_device, bool power_curve) {
   return evaluate([&] {
     const Scenario sc = parse_scenario(doc, file);
-    const RunOutput out = run_scenario(sc);
+    const RunOutput out = run_scenario(sc, {.power_curve = power_curve});
     return report_json(sc, out, per_device);
   });
 }

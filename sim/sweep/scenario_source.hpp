@@ -38,8 +38,10 @@ struct Evaluation {
 };
 
 // Parses `doc` (labelled `file` in messages) and simulates it; never throws. `per_device`:
-// whether the report keeps its "per_device" section (report_json).
-Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file, bool per_device = true);
+// whether the report keeps its "per_device" section (report_json); `power_curve`: whether
+// peak power and the power curve are computed (RunOptions; zero and empty otherwise).
+Evaluation evaluate_scenario(const nlohmann::json& doc, const std::string& file, bool per_device = true,
+                             bool power_curve = true);
 
 // Runs the cluster study of `doc` (a cluster file, labelled `file`) on the job list
 // `jobs_file` as `hcsim cluster run` does (run_cluster_study); never throws. The report is

@@ -65,8 +65,9 @@ void run_pass(const SearchSpec& spec, CsvSpill& csv, std::vector<SearchRow>& row
   const JobFn job = [&](std::size_t i) {
     Evaluation ev;
     try {
+      // The record's metrics (default_metrics) read neither peak power nor the power curve.
       ev = evaluate_scenario(candidate_document(spec, rows[i].candidate, mode), spec.base.file,
-                             needs_per_device(metrics));
+                             needs_per_device(metrics), false);
     } catch (const std::exception& e) {
       ev = {"error", e.what(), {}};
     }

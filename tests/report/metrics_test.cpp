@@ -145,6 +145,25 @@ TEST(CompleteMetrics, EverythingElseFromPerDeviceFigures) {
   EXPECT_NEAR(m.peak_power.value(), m.average_power.value(), 1e-9 * m.average_power.value());
 }
 
+// Without the power curve (the search's confirmations) every figure of the report is the
+// same but peak power, which stays 0, and the curve, which stays empty.
+TEST(CompleteMetrics, WithoutThePowerCurveOnlyPeakPowerAndTheCurveAreLeftOut) {
+  const auto q = quickstart();
+  const RunOutput out = run_scenario(q->sc, {.power_curve = false});
+  nlohmann::json without = report_json(q->sc, out), with = q->report;
+  EXPECT_EQ(without["energy"]["peak_power_w"].get<double>(), 0.0);
+  EXPECT_GT(with["energy"]["peak_power_w"].get<double>(), with["energy"]["average_power_w"].get<double>());
+  EXPECT_TRUE(without["power"]["it_w"].empty());
+  EXPECT_EQ(with["power"]["it_w"].size(), 100u);
+  for (nlohmann::json* j : {&without, &with}) {
+    (*j)["energy"].erase("peak_power_w");
+    (*j)["power"].erase("it_w");
+    (*j)["power"].erase("interval_s");
+    for (auto& d : (*j)["per_device"]) d.erase("peak_power_w");
+  }
+  EXPECT_EQ(without, with);
+}
+
 TEST(CommVolume, DataParallelAllReduceCarriesTheGradients) {
   // dp = 2, no tp/pp: one gradient all-reduce of S = 4 bytes x P per rank (bf16 reduces
   // its fp32 main gradients, Megatron-LM's rule), with P = l (12 h^2 + 13 h) + V h + s h
