@@ -173,22 +173,21 @@ bool same_quantities(const MemoryBreakdown& a, const MemoryBreakdown& b) {
          a.activations == b.activations && a.buffers == b.buffers && a.offloaded == b.offloaded;
 }
 
-// Whether device_json(a) and device_json(b) differ in their numbers alone: "device", and
-// "twin" where each device is its own. Every field of DeviceMetrics is compared: one added
-// to it must be added here (the size check fails).
+// Whether device_json(a) and device_json(b) differ at most in "device" and "twin", the two
+// numbers write_report_json puts into a kept text. Every other field of DeviceMetrics is
+// compared: one added to it must be added here (the size check fails).
 bool same_but_numbers(const DeviceMetrics& a, const DeviceMetrics& b) {
   static_assert(sizeof(DeviceMetrics) == 24 + 8 * (1 + kCommClasses + 2 + 2 + 6 + 1 + 2 * kMemoryTiers + 4),
                 "a field was added to DeviceMetrics: compare it in same_but_numbers");
   static_assert(sizeof(MemoryBreakdown) == 6 * 8, "a field was added to MemoryBreakdown: compare it here");
-  const bool own_a = a.twin == static_cast<int>(a.device), own_b = b.twin == static_cast<int>(b.device);
   bool tiers = true;
   for (std::size_t t = 0; t < kMemoryTiers; ++t)
     tiers = tiers && a.tiers[t].used == b.tiers[t].used && a.tiers[t].capacity == b.tiers[t].capacity;
-  return tiers && own_a == own_b && (own_a || a.twin == b.twin) && a.stage == b.stage && a.pool == b.pool &&
-         a.simulated == b.simulated && a.compute == b.compute && a.exposed_comm == b.exposed_comm &&
-         a.bubble == b.bubble && a.idle == b.idle && a.flops == b.flops && a.model_flops == b.model_flops &&
-         same_quantities(a.memory, b.memory) && a.capacity == b.capacity && a.dynamic_energy == b.dynamic_energy &&
-         a.static_energy == b.static_energy && a.idle_power == b.idle_power && a.peak_power == b.peak_power;
+  return tiers && a.stage == b.stage && a.pool == b.pool && a.simulated == b.simulated && a.compute == b.compute &&
+         a.exposed_comm == b.exposed_comm && a.bubble == b.bubble && a.idle == b.idle && a.flops == b.flops &&
+         a.model_flops == b.model_flops && same_quantities(a.memory, b.memory) && a.capacity == b.capacity &&
+         a.dynamic_energy == b.dynamic_energy && a.static_energy == b.static_energy && a.idle_power == b.idle_power &&
+         a.peak_power == b.peak_power;
 }
 
 json links_json(const Metrics& m) {
