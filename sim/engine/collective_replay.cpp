@@ -267,7 +267,7 @@ const CollectiveExpansion& CollectiveReplay::plan_of(const Task& t) {
   return p;
 }
 
-void CollectiveReplay::plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
+void CollectiveReplay::plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs, bool solo) {
   std::set<const CollectiveExpansion*> seen;
   for (const Task& t : g_.tasks()) {
     if (t.kind != TaskKind::collective) continue;
@@ -280,6 +280,130 @@ void CollectiveReplay::plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>
     for (const auto& phase : split_of(p).launched)  // event mode: the flows that run
       for (const PlannedFlow& f : phase) pairs.insert({f.src, f.dst});
   }
+  if (solo) find_solo();
+}
+
+void CollectiveReplay::find_solo() {
+  if (planner_.flow_mode() || g_.memory_endpoints > 0 || g_.part_begin.size() > 1) return;
+  constexpr std::int32_t kFree = -1, kShared = -2;
+  std::vector<std::int32_t> owner(load_.slot_count(), kFree);  // per directed link: the group using it
+  std::vector<std::uint32_t> slots;
+  const auto mark = [&](std::uint32_t src, std::uint32_t dst, std::int32_t who) {
+    slots.clear();
+    load_.slots({src, dst}, slots);
+    for (std::uint32_t s : slots) owner[s] = owner[s] == kFree || owner[s] == who ? who : kShared;
+  };
+  std::set<std::pair<const CollectiveExpansion*, std::uint32_t>> plans;     // (plan, group)
+  std::set<std::pair<const CollectiveExpansion*, std::uint32_t>> mirrored;  // (plan, mirror set)
+  std::set<std::uint32_t> send_sets;
+  std::set<std::uint64_t> sends;
+  for (TaskId t = 0; t < g_.size(); ++t) {
+    const Task& task = g_[t];
+    const std::uint32_t set = set_of(t);
+    if (task.kind == TaskKind::send) {
+      if (task.device != task.peer && task.bytes > Bytes{} &&
+          sends.insert(MirrorLoad::key(task.device, task.peer)).second)
+        mark(task.device, task.peer, kShared);
+      if (set != kNoSet && send_sets.insert(set).second)
+        for (const auto& [src, dst] : g_.mirror_sets()[set].pairs) mark(src, dst, kShared);
+    } else if (task.kind == TaskKind::collective) {
+      const CollectiveExpansion& p = plan_of(task);
+      if (p.rank_devices.empty()) continue;
+      if (plans.insert({&p, task.group}).second)
+        for (const CoarsePhase& ph : p.phases)
+          for (const PlannedFlow& f : ph.flows) mark(f.src, f.dst, static_cast<std::int32_t>(task.group));
+      if (set != kNoSet && mirrored.insert({&p, set}).second)
+        for (std::uint32_t group : g_.mirror_sets()[set].groups)
+          for (const PlannedFlow& f : mirror_plan(task, group).pair_bytes) mark(f.src, f.dst, kShared);
+    }
+  }
+  std::vector<char> ok(g_.groups().size(), 0), bad(g_.groups().size(), 0);
+  for (const auto& [p, group] : plans) {
+    ok[group] = 1;
+    const Split& split = split_of(*p);
+    for (std::size_t k = 0; k < p->phases.size() && !bad[group]; ++k) {
+      for (const PlannedFlow& f : p->phases[k].flows) {
+        slots.clear();
+        load_.slots({f.src, f.dst}, slots);
+        for (std::uint32_t s : slots) bad[group] |= owner[s] != static_cast<std::int32_t>(group) ? 1 : 0;
+      }
+      slots.clear();  // the launched flows of the phase share no directed link
+      for (const PlannedFlow& f : split.launched[k]) load_.slots({f.src, f.dst}, slots);
+      std::sort(slots.begin(), slots.end());
+      bad[group] |= std::adjacent_find(slots.begin(), slots.end()) != slots.end() ? 1 : 0;
+    }
+  }
+  // One after another: each collective of the group reaches the one before through its
+  // dependencies (task ids grow along them); a short search, else the group is not solo.
+  const auto reaches = [&](TaskId from, TaskId to) {
+    std::vector<TaskId> stack{from};
+    for (int visited = 0; !stack.empty() && visited < 256; ++visited) {
+      const TaskId t = stack.back();
+      stack.pop_back();
+      for (TaskId d : g_.deps(t)) {
+        if (d == to) return true;
+        if (d > to) stack.push_back(d);
+      }
+    }
+    return false;
+  };
+  constexpr TaskId kNone = ~TaskId{0};
+  std::vector<TaskId> last(g_.groups().size(), kNone);
+  for (TaskId t = 0; t < g_.size(); ++t) {
+    const Task& task = g_[t];
+    if (task.kind != TaskKind::collective || !ok[task.group] || bad[task.group]) continue;
+    if (plan_of(task).rank_devices.empty()) continue;
+    TaskId& before = last[task.group];
+    if (before != kNone && !reaches(t, before)) bad[task.group] = 1;
+    before = t;
+  }
+  for (std::size_t k = 0; k < ok.size(); ++k) ok[k] = ok[k] && !bad[k] ? 1 : 0;
+  if (std::find(ok.begin(), ok.end(), 1) != ok.end()) solo_ = std::move(ok);
+}
+
+double CollectiveReplay::solo_time(int c) {
+  Instance& co = colls_[static_cast<std::size_t>(c)];
+  auto [it, added] = solo_times_.try_emplace({co.plan, set_of(co.task)}, 0.0);
+  if (!added) return it->second;
+  const TopologyGraph& topo = planner_.router().graph();
+  double total = 0;
+  for (co.phase = 0; co.phase < co.plan->phases.size(); ++co.phase) {
+    total += co.plan->phases[co.phase].timer.value();
+    const std::vector<PlannedFlow>& flows = co.split->launched[co.phase];
+    if (flows.empty()) continue;
+    // The stretch each flow would get at its launch (launch_flows): the counts it would see
+    // are the phase's own, as nothing else crosses its links.
+    std::vector<double> stretch;
+    if (has_rest_) {
+      count_rest(co, +1);
+      for (const PlannedFlow& f : flows) flow_started(f.src, f.dst);
+      const SlotCounts* mirrors = mirror_slots(c, co.phase);
+      for (const PlannedFlow& f : flows) stretch.push_back(dynamic_stretch(f.src, f.dst, mirrors, g_.part_of(co.task)));
+      for (const PlannedFlow& f : flows) flow_ended(f.src, f.dst);
+      count_rest(co, -1);
+    } else {
+      for (const PlannedFlow& f : flows) stretch.push_back(this->stretch(c, co.phase, f.src, f.dst));
+    }
+    double slowest = 0;
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      const PlannedFlow& f = flows[i];
+      // As the platform declares the route (replay.cpp, build_platform): its links'
+      // latencies add up, the flow runs at the narrowest one's bandwidth x efficiency.
+      const Route& r = planner_.router().device_route(static_cast<int>(f.src), static_cast<int>(f.dst));
+      double latency = 0, bandwidth = std::numeric_limits<double>::infinity();
+      for (int e : r.edges) {
+        const TopoEdge& ed = topo.edges()[static_cast<std::size_t>(e)];
+        latency += ed.link().latency.value();
+        bandwidth = std::min(bandwidth, ed.bandwidth().value() * ed.link().efficiency);
+      }
+      const auto size = static_cast<std::uint64_t>(f.bytes * stretch[i] + 0.5);  // Replay::comm
+      slowest = std::max(slowest, latency + static_cast<double>(size) / bandwidth);
+    }
+    total += slowest;
+  }
+  co.phase = 0;
+  it->second = total;
+  return total;
 }
 
 void CollectiveReplay::start(TaskId t) {
@@ -308,6 +432,17 @@ void CollectiveReplay::start(TaskId t) {
   if (!p.flow) {
     co.split = &split_of(p);
     co.split->runs += 1;
+    if (!solo_.empty() && solo_[g_[t].group]) {
+      const double d = solo_time(c);
+      std::vector<double>& edge = host_.edge_bytes();  // the launched flows' bytes (Replay::comm)
+      for (const auto& phase : co.split->launched)
+        for (const PlannedFlow& f : phase)
+          for (int e : planner_.router().device_route(static_cast<int>(f.src), static_cast<int>(f.dst)).edges)
+            edge[static_cast<std::size_t>(e)] += f.bytes;
+      free_.push_back(c);
+      host_.launch_timer(Seconds(d), t, -1, 0);
+      return;
+    }
     run_phase(c);
     return;
   }

@@ -28,6 +28,18 @@
 // activities no longer grow with the data-parallel degree. Without symmetry every device
 // of a group is built and every flow runs, as before; a graph with no compute task
 // (hcsim collective) runs every flow.
+//
+// Solo collectives (event mode). A group whose collectives are the only traffic on every
+// directed link their flows cross (launched or rest, in any phase; no send, no other group,
+// no mirror crosses one), that runs them one after another (each depends, through the
+// graph, on the one before), and whose launched flows of a phase share no directed link,
+// has nothing to contend with: each of its flows runs alone at its bottleneck, so SimGrid
+// would end each phase at its timer plus its slowest launched flow's route latency + bytes
+// x stretch / bottleneck (CM02, no TCP window: ../shared/simgrid.md §9.6). Such a
+// collective runs as one timer of that sum (solo_time), its flows' bytes charged to their
+// links as the flows would: a tensor-parallel group inside an NVSwitch node, whose NVLinks
+// carry nothing else. Not in merged graphs (another job's mirrors), with offload streams, or
+// in flow mode.
 
 #include <cstdint>
 #include <deque>
@@ -63,8 +75,9 @@ class CollectiveReplay {
  public:
   CollectiveReplay(const TaskGraph& g, CollectivePlanner& planner, ActivityHost& host);
 
-  // Plans every collective of the graph and adds the device pairs their flows use.
-  void plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs);
+  // Plans every collective of the graph and adds the device pairs their flows use; with
+  // `solo`, finds the solo collectives (header comment).
+  void plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs, bool solo = true);
   void start(TaskId t);                            // a collective whose dependencies are done
   void on_activity(int coll, std::uint32_t item);  // one of its activities ended
   // Bytes of `copies` collectives like task `t` over `group`, charged to the links, not simulated.
@@ -123,6 +136,12 @@ class CollectiveReplay {
   // The flows of collective c's mirrors in event-mode phase `phase`, per link (null: none).
   const SlotCounts* mirror_slots(int c, std::size_t phase);
   [[nodiscard]] bool built(std::uint32_t device) const;
+  // Solo collectives (see the header comment): finds the groups whose collectives run alone
+  // on their links (solo_), after every plan is known.
+  void find_solo();
+  // The idle-network time of collective c's plan, phase by phase (its timers, then its slowest
+  // launched flow as SimGrid runs it alone: route latency + bytes x stretch / bottleneck).
+  double solo_time(int c);
   void run_phase(int c);
   void launch_flows(int c);
   void start_flows(int c);  // flow mode: the first sends of every rank
@@ -169,6 +188,8 @@ class CollectiveReplay {
   std::vector<double> slot_bandwidth_;     // per directed link (MirrorLoad::slot_bandwidth)
   std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, SlotCounts> mirror_slots_;
   std::map<std::uint32_t, SlotCounts> send_mirror_slots_;  // by mirror set
+  std::vector<char> solo_;  // per group: its collectives run as one timer each (empty: none)
+  std::map<std::pair<const CollectiveExpansion*, std::uint32_t>, double> solo_times_;  // (plan, mirror set)
 };
 
 }  // namespace hcsim::engine

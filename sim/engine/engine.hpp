@@ -12,7 +12,9 @@
 //  - "flow": every transfer of the schedule (sim/collectives) as its own flow, each rank
 //    running its steps in order.
 // The algorithm is EngineOptions::algorithm where it applies, else the cost model's
-// choice per (group, op, size bucket), as NCCL's tuner chooses.
+// choice per (group, op, size bucket), as NCCL's tuner chooses. In event mode a collective
+// that has its links to itself (no other traffic crosses them while it runs) is one timer
+// of the time its flows would take (collective_replay.hpp, "Solo collectives").
 // The task DAG stays in hcsim; an activity is created when its dependencies finish
 // (pre-building the DAG inside SimGrid 3.32 is quadratic). SimGrid allows one engine per
 // process, so simulate() runs it in a forked child and reads the results back.
@@ -39,6 +41,10 @@ struct EngineOptions {
   // Chained compute as kernel timers (the fast path); false makes every compute task an
   // Exec, the reference the timers are checked against.
   bool compute_timers = true;
+  // Event mode: a collective that runs alone on its links as one timer of the time its flows
+  // would take (collective_replay.hpp, "Solo collectives"); false runs its flows, the
+  // reference the timers are checked against.
+  bool solo_collectives = true;
   // Optional: plans (algorithm choices, schedules) kept across simulate() calls on the same
   // topology; made with the same algorithm and mode. The child process inherits its caches.
   std::shared_ptr<CollectivePlanner> planner;

@@ -69,11 +69,11 @@ void map_endpoints(const TopologyGraph& topo, const TaskGraph& g, Platform& pf) 
 // Endpoint pairs the task graph sends between: point-to-point sends (offload streams to
 // memory endpoints included), and the pairs of the collectives' plans (collective_plan.hpp:
 // the chosen algorithm's flows).
-std::set<std::pair<std::uint32_t, std::uint32_t>> used_pairs(const TaskGraph& g, CollectiveReplay& colls) {
+std::set<std::pair<std::uint32_t, std::uint32_t>> used_pairs(const TaskGraph& g, CollectiveReplay& colls, bool solo) {
   std::set<std::pair<std::uint32_t, std::uint32_t>> pairs;
   for (const Task& t : g.tasks())
     if (t.kind == TaskKind::send && t.device != t.peer) pairs.insert({t.device, t.peer});
-  colls.plan_all(pairs);
+  colls.plan_all(pairs, solo);
   return pairs;
 }
 
@@ -371,7 +371,7 @@ EngineResult simulate_in_process(const TopologyGraph& topo, const TaskGraph& gra
   chained_compute(graph, pf);
   if (!opt.compute_timers) pf.chained.assign(pf.chained.size(), 0);
   Replay r(topo, graph, planner, pf);
-  build_platform(topo, graph, used_pairs(graph, r.collectives()), pf);
+  build_platform(topo, graph, used_pairs(graph, r.collectives(), opt.solo_collectives), pf);
   EngineResult res = r.run();
   if (deliver) deliver(res);
   return res;

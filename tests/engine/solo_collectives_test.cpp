@@ -1,0 +1,155 @@
+// Solo collectives (sim/engine/collective_replay.hpp): a collective whose flows are the
+// only traffic on their links, run one after another, is one timer of the time its flows
+// take alone. Checked against its flows (EngineOptions::solo_collectives = false): the same
+// end, the same link bytes, and one activity where the flows took several; and not taken
+// where another collective or a send may share its links at the same time.
+#include <gtest/gtest.h>
+
+#include "../support/test_topology.hpp"
+#include "sim/engine/engine.hpp"
+#include "topologies/routing.hpp"
+#include "workloads/formulas.hpp"
+
+namespace hcsim {
+namespace {
+
+TopologyGraph two_nodes() {
+  return testing::test_topology(
+      {{"type", "nvswitch-cluster"},
+       {"gpus_per_node", 8},
+       {"nvlink", {{"type", "electrical"}, {"bandwidth", "300 GB/s"}, {"latency", "1 us"}, {"efficiency", 0.8}}}},
+      16);
+}
+
+// All-reduces of `bytes` over devices 0-7 (one node); each after the one before when
+// `ordered`.
+TaskGraph all_reduces(int count, double bytes, bool ordered) {
+  TaskGraph g;
+  g.devices = 16;
+  const auto grp = g.add_group({0, 1, 2, 3, 4, 5, 6, 7});
+  TaskId last = 0;
+  for (int c = 0; c < count; ++c) {
+    Task t;
+    t.kind = TaskKind::collective;
+    t.op = CollectiveOp::all_reduce;
+    t.group = grp;
+    t.bytes = Bytes(bytes);
+    last = ordered && c > 0 ? g.add(t, {last}) : g.add(t, {});
+  }
+  return g;
+}
+
+struct Both {
+  EngineResult solo, flows;
+};
+
+Both simulate_both(const TopologyGraph& topo, const TaskGraph& g) {
+  EngineOptions opt;
+  Both b;
+  b.solo = simulate(topo, g, opt);
+  opt.solo_collectives = false;
+  b.flows = simulate(topo, g, opt);
+  return b;
+}
+
+// SimGrid ends a flow whose end lies within its timing precision (1e-9 s) of the current
+// event at that event; the timer ends at the exact sum.
+constexpr double kPrecision = 1e-9;
+
+void expect_same_bytes(const Both& b) {
+  ASSERT_EQ(b.solo.edge_bytes.size(), b.flows.edge_bytes.size());
+  for (std::size_t e = 0; e < b.solo.edge_bytes.size(); ++e)
+    EXPECT_DOUBLE_EQ(b.solo.edge_bytes[e], b.flows.edge_bytes[e]) << "edge " << e;
+}
+
+TEST(SoloCollectives, AnAllReduceAloneIsOneTimerOfItsRing) {
+  const TopologyGraph topo = two_nodes();
+  const Both b = simulate_both(topo, all_reduces(1, 256e6, true));
+  EXPECT_EQ(b.solo.activities, 1u);
+  EXPECT_GT(b.flows.activities, 1u);  // a timer, then one flow per ring edge
+  EXPECT_NEAR(b.solo.makespan, b.flows.makespan, kPrecision);
+  // NCCL's ring, 2(n-1)/n S/B + 2(n-1) alpha, plus the Simple protocol's latency (8.4 us, and
+  // 2.8 us per step on NVLink: tests/engine/collective_test.cpp, RingAllReduce).
+  const Router router(topo);
+  const double alpha = router.device_route(0, 1).latency.value(), B = router.device_route(0, 1).bottleneck.value();
+  const double expect =
+      formulas::ring_allreduce_time(8, Bytes(256e6), BytesPerSecond(B), Seconds(alpha)).value() + 8.4e-6 + 14 * 2.8e-6;
+  EXPECT_NEAR(b.solo.makespan / expect, 1.0, 1e-9);
+  expect_same_bytes(b);
+}
+
+TEST(SoloCollectives, AllReducesInOrderAreOneTimerEach) {
+  const Both b = simulate_both(two_nodes(), all_reduces(3, 64e6, true));
+  EXPECT_EQ(b.solo.activities, 3u);
+  for (std::size_t t = 0; t < 3; ++t) {
+    EXPECT_NEAR(b.solo.start[t], b.flows.start[t], 3 * kPrecision) << "task " << t;
+    EXPECT_NEAR(b.solo.end[t], b.flows.end[t], 3 * kPrecision) << "task " << t;
+  }
+  EXPECT_NEAR(b.solo.end[2], 3 * b.solo.end[0], 3 * kPrecision);
+  expect_same_bytes(b);
+}
+
+TEST(SoloCollectives, EveryAlgorithmOverTwoNodesTakesTheTimeOfItsFlows) {
+  // Every schedule-based algorithm over 16 GPUs of two nodes: whether a phase's
+  // flows share a link (then they run as flows) or not, the same end and link bytes.
+  const TopologyGraph topo = two_nodes();
+  for (const char* algorithm : {"auto", "ring", "multi_ring", "double_binary_tree", "hierarchical", "chain", "direct",
+                                "halving_doubling", "pairwise"}) {
+    TaskGraph g;
+    g.devices = 16;
+    std::vector<std::uint32_t> all(16);
+    for (std::uint32_t d = 0; d < 16; ++d) all[d] = d;
+    Task t;
+    t.kind = TaskKind::collective;
+    t.op = CollectiveOp::all_reduce;
+    t.group = g.add_group(all);
+    t.bytes = Bytes(256e6);
+    g.add(t, {});
+    EngineOptions opt;
+    opt.algorithm = algorithm;
+    const EngineResult solo = simulate(topo, g, opt);
+    opt.solo_collectives = false;
+    const EngineResult flows = simulate(topo, g, opt);
+    EXPECT_NEAR(solo.makespan, flows.makespan, kPrecision) << algorithm;
+    EXPECT_LE(solo.activities, flows.activities) << algorithm;
+    for (std::size_t e = 0; e < solo.edge_bytes.size(); ++e)
+      EXPECT_DOUBLE_EQ(solo.edge_bytes[e], flows.edge_bytes[e]) << algorithm << " edge " << e;
+    RecordProperty(std::string(algorithm) + "_activities", std::to_string(solo.activities));
+  }
+}
+
+TEST(SoloCollectives, AllReducesThatMayOverlapShareTheirLinks) {
+  // No dependency between them: they run at once and share the ring's links (max-min halves
+  // each one's bandwidth), which only their flows show.
+  const Both b = simulate_both(two_nodes(), all_reduces(2, 64e6, false));
+  EXPECT_EQ(b.solo.activities, b.flows.activities);
+  EXPECT_EQ(b.solo.makespan, b.flows.makespan);
+  const EngineResult one = simulate(two_nodes(), all_reduces(1, 64e6, true), EngineOptions{});
+  EXPECT_GT(b.solo.makespan, 1.5 * one.makespan);
+}
+
+TEST(SoloCollectives, NotWhereASendCrossesTheirLinks) {
+  // A send 0 -> 1 beside the all-reduce: it shares the ring edge 0 -> 1 (GPU 0's uplink and
+  // GPU 1's downlink), so the collective runs its flows; 8 -> 9 on the other node does not.
+  for (const auto& [peer_src, peer_dst, shared] : {std::tuple{0u, 1u, true}, std::tuple{8u, 9u, false}}) {
+    TaskGraph g = all_reduces(1, 256e6, true);
+    Task s;
+    s.kind = TaskKind::send;
+    s.device = peer_src;
+    s.peer = peer_dst;
+    s.bytes = Bytes(128e6);
+    g.add(s, {});
+    const Both b = simulate_both(two_nodes(), g);
+    if (shared) {
+      EXPECT_EQ(b.solo.activities, b.flows.activities);
+      EXPECT_EQ(b.solo.makespan, b.flows.makespan);
+    } else {
+      EXPECT_EQ(b.solo.activities, 2u);  // the timer and the send's flow
+      EXPECT_NEAR(b.solo.makespan, b.flows.makespan, kPrecision);
+    }
+    expect_same_bytes(b);
+  }
+}
+
+}  // namespace
+}  // namespace hcsim
