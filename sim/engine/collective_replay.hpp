@@ -29,17 +29,23 @@
 // of a group is built and every flow runs, as before; a graph with no compute task
 // (hcsim collective) runs every flow.
 //
-// Solo collectives (event mode). A group whose collectives are the only traffic on every
-// directed link their flows cross (launched or rest, in any phase; no send, no other group,
-// no mirror crosses one), that runs them one after another (each depends, through the
-// graph, on the one before), and whose launched flows of a phase share no directed link,
-// has nothing to contend with: each of its flows runs alone at its bottleneck, so SimGrid
-// would end each phase at its timer plus its slowest launched flow's route latency + bytes
-// x stretch / bottleneck (CM02, no TCP window: ../shared/simgrid.md §9.6). Such a
-// collective runs as one timer of that sum (solo_time), its flows' bytes charged to their
-// links as the flows would: a tensor-parallel group inside an NVSwitch node, whose NVLinks
-// carry nothing else. Not in merged graphs (another job's mirrors), with offload streams, or
-// in flow mode.
+// Solo collectives (event mode). Per directed link the engine notes who crosses it: a
+// group's collectives (their launched and rest flows in every phase, and their mirrors'),
+// the sends of one device pair (and their mirrors'). A collective runs as one timer where
+// its group's launched flows of a phase share no directed link, its group's collectives
+// each depend (through the graph) on the one before, and every task of another user of its
+// links (at most three others) is ordered with it: a dependency either way, found by a
+// bounded search back along the dependencies (galloping out from the task's place in the
+// group's chain, then bisecting; the chain makes the neighbours of an ordered one ordered
+// too). It then has nothing to contend with: each of its flows would run alone at its
+// bottleneck, so SimGrid would end each phase at its timer plus its slowest launched flow's
+// route latency + bytes x stretch / bottleneck (CM02, no TCP window:
+// ../shared/simgrid.md §9.6), and the timer is that sum (solo_time), its flows' bytes charged
+// to their links as the flows would. A tensor-parallel group inside an NVSwitch node is
+// one; with data-parallel ranks in the node, all but the collectives that may run beside
+// the data-parallel reduction. A group is searched where others cross its links with fewer
+// tasks than a quarter of its own (plus 64), within a bound of 2 M steps (5e7 in all).
+// Not in merged graphs (another job's mirrors), with offload streams, or in flow mode.
 
 #include <cstdint>
 #include <deque>
@@ -136,8 +142,8 @@ class CollectiveReplay {
   // The flows of collective c's mirrors in event-mode phase `phase`, per link (null: none).
   const SlotCounts* mirror_slots(int c, std::size_t phase);
   [[nodiscard]] bool built(std::uint32_t device) const;
-  // Solo collectives (see the header comment): finds the groups whose collectives run alone
-  // on their links (solo_), after every plan is known.
+  // Solo collectives (see the header comment): finds the collectives that run alone on
+  // their links (solo_), after every plan is known.
   void find_solo();
   // The idle-network time of collective c's plan, phase by phase (its timers, then its slowest
   // launched flow as SimGrid runs it alone: route latency + bytes x stretch / bottleneck).
@@ -188,7 +194,7 @@ class CollectiveReplay {
   std::vector<double> slot_bandwidth_;     // per directed link (MirrorLoad::slot_bandwidth)
   std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, SlotCounts> mirror_slots_;
   std::map<std::uint32_t, SlotCounts> send_mirror_slots_;  // by mirror set
-  std::vector<char> solo_;  // per group: its collectives run as one timer each (empty: none)
+  std::vector<char> solo_;  // per task: a collective that runs as one timer (empty: none)
   std::map<std::pair<const CollectiveExpansion*, std::uint32_t>, double> solo_times_;  // (plan, mirror set)
 };
 

@@ -128,6 +128,51 @@ TEST(SoloCollectives, AllReducesThatMayOverlapShareTheirLinks) {
   EXPECT_GT(b.solo.makespan, 1.5 * one.makespan);
 }
 
+// Four all-reduces over GPUs 0-7 in a chain, and an all-reduce over GPUs 0 and 1 (its flows
+// cross the ring's edge 0 -> 1) after the second; with `joined` the third waits for it too.
+TaskGraph chain_with_pair(bool joined) {
+  TaskGraph g;
+  g.devices = 16;
+  const auto ring = g.add_group({0, 1, 2, 3, 4, 5, 6, 7});
+  const auto pair = g.add_group({0, 1});
+  Task t;
+  t.kind = TaskKind::collective;
+  t.op = CollectiveOp::all_reduce;
+  t.bytes = Bytes(64e6);
+  t.group = ring;
+  const TaskId t0 = g.add(t, {});
+  const TaskId t1 = g.add(t, {t0});
+  t.group = pair;
+  const TaskId p = g.add(t, {t1});
+  t.group = ring;
+  const TaskId t2 = joined ? g.add(t, {t1, p}) : g.add(t, {t1});
+  g.add(t, {t2});
+  return g;
+}
+
+TEST(SoloCollectives, OnlyThoseThatMayRunBesideAnotherUserRunTheirFlows) {
+  // Alone the ring's all-reduce is a timer and its flows (n1 activities without solo
+  // collectives). The pair's all-reduce follows the second and nothing waits for it: the
+  // first two come before it and are one timer each; the last two may run beside it, and
+  // they and it run their flows.
+  const TopologyGraph topo = two_nodes();
+  EngineOptions flows;
+  flows.solo_collectives = false;
+  const std::uint64_t n1 = simulate(topo, all_reduces(1, 64e6, true), flows).activities;
+  const Both b = simulate_both(topo, chain_with_pair(false));
+  EXPECT_EQ(b.solo.activities, b.flows.activities - 2 * (n1 - 1));
+  for (std::size_t t = 0; t < b.solo.end.size(); ++t) {
+    EXPECT_NEAR(b.solo.start[t], b.flows.start[t], kPrecision) << "task " << t;
+    EXPECT_NEAR(b.solo.end[t], b.flows.end[t], kPrecision) << "task " << t;
+  }
+  expect_same_bytes(b);
+  // The third waits for the pair's: every collective is ordered with every other, one timer each.
+  const Both j = simulate_both(topo, chain_with_pair(true));
+  EXPECT_EQ(j.solo.activities, 5u);
+  for (std::size_t t = 0; t < j.solo.end.size(); ++t) EXPECT_NEAR(j.solo.end[t], j.flows.end[t], kPrecision) << t;
+  expect_same_bytes(j);
+}
+
 TEST(SoloCollectives, NotWhereASendCrossesTheirLinks) {
   // A send 0 -> 1 beside the all-reduce: it shares the ring edge 0 -> 1 (GPU 0's uplink and
   // GPU 1's downlink), so the collective runs its flows; 8 -> 9 on the other node does not.
