@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <limits>
 #include <set>
 #include <unordered_map>
 
@@ -210,7 +209,6 @@ double CollectiveReplay::solo_time(int c) {
   Instance& co = colls_[static_cast<std::size_t>(c)];
   auto [it, added] = solo_times_.try_emplace({co.plan, set_of(co.task)}, 0.0);
   if (!added) return it->second;
-  const TopologyGraph& topo = planner_.router().graph();
   double total = 0;
   for (co.phase = 0; co.phase < co.plan->phases.size(); ++co.phase) {
     total += co.plan->phases[co.phase].timer.value();
@@ -232,17 +230,12 @@ double CollectiveReplay::solo_time(int c) {
     double slowest = 0;
     for (std::size_t i = 0; i < flows.size(); ++i) {
       const PlannedFlow& f = flows[i];
-      // As the platform declares the route (replay.cpp, build_platform): its links'
-      // latencies add up, the flow runs at the narrowest one's bandwidth x efficiency.
+      // The route the platform declares (replay.cpp, build_platform): its links' latencies
+      // add up (Route::latency), the flow runs at the narrowest one's bandwidth x efficiency
+      // (Route::bottleneck).
       const Route& r = planner_.router().device_route(static_cast<int>(f.src), static_cast<int>(f.dst));
-      double latency = 0, bandwidth = std::numeric_limits<double>::infinity();
-      for (int e : r.edges) {
-        const TopoEdge& ed = topo.edges()[static_cast<std::size_t>(e)];
-        latency += ed.link().latency.value();
-        bandwidth = std::min(bandwidth, ed.bandwidth().value() * ed.link().efficiency);
-      }
       const auto size = static_cast<std::uint64_t>(f.bytes * stretch[i] + 0.5);  // Replay::comm
-      slowest = std::max(slowest, latency + static_cast<double>(size) / bandwidth);
+      slowest = std::max(slowest, r.latency.value() + static_cast<double>(size) / r.bottleneck.value());
     }
     total += slowest;
   }
