@@ -715,7 +715,9 @@ TaskGraph lower_training_step(const LoweringInput& in) {
   HCSIM_ASSERT(in.model && in.strategy && in.workload && in.schedule, "lowering input incomplete");
   HCSIM_ASSERT(static_cast<int>(in.stage_device.size()) == in.strategy->pp, "one device model per stage");
   HCSIM_ASSERT(static_cast<int>(in.layers_per_stage.size()) == in.strategy->pp, "layers for every stage");
-  return Emitter(in).run();
+  TaskGraph g = Emitter(in).run();
+  g.shrink_to_fit();
+  return g;
 }
 
 }  // namespace hcsim

@@ -5,10 +5,19 @@
 // Stream order (compute stream, communication stream per device) is expressed as
 // dependencies, so the engine needs no notion of streams to be correct.
 // Compact layout: 4-byte ids, dependencies in one CSR array, no per-task heap allocation.
+// A task is stored in 20 bytes: its device, peer, group, stage and micro-batch, and the index
+// of its signature (kind, classes, operation, label, duration, FLOPs, bytes, energy) in a
+// table of the distinct signatures the graph holds, since the tasks of one layer's pass
+// repeat the same signature over every micro-batch. The stored tasks live in
+// fixed blocks that never move, so a growing graph is never copied. `operator[]` and
+// `tasks()` give each task back as a `Task` value, every field bit for bit as added.
 
 #include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -72,11 +81,44 @@ class TaskGraph {
     return group < families_.size() && !families_[group].siblings.empty() ? &families_[group] : nullptr;
   }
   std::uint32_t intern_label(const std::string& label);
+  // Gives back what the dependency and mirror lists reserved beyond their size (up to half of
+  // them, as vectors grow by doubling), and the signatures' look-up table: for a graph that is
+  // complete (a lowered step), before it is simulated. Adding to it afterwards still works.
+  void shrink_to_fit();
 
-  [[nodiscard]] std::size_t size() const { return tasks_.size(); }
-  [[nodiscard]] const Task& operator[](TaskId id) const { return tasks_[id]; }
-  [[nodiscard]] Task& operator[](TaskId id) { return tasks_[id]; }
-  [[nodiscard]] const std::vector<Task>& tasks() const { return tasks_; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  // The task as added (a value: the graph stores it packed).
+  [[nodiscard]] Task operator[](TaskId id) const { return unpack(packed(id)); }
+  // Every task in id order, each a value as operator[] gives it.
+  class TaskRange {
+   public:
+    class iterator {
+     public:
+      using iterator_category = std::input_iterator_tag;
+      using value_type = Task;
+      using difference_type = std::ptrdiff_t;
+      iterator(const TaskGraph* g, TaskId id) : g_(g), id_(id) {}
+      Task operator*() const { return (*g_)[id_]; }
+      iterator& operator++() {
+        ++id_;
+        return *this;
+      }
+      bool operator==(const iterator& o) const { return id_ == o.id_; }
+
+     private:
+      const TaskGraph* g_;
+      TaskId id_;
+    };
+    explicit TaskRange(const TaskGraph* g) : g_(g) {}
+    [[nodiscard]] iterator begin() const { return {g_, 0}; }
+    [[nodiscard]] iterator end() const { return {g_, static_cast<TaskId>(g_->size())}; }
+
+   private:
+    const TaskGraph* g_;
+  };
+  [[nodiscard]] TaskRange tasks() const { return TaskRange(this); }
+  // Distinct signatures the graph holds (tasks share them; see the storage note above).
+  [[nodiscard]] std::size_t signature_count() const { return signatures_.size(); }
   [[nodiscard]] std::span<const TaskId> deps(TaskId id) const {
     return {deps_.data() + dep_begin_[id], deps_.data() + dep_begin_[id + 1]};
   }
@@ -119,7 +161,67 @@ class TaskGraph {
   [[nodiscard]] bool is_memory(std::uint32_t endpoint) const { return memory_endpoints > 0 && endpoint >= devices; }
 
  private:
-  std::vector<Task> tasks_;
+  // A task as stored: its devices, group and place in the pipeline, and the index of its
+  // signature (kind, class, phase, stream, operation, label and cost), which the tasks of one
+  // operation share over every micro-batch.
+  struct Packed {
+    std::uint32_t device, peer, group, signature;
+    std::uint16_t stage, microbatch;
+  };
+  static_assert(sizeof(Packed) == 20);
+  struct Signature {  // compared and hashed as bytes: every byte is set (make_signature)
+    Seconds duration;
+    Flops flops, model_flops;
+    Bytes bytes;
+    Joules energy;
+    std::uint32_t label;
+    TaskKind kind;
+    CommClass comm;
+    Phase phase;
+    Stream stream;
+    CollectiveOp op;
+    std::uint8_t zero[3];
+  };
+  static_assert(sizeof(Signature) == 56);
+  struct SignatureHash {
+    std::size_t operator()(const Signature& s) const;
+  };
+  struct SignatureEqual {
+    bool operator()(const Signature& a, const Signature& b) const {
+      return std::memcmp(&a, &b, sizeof(Signature)) == 0;
+    }
+  };
+  static constexpr unsigned kBlockBits = 15;  // 32,768 tasks (640 KiB) a block
+  [[nodiscard]] const Packed& packed(TaskId id) const {
+    return blocks_[id >> kBlockBits][id & ((1u << kBlockBits) - 1)];
+  }
+  [[nodiscard]] Task unpack(const Packed& p) const {
+    const Signature& c = signatures_[p.signature];
+    Task t;
+    t.kind = c.kind;
+    t.comm = c.comm;
+    t.phase = c.phase;
+    t.stream = c.stream;
+    t.op = c.op;
+    t.device = p.device;
+    t.peer = p.peer;
+    t.group = p.group;
+    t.stage = p.stage;
+    t.microbatch = p.microbatch;
+    t.label = c.label;
+    t.duration = c.duration;
+    t.flops = c.flops;
+    t.model_flops = c.model_flops;
+    t.bytes = c.bytes;
+    t.energy = c.energy;
+    return t;
+  }
+  std::uint32_t intern_signature(const Task& t);
+
+  std::vector<std::vector<Packed>> blocks_;  // each reserved whole when started: never moved
+  std::size_t size_ = 0;
+  std::vector<Signature> signatures_;
+  std::unordered_map<Signature, std::uint32_t, SignatureHash, SignatureEqual> signature_index_;
   std::vector<std::uint32_t> dep_begin_{0};
   std::vector<TaskId> deps_;
   std::vector<std::vector<std::uint32_t>> groups_;

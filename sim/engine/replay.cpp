@@ -156,7 +156,6 @@ class Replay final : public ActivityHost {
   Replay(const TopologyGraph& topo, const TaskGraph& g, CollectivePlanner& planner, Platform& pf)
       : g_(g), pf_(pf), colls_(g, planner, *this) {
     const std::size_t n = g.size();
-    res_.start.assign(n, -1);
     res_.end.assign(n, -1);
     res_.edge_bytes.assign(topo.edges().size(), 0.0);
     missing_.resize(n);
@@ -218,7 +217,6 @@ class Replay final : public ActivityHost {
 
   void start(TaskId t) {
     const Task& task = g_[t];
-    res_.start[t] = sg4::Engine::get_clock();
     switch (task.kind) {
       case TaskKind::compute:
         if (pf_.chained[task.device]) timer(task.duration.value(), t, -1, 0);

@@ -52,52 +52,78 @@ void add_interval(std::vector<Event>& ev, double a, double b, int cls) {
 
 void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, Metrics& m) {
   const std::size_t n = m.devices.size();
-  std::vector<std::vector<Event>> ev(n);
   std::vector<double> pass_end(n, 0.0);
   // A device is simulated when it runs compute tasks; only those get a sweep (the others take
-  // their twin's figures), so only their events are kept: a collective of a symmetric run
+  // their twin's figures), so only their tasks are listed: a collective of a symmetric run
   // spans mostly others.
   for (auto& dm : m.devices) dm.simulated = false;
   for (const Task& t : g.tasks())
     if (t.kind == TaskKind::compute) m.devices[t.device].simulated = true;
-  auto add = [&](std::uint32_t d, double a, double b, int cls) {
-    if (d < n && m.devices[d].simulated) add_interval(ev[d], a, b, cls);
+  // Each simulated device's tasks in id order (CSR: first[d], first[d + 1]), so that one
+  // device's events at a time are held: all of them at once took 32 bytes per task and device.
+  std::vector<std::size_t> first(n + 1, 0);
+  const auto each_device = [&](const Task& t, auto&& f) {
+    const auto one = [&](std::uint32_t d) {
+      if (d < n && m.devices[d].simulated) f(d);
+    };
+    switch (t.kind) {
+      case TaskKind::compute:
+        one(t.device);
+        break;
+      case TaskKind::send:
+        // An offload transfer's memory endpoint (>= devices) has no time breakdown.
+        if (!g.is_memory(t.device)) one(t.device);
+        if (t.peer != t.device && !g.is_memory(t.peer)) one(t.peer);
+        break;
+      case TaskKind::collective:
+        for (std::uint32_t d : g.groups()[t.group]) one(d);
+        break;
+    }
   };
   for (TaskId id = 0; id < g.size(); ++id) {
-    const Task& t = g[id];
-    const double a = r.start[id], b = r.end[id];
-    const int cls = static_cast<int>(t.comm);
+    const Task t = g[id];
     switch (t.kind) {
       case TaskKind::compute: {
         auto& dm = m.devices[t.device];
-        add_interval(ev[t.device], a, b, -1);
         dm.flops += t.flops;
         dm.model_flops += t.model_flops;
         dm.dynamic_energy += t.energy;
-        if (t.phase != Phase::optimizer) pass_end[t.device] = std::max(pass_end[t.device], b);
+        if (t.phase != Phase::optimizer) pass_end[t.device] = std::max(pass_end[t.device], r.end[id]);
         break;
       }
       case TaskKind::send:
         m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes;
-        // An offload transfer's memory endpoint (>= devices) has no time breakdown.
-        if (!g.is_memory(t.device)) add(t.device, a, b, cls);
-        if (t.peer != t.device && !g.is_memory(t.peer)) add(t.peer, a, b, cls);
         break;
       case TaskKind::collective:
         m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * static_cast<double>(g.groups()[t.group].size());
-        for (std::uint32_t d : g.groups()[t.group]) add(d, a, b, cls);
         break;
     }
+    each_device(t, [&](std::uint32_t d) { ++first[d + 1]; });
+  }
+  for (std::size_t d = 0; d < n; ++d) first[d + 1] += first[d];
+  std::vector<TaskId> tasks(first[n]);
+  {
+    std::vector<std::size_t> next(first.begin(), first.end() - 1);
+    for (TaskId id = 0; id < g.size(); ++id) each_device(g[id], [&](std::uint32_t d) { tasks[next[d]++] = id; });
   }
   for (const auto& mr : g.mirrors()) {
-    const Task& t = g[mr.task];
+    const Task t = g[mr.task];
     m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * g.mirror_sets()[mr.set].copies;
   }
   // The pipeline's span ends with the last forward/backward pass of any device: a stage
   // waiting before it is in the bubble (the closed forms count the drain), after it idle.
   const double span = pipelined && !pass_end.empty() ? *std::max_element(pass_end.begin(), pass_end.end()) : 0.0;
-  for (std::size_t d = 0; d < n; ++d)
-    if (m.devices[d].simulated) sweep(m.devices[d], ev[d], span, m.step_time.value());
+  std::vector<Event> ev;
+  for (std::size_t d = 0; d < n; ++d) {
+    if (!m.devices[d].simulated) continue;
+    ev.clear();
+    for (std::size_t k = first[d]; k < first[d + 1]; ++k) {
+      const TaskId id = tasks[k];
+      const Task t = g[id];
+      add_interval(ev, r.start[id], r.end[id], t.kind == TaskKind::compute ? -1 : static_cast<int>(t.comm));
+    }
+    sweep(m.devices[d], ev, span, m.step_time.value());
+  }
 }
 
 }  // namespace hcsim::report_detail

@@ -1,5 +1,8 @@
 #include "worker_pool.hpp"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -38,6 +41,12 @@ struct Worker {
     }
     const std::uint64_t n = out.size();
     if (!write_all(res, &n, sizeof n) || !write_all(res, out.data(), out.size())) ::_exit(5);
+#ifdef __GLIBC__
+    // What the job freed goes back to the system: the next job (and the engine process it
+    // forks, which shares this one's pages) starts from the worker's own few megabytes, not
+    // from the largest job's heap so far.
+    malloc_trim(0);
+#endif
   }
   ::_exit(0);
 }

@@ -56,6 +56,26 @@ TEST(EngineCompute, ATaskThatSkipsItsPredecessorMakesTheDeviceShared) {
   EXPECT_NEAR(r.end[2], 2.5, 1e-9);
 }
 
+TEST(EngineCompute, ATaskStartsWhenItsLastDependencyEnds) {
+  // The engine reports ends; a task's start is the latest end among its dependencies (0 with
+  // none), the clock at which the replay starts it. Device 0: a (1 s) then b (0.25 s); device
+  // 1: c (2 s); d on device 0 waits for b and c, so it starts at 2 s and ends at 2.5 s.
+  TaskGraph g;
+  const TaskId a = g.add(compute(0, 1.0), {});
+  const TaskId b = g.add(compute(0, 0.25), {a});
+  const TaskId c = g.add(compute(1, 2.0), {});
+  const TaskId d = g.add(compute(0, 0.5), {b, c});
+  const EngineResult r = simulate(two_devices(), g, {});
+  ASSERT_EQ(r.start.size(), 4u);
+  EXPECT_EQ(r.start[a], 0.0);
+  EXPECT_EQ(r.start[c], 0.0);
+  EXPECT_EQ(r.start[b], r.end[a]);
+  EXPECT_DOUBLE_EQ(r.start[b], 1.0);
+  EXPECT_EQ(r.start[d], r.end[c]);
+  EXPECT_DOUBLE_EQ(r.start[d], 2.0);
+  EXPECT_DOUBLE_EQ(r.end[d], 2.5);
+}
+
 // A broken invariant inside the forked engine child (a graph using a memory endpoint that
 // the topology does not have: replay.cpp's HCSIM_ASSERT) comes back to the caller as one InternalError
 // carrying the child's message, not an abort of either process (docs/robustness.md).
