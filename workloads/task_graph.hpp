@@ -9,7 +9,7 @@
 // of its signature (kind, classes, operation, label, duration, FLOPs, bytes, energy) in a
 // table of the distinct signatures the graph holds, since the tasks of one layer's pass
 // repeat the same signature over every micro-batch. The stored tasks live in
-// fixed blocks that never move, so a growing graph is never copied. `operator[]` and
+// blocks of 32,768, so a growing graph is never copied. `operator[]` and
 // `tasks()` give each task back as a `Task` value, every field bit for bit as added.
 
 #include <cstdint>
@@ -169,7 +169,7 @@ class TaskGraph {
     std::uint16_t stage, microbatch;
   };
   static_assert(sizeof(Packed) == 20);
-  struct Signature {  // compared and hashed as bytes: every byte is set (make_signature)
+  struct Signature {  // compared and hashed as bytes: every byte is set (intern_signature)
     Seconds duration;
     Flops flops, model_flops;
     Bytes bytes;
@@ -218,7 +218,9 @@ class TaskGraph {
   }
   std::uint32_t intern_signature(const Task& t);
 
-  std::vector<std::vector<Packed>> blocks_;  // each reserved whole when started: never moved
+  // Each block reserved whole when started, so growing never copies the graph (only a last
+  // block trimmed by shrink_to_fit() moves, alone, when added to).
+  std::vector<std::vector<Packed>> blocks_;
   std::size_t size_ = 0;
   std::vector<Signature> signatures_;
   std::unordered_map<Signature, std::uint32_t, SignatureHash, SignatureEqual> signature_index_;

@@ -55,7 +55,9 @@ struct EngineOptions {
 };
 
 struct EngineResult {
-  std::vector<double> start, end;  // per task, seconds
+  // Per task, seconds. The engine records ends; simulate() derives each start: the latest
+  // end among the task's dependencies (0 without), the clock at which the replay starts it.
+  std::vector<double> start, end;
   std::vector<double> edge_bytes;  // per topology edge, both directions
   double makespan = 0;
   std::uint64_t activities = 0;    // SimGrid activities and kernel timers started
