@@ -371,9 +371,12 @@ int Router::restricting_domain(int src, int dst) const {
 void Router::domain_route(int src, int dst, int domain, Route& r) const {
   const auto& members = domain_nodes_[static_cast<std::size_t>(domain)];
   const auto local = [&](int v) { return static_cast<std::size_t>(domain_local_[static_cast<std::size_t>(v)]); };
-  std::vector<std::int64_t> dist(members.size(), kUnreached);
-  std::vector<char> done(members.size(), 0);
-  std::vector<std::pair<std::int64_t, int>> heap{{0, dst}};
+  std::vector<std::int64_t>& dist = domain_dist_;
+  std::vector<char>& done = domain_done_;
+  std::vector<std::pair<std::int64_t, int>>& heap = domain_heap_;
+  dist.assign(members.size(), kUnreached);
+  done.assign(members.size(), 0);
+  heap.assign(1, {0, dst});
   const auto later = std::greater<std::pair<std::int64_t, int>>();
   dist[local(dst)] = 0;
   while (!heap.empty()) {

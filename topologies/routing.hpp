@@ -197,6 +197,10 @@ class Router {
   mutable std::vector<std::pair<int, int>> walk_next_;
   mutable std::vector<std::int64_t> walk_next_dist_;
   mutable std::vector<int> walk_nodes_, walk_edges_, walk_hops_;
+  // domain_route()'s Dijkstra over a domain's nodes, reused.
+  mutable std::vector<std::int64_t> domain_dist_;
+  mutable std::vector<char> domain_done_;
+  mutable std::vector<std::pair<std::int64_t, int>> domain_heap_;
   mutable std::deque<Route> routes_;
   // The routes' node and edge lists, packed in blocks that never move (a route's views stay
   // valid as more are added): two allocations per route were most of a route's cost.
