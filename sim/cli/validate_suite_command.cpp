@@ -13,17 +13,24 @@
 // every case passes, 1 otherwise, 2 for a malformed suite.
 // tf_per_gpu (optional): the published achieved rate X. The published time is F / (n X)
 // with the same FLOP count F, so the predicted rate is X · T_published / T_predicted.
+// collective (optional): the case is one size of an nccl-tests-like sweep on the scenario's
+// cluster (sim/cli/collective_sweep.hpp) instead of a training step,
+//   "collective": {"op": "all_reduce", "group": "8", "size": "8 GiB", "algorithm": "auto", "mode": "event"}
+// (group, algorithm and mode as `hcsim collective` takes them; defaults all, auto, event), and
+// metric points into its row as `hcsim collective --format json` writes it ("/busbw", B/s).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "output.hpp"
 #include "scenarios/scenario.hpp"
+#include "sim/cli/collective_sweep.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/warnings.hpp"
 #include "sim/driver/run.hpp"
@@ -55,6 +62,7 @@ struct Expected {
   double tf_per_gpu = 0;  // 0: not given
   double recorded_error_pct = 0;
   bool has_recorded = false;
+  std::optional<CollectiveRequest> collective;  // a collective case
 };
 
 struct Outcome {
@@ -77,6 +85,45 @@ double number_at(const json& j, const std::string& path, const char* key, std::v
   return j.at(key).get<double>();
 }
 
+// A collective case's request: op, group, size, algorithm and mode, strings each (the size
+// is both ends of the sweep); errors name their JSON path.
+CollectiveRequest parse_collective(const std::string& path, const json& c, std::vector<Issue>& issues) {
+  CollectiveRequest r;
+  if (!c.is_object()) {
+    issues.push_back({path, "expected an object with op, group, size, algorithm and mode"});
+    return r;
+  }
+  static const std::vector<std::string> known = {"op", "group", "size", "algorithm", "mode"};
+  for (const auto& [k, v] : c.items()) {
+    if (std::find(known.begin(), known.end(), k) == known.end()) {
+      issues.push_back({json_child(path, k), "unknown key (known: op, group, size, algorithm, mode)"});
+    } else if (!v.is_string()) {
+      issues.push_back({json_child(path, k), "expected a string"});
+    }
+  }
+  const auto text = [&](const char* k, std::string def) {
+    return c.contains(k) && c.at(k).is_string() ? c.at(k).get<std::string>() : def;
+  };
+  if (!c.contains("size")) issues.push_back({json_child(path, "size"), "the size of the collective is required"});
+  r.op = text("op", r.op);
+  r.group = text("group", r.group);
+  r.algorithm = text("algorithm", r.algorithm);
+  r.mode = text("mode", r.mode);
+  if (r.mode != "event" && r.mode != "flow") issues.push_back({json_child(path, "mode"), "expected event or flow"});
+  r.min = r.max = text("size", "1 GiB");
+  CollectiveOp op{};
+  if (!parse_collective_op(r.op, op)) issues.push_back({json_child(path, "op"), "unknown collective \"" + r.op + "\""});
+  try {
+    (void)parse_collective_size(r.min, json_child(path, "size"));
+  } catch (const InputError& err) {
+    for (const Issue& i : err.issues()) issues.push_back(i);
+  }
+  r.where = [path](std::string_view field) {
+    return json_child(path, field == "min" || field == "max" ? "size" : std::string(field));
+  };
+  return r;
+}
+
 Expected parse_case(const std::string& file, const json& c, std::vector<Issue>& issues) {
   const std::string path = json_child("/cases", file);
   Expected e;
@@ -85,14 +132,17 @@ Expected parse_case(const std::string& file, const json& c, std::vector<Issue>& 
     issues.push_back({path, "expected an object"});
     return e;
   }
-  static const std::vector<std::string> known = {"case", "metric", "value", "source", "tf_per_gpu",
-                                                 "recorded_error_pct", "notes"};
+  static const std::vector<std::string> known = {
+      "case", "metric", "value", "source", "tf_per_gpu", "recorded_error_pct", "notes", "collective"};
   for (const auto& [k, v] : c.items())
     if (std::find(known.begin(), known.end(), k) == known.end())
-      issues.push_back({json_child(path, k), "unknown key (known: case, metric, value, source, tf_per_gpu, "
-                                             "recorded_error_pct, notes)"});
+      issues.push_back({json_child(path, k),
+                        "unknown key (known: case, metric, value, source, tf_per_gpu, "
+                        "recorded_error_pct, notes, collective)"});
   e.name = c.value("case", file);
-  e.metric = c.value("metric", std::string("/step_time_s"));
+  if (c.contains("collective"))
+    e.collective = parse_collective(json_child(path, "collective"), c.at("collective"), issues);
+  e.metric = c.value("metric", std::string(e.collective ? "/busbw" : "/step_time_s"));
   e.source = c.value("source", std::string());
   e.value = number_at(c, path, "value", issues);
   if (e.value == 0) issues.push_back({json_child(path, "value"), "the published value must be non-zero"});
@@ -139,9 +189,12 @@ Outcome run_case(const std::string& dir, const Expected& e, const std::vector<st
   const std::string file = (fs::path(dir) / e.file).string();
   const Scenario sc = load_reported(file, sets, strict);  // a malformed scenario is bad input (exit 2)
   const auto t0 = std::chrono::steady_clock::now();
+  // A collective case that cannot run (its group, algorithm or operation) is a malformed
+  // suite: its InputError, naming the case's JSON path, leaves with exit code 2.
+  json collective_row;
+  if (e.collective) collective_row = collective_row_json(run_collective_sweep(sc, *e.collective).rows.at(0));
   try {
-    const RunOutput run = run_scenario(sc);
-    const json rep = report_json(sc, run);
+    const json rep = e.collective ? collective_row : report_json(sc, run_scenario(sc));
     const json::json_pointer ptr(e.metric);
     if (!rep.contains(ptr) || !rep.at(ptr).is_number()) {
       o.message = "the report has no number at " + e.metric;
@@ -150,8 +203,10 @@ Outcome run_case(const std::string& dir, const Expected& e, const std::vector<st
       o.predicted = rep.at(ptr).get<double>();
       o.error_pct = (o.predicted - e.value) / e.value * 100.0;
       if (e.tf_per_gpu > 0 && o.predicted > 0) o.tf_per_gpu = e.tf_per_gpu * e.value / o.predicted;
-      o.peak_bytes = rep.at("/memory/peak_bytes"_json_pointer).get<double>();
-      o.capacity_bytes = rep.at("/memory/capacity_bytes"_json_pointer).get<double>();
+      if (!e.collective) {
+        o.peak_bytes = rep.at("/memory/peak_bytes"_json_pointer).get<double>();
+        o.capacity_bytes = rep.at("/memory/capacity_bytes"_json_pointer).get<double>();
+      }
     }
   } catch (const InputError& err) {
     o.message = err.with_file(file).render();  // e.g. the layout no longer fits in memory
@@ -195,23 +250,26 @@ Summary summarise(const std::vector<Outcome>& outs) {
 std::string suite_table(const std::string& dir, const std::vector<Outcome>& outs, const Summary& s, double drift_pp) {
   constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
   std::string t = fmt::format("validation suite {} ({} cases)\n", dir, outs.size());
-  t += fmt::format("{:<11} {:<15} {:>10} {:>10} {:>8} {:>9} {:>7} {:>7} {:>13} {:>7}  {}\n", "case", "metric",
+  std::size_t w = 11;  // the case column fits the longest id
+  for (const auto& o : outs) w = std::max(w, o.exp.name.size());
+  t += fmt::format("{:<{}} {:<15} {:>10} {:>10} {:>8} {:>9} {:>7} {:>7} {:>13} {:>7}  {}\n", "case", w, "metric",
                    "published", "predicted", "error", "recorded", "TF pub", "TF sim", "memory GiB", "run s", "status");
   for (const auto& o : outs) {
     const std::string rec = o.exp.has_recorded ? fmt::format("{:+.2f}%", o.exp.recorded_error_pct) : "-";
     const std::string status = o.pass ? "ok" : "FAIL";
     if (!o.ran) {
-      t += fmt::format("{:<11} {:<15} {:>10.4g} {:>10} {:>8} {:>9} {:>7} {:>7} {:>13} {:>7.2f}  {}\n", o.exp.name,
+      t += fmt::format("{:<{}} {:<15} {:>10.4g} {:>10} {:>8} {:>9} {:>7} {:>7} {:>13} {:>7.2f}  {}\n", o.exp.name, w,
                        o.exp.metric, o.exp.value, "-", "-", rec, "-", "-", "-", o.wall_s, status);
       t += "    " + o.message + "\n";
       continue;
     }
     const std::string tf_pub = o.exp.tf_per_gpu > 0 ? fmt::format("{:.0f}", o.exp.tf_per_gpu) : "-";
     const std::string tf_sim = o.tf_per_gpu > 0 ? fmt::format("{:.1f}", o.tf_per_gpu) : "-";
-    const std::string mem = fmt::format("{:.1f}/{:.1f}", o.peak_bytes / GiB, o.capacity_bytes / GiB);
-    t += fmt::format("{:<11} {:<15} {:>10.4g} {:>10.4g} {:>+7.2f}% {:>9} {:>7} {:>7} {:>13} {:>7.2f}  {}\n",
-                     o.exp.name, o.exp.metric, o.exp.value, o.predicted, o.error_pct, rec, tf_pub, tf_sim, mem,
-                     o.wall_s, status);
+    const std::string mem =
+        o.exp.collective ? "-" : fmt::format("{:.1f}/{:.1f}", o.peak_bytes / GiB, o.capacity_bytes / GiB);
+    t +=
+        fmt::format("{:<{}} {:<15} {:>10.4g} {:>10.4g} {:>+7.2f}% {:>9} {:>7} {:>7} {:>13} {:>7.2f}  {}\n", o.exp.name,
+                    w, o.exp.metric, o.exp.value, o.predicted, o.error_pct, rec, tf_pub, tf_sim, mem, o.wall_s, status);
     if (!o.pass) t += "    " + o.message + "\n";
   }
   t += fmt::format("mean |error| {:.2f} % over {} cases\n", s.mean_abs, s.ran);
@@ -232,7 +290,7 @@ json to_json(const std::string& dir, const std::vector<Outcome>& outs, const Sum
     if (o.ran) {
       c["predicted"] = o.predicted;
       c["error_pct"] = o.error_pct;
-      c["memory"] = {{"peak_bytes", o.peak_bytes}, {"capacity_bytes", o.capacity_bytes}};
+      if (!o.exp.collective) c["memory"] = {{"peak_bytes", o.peak_bytes}, {"capacity_bytes", o.capacity_bytes}};
       if (o.tf_per_gpu > 0) c["tf_per_gpu"] = {{"published", o.exp.tf_per_gpu}, {"predicted", o.tf_per_gpu}};
     }
     cases.push_back(std::move(c));

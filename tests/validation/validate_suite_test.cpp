@@ -1,7 +1,7 @@
 // `hcsim validate-suite` on a small suite built in a temporary directory (the quickstart
 // scenario, 16 GPUs, runs in milliseconds): the error arithmetic, the exit codes (0 all
 // within tolerance, 1 a case drifted or could not run, 2 a malformed suite), --case,
-// --record and the JSON report.
+// --record and the JSON report; a collective case (one size of `hcsim collective`).
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -126,6 +126,60 @@ TEST_F(ValidateSuite, CaseSelectsOneCase) {
   r = run_hcsim({"validate-suite", dir_.path(), "--case", "nope"});
   EXPECT_EQ(r.exit_code, 2) << describe(r);
   EXPECT_NE(r.err.find("no case named nope"), std::string::npos) << r.err;
+}
+
+// A collective case is one size of `hcsim collective` on the scenario's cluster, its metric
+// the busbw of that row. The quickstart's node (8 A100 on NVLink 3 through an NVSwitch, the
+// nvlink3 preset: 300 GB/s a direction, efficiency 0.78) runs a 1 GiB ring all-reduce at
+// the closed form of tests/network/ring_busbw_test.cpp: busbw = (14/8) S / (8.4 us + 14 x
+// 3.3 us + (14/8) S / B), B = 0.78 x 300 GB/s (NCCL Simple's base and per-step latencies,
+// sim/collectives/protocol.hpp).
+TEST_F(ValidateSuite, ACollectiveCaseIsOneSizeOfHcsimCollective) {
+  const double S = 1073741824.0, B = 300e9 * 0.78;
+  const double want = 14.0 / 8 * S / (8.4e-6 + 14 * 3.3e-6 + 14.0 / 8 * S / B);
+  const ChildResult c = run_hcsim({"collective", dir_.file("quick.json"), "--group", "node", "--algorithm", "ring",
+                                   "-b", "1G", "-e", "1G", "--format", "json"});
+  ASSERT_EQ(c.exit_code, 0) << describe(c);
+  const double busbw = json::parse(c.out).at("/rows/0/busbw"_json_pointer).get<double>();
+  EXPECT_NEAR(busbw, want, 1e-5 * B);
+  json j = {{"drift_tolerance_pp", 1.0},
+            {"cases",
+             {{"quick.json",
+               {{"case", "Q-AR"},
+                {"collective", {{"op", "all_reduce"}, {"group", "node"}, {"size", "1 GiB"}, {"algorithm", "ring"}}},
+                {"value", want / 0.9},
+                {"source", "test: a published busbw chosen so that the prediction is 10 % below it"}}}}}};
+  write(dir_.file("expected.json"), j);
+  const ChildResult r = run_hcsim({"validate-suite", dir_.path(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  const json doc = json::parse(r.out);
+  const json& out = doc.at("cases").at(0);
+  EXPECT_EQ(out.at("metric").get<std::string>(), "/busbw");  // the default metric of a collective case
+  EXPECT_EQ(out.at("predicted").get<double>(), busbw);       // the same row, bit for bit
+  EXPECT_NEAR(out.at("error_pct").get<double>(), (busbw - want / 0.9) / (want / 0.9) * 100.0, 1e-9);
+  EXPECT_FALSE(out.contains("memory"));  // no training step, no memory to report
+}
+
+TEST_F(ValidateSuite, AMalformedCollectiveCaseIsBadInputAtItsPath) {
+  const auto suite = [&](const json& coll) {
+    write(dir_.file("expected.json"),
+          {{"cases", {{"quick.json", {{"collective", coll}, {"value", 1e11}, {"source", "test: any value"}}}}}});
+    return run_hcsim({"validate-suite", dir_.path()});
+  };
+  ChildResult r = suite({{"op", "all_smash"}, {"size", "1 GiB"}});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("/cases/quick.json/collective/op: unknown collective"), std::string::npos) << r.err;
+  r = suite({{"op", "all_reduce"}});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("/cases/quick.json/collective/size"), std::string::npos) << r.err;
+  r = suite({{"op", "all_reduce"}, {"size", "1 GiB"}, {"group", "99"}});  // the quickstart has 16 GPUs
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("/cases/quick.json/collective/group: expected all, node or a device count from 2 to 16"),
+            std::string::npos)
+      << r.err;
+  r = suite({{"op", "all_reduce"}, {"size", 1024}});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_NE(r.err.find("/cases/quick.json/collective/size: expected a string"), std::string::npos) << r.err;
 }
 
 }  // namespace
