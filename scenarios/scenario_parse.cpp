@@ -292,6 +292,15 @@ struct Parser {
     st.scatter_gather = s.boolean("scatter_gather");
     st.overlap_dp = s.boolean("overlap_dp");
     st.dp_bucket = s.get<Bytes>("dp_bucket");
+    st.overlap_param_gather = s.boolean("overlap_param_gather");
+    st.align_param_gather = s.boolean("align_param_gather");
+    if (st.overlap_param_gather && (st.zero < 1 || st.zero > 2))
+      diag.warn("/strategy/overlap_param_gather",
+                fmt::format("has no effect with zero {}: only ZeRO-1 and ZeRO-2 gather the updated parameters after "
+                            "the optimizer",
+                            st.zero));
+    if (st.align_param_gather && !st.overlap_param_gather)
+      diag.warn("/strategy/align_param_gather", "has no effect without overlap_param_gather");
     if (st.deepep_dispatch && !sc.model.is_moe())
       diag.error("/strategy/moe_dispatch", "\"deepep\" is an MoE dispatch: it needs \"experts\" > 0 in the model");
     if (st.fp8_dispatch && !sc.model.is_moe())

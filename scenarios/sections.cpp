@@ -153,6 +153,14 @@ const ParamTable& strategy() {
        .help = "gradient buckets reduced while the last backward runs"},
       {.name = "dp_bucket", .kind = ParamKind::quantity, .dim = Dim::data, .def = "25 MB", .min = 1,
        .help = "gradient bucket size"},
+      {.name = "overlap_param_gather", .kind = ParamKind::boolean, .def = false,
+       .help = "ZeRO-1/2: the updated parameters all-gathered bucket by bucket before the first micro-batch's "
+               "forward reaches each bucket's layers (Megatron-Core distributed optimizer, overlap_param_gather); "
+               "false: all of them after the optimizer step, exposed"},
+      {.name = "align_param_gather", .kind = ParamKind::boolean, .def = false,
+       .help = "with overlap_param_gather: the gathers of model chunks 0 and 1 issued when the step starts, chunk "
+               "c+1's when chunk c's first forward starts (Megatron-Core align_param_gather); false: each bucket's "
+               "gather issued when the forward reaches the bucket before it"},
       {.name = "moe_dispatch", .kind = ParamKind::choice, .def = "all_to_all", .choices = {"all_to_all", "deepep"},
        .help = "MoE dispatch and combine: all_to_all (over the expert group, by the collective algorithm) or deepep "
                "(DeepSeek-V3 / DeepEP: each token sent once per destination node on its rail, then forwarded on "

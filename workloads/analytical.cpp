@@ -240,6 +240,89 @@ Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool
   return max(end, comm);
 }
 
+namespace {
+
+// ZeRO-1/2 with overlap_param_gather (StagePlan::param_gathers): how long the parameter
+// buckets hold the pipeline's start back. Virtual stages in order, the first micro-batch
+// reaches virtual stage vs at A_vs (A_0 = 0, A_{vs+1} = A_vs + f_vs + its hop), and its
+// stage starts it at T_vs = max(A_vs, the stage's previous chunk's start + min(m, p) of that
+// chunk's forwards). Shifted by the wait so far D, the forward walks its blocks (each
+// marker's forward compute times the pass's time over its compute): at a bucket's first
+// block it waits for the bucket's gather, issued on the stage's communication stream (one
+// gather after the other) -- aligned: chunks 0 and 1 at 0, chunk c + 1 when chunk c starts;
+// else the bucket when the forward reaches it (if not yet issued) and the next one once it
+// is done. D becomes the forward's end less T_vs + f_vs, if larger. The emitter's task graph
+// (lowering.cpp) runs the same rules; this leaves out what the waits do to later passes.
+Seconds param_gather_wait(const StepPlan& plan, const Layout& lay, const StrategySpec& st,
+                          const std::vector<Seconds>& fwd_time, const std::vector<double>& fwd_stretch,
+                          const std::vector<Seconds>& fwd_hop, const GroupCostFn& cost) {
+  const int p = lay.pp, v = plan.v;
+  bool any = false;
+  for (const StagePlan& sp : plan.stages) any = any || !sp.param_gathers.empty();
+  if (!any) return Seconds{};
+  std::vector<Seconds> stream(static_cast<std::size_t>(p)), prev_start(static_cast<std::size_t>(p), Seconds(-1)),
+      prev_busy(static_cast<std::size_t>(p));
+  std::vector<std::vector<Seconds>> end(static_cast<std::size_t>(p));  // per stage, per ParamGather
+  for (int s = 0; s < p; ++s)
+    end[static_cast<std::size_t>(s)].assign(plan.stages[static_cast<std::size_t>(s)].param_gathers.size(), Seconds(-1));
+  auto gather_time = [&](int s, const ParamGather& pg) {
+    Seconds t{};
+    if (pg.bytes > Bytes{}) t += cost(lay.replica_group(s), CollectiveOp::all_gather, pg.bytes);
+    if (pg.expert > Bytes{}) t += cost(lay.expert_replica_group(s), CollectiveOp::all_gather, pg.expert);
+    return t;
+  };
+  auto issue = [&](int s, std::size_t j, Seconds at) {
+    auto& e = end[static_cast<std::size_t>(s)][j];
+    if (e >= Seconds{}) return;
+    Seconds& str = stream[static_cast<std::size_t>(s)];
+    str = max(str, at) + gather_time(s, plan.stages[static_cast<std::size_t>(s)].param_gathers[j]);
+    e = str;
+  };
+  auto issue_chunk = [&](int s, int chunk, Seconds at) {
+    const auto& pgs = plan.stages[static_cast<std::size_t>(s)].param_gathers;
+    for (std::size_t j = 0; j < pgs.size(); ++j)
+      if (pgs[j].chunk == chunk) issue(s, j, at);
+  };
+  if (st.align_param_gather)
+    for (int s = 0; s < p; ++s)
+      for (int ch = 0; ch < std::min(2, v); ++ch) issue_chunk(s, ch, Seconds{});
+  Seconds wait{}, arrive{};
+  const int vstages = plan.vstages();
+  for (int vs = 0; vs < vstages; ++vs) {
+    const int s = plan.placement.stage(vs);
+    int ch = 0;
+    while (ch + 1 < v && plan.vstage(s, ch) != vs) ++ch;
+    const auto k = static_cast<std::size_t>(s * v + ch);
+    const auto si = static_cast<std::size_t>(s);
+    Seconds t = arrive;
+    if (prev_start[si] >= Seconds{}) t = max(t, prev_start[si] + prev_busy[si]);
+    prev_start[si] = t;
+    prev_busy[si] = std::min<double>(plan.m, p) * fwd_time[k];
+    arrive = t + fwd_time[k] + (vs + 1 < vstages && plan.placement.stage(vs + 1) != s ? fwd_hop[si] : Seconds{});
+    const StagePlan& sp = plan.stages[si];
+    if (sp.param_gathers.empty()) continue;
+    Seconds x = t + wait;
+    if (st.align_param_gather && ch + 1 >= 2 && ch + 1 < v) issue_chunk(s, ch + 1, x);
+    const std::vector<Seconds>& fwd = sp.totals[static_cast<std::size_t>(ch)]->marker_forward;
+    const auto n = static_cast<int>(fwd.size());
+    for (int mk = 0; mk < n; ++mk) {  // forward marker mk is backward marker n - 1 - mk
+      for (std::size_t j = 0; j < sp.param_gathers.size(); ++j) {
+        const ParamGather& pg = sp.param_gathers[j];
+        if (pg.chunk != ch || pg.first != mk) continue;
+        issue(s, j, x);
+        x = max(x, end[si][j]);
+        if (!st.align_param_gather && j + 1 < sp.param_gathers.size() && sp.param_gathers[j + 1].chunk == ch)
+          issue(s, j + 1, x);
+      }
+      x += fwd[static_cast<std::size_t>(n - 1 - mk)] * fwd_stretch[k];
+    }
+    wait = max(wait, x - t - fwd_time[k]);
+  }
+  return wait;
+}
+
+}  // namespace
+
 AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cost, AnalyticalCache* cache) {
   const StrategySpec& st = *in.strategy;
   const StepPlan plan = build_step_plan(in, PlanDetail::totals, cache);
@@ -260,6 +343,10 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   const bool split = in.schedule->splits_backward();
   // Split backward: the recurrence's times, per chunk c of stage s at s * v + c.
   std::vector<PassTimes> passes(split ? c.size() * static_cast<std::size_t>(v) : 0);
+  // ZeRO-1/2's overlapped parameter gathers: per chunk c of stage s (at s * v + c) one
+  // micro-batch's forward and its time over its compute; per stage the forward hop.
+  std::vector<Seconds> fwd_time(c.size() * static_cast<std::size_t>(v)), fwd_hop(c.size());
+  std::vector<double> fwd_stretch(fwd_time.size(), 1.0);
   for (int s = 0; s < p; ++s) {
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
     TpCosts tp(cost, lay.tensor_group(s));
@@ -304,6 +391,9 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
           pt.whole_pieces = pieces(ct.bwd.segments, cb);
         }
       }
+      fwd_time[static_cast<std::size_t>(s * v + ch)] = f1.compute + f1.comm + cf + ef;
+      if (ct.fwd.t > Seconds{})
+        fwd_stretch[static_cast<std::size_t>(s * v + ch)] = (f1.compute + f1.comm + cf + ef) / ct.fwd.t;
       if (ch == 0) {
         last_pass[static_cast<std::size_t>(s)] = b1.compute + b1.comm + cb + eb;
         last_pass_compute[static_cast<std::size_t>(s)] = ct.bwd.t;
@@ -325,6 +415,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       const int next = s + 1 < p ? s + 1 : s - 1;
       const Seconds codec = sp.send_codec.compressed ? sp.send_codec.encode.t + sp.send_codec.decode.t : Seconds{};
       const Seconds hop = cost(lay.pipeline_pair(s, next), CollectiveOp::send_recv, sp.send_bytes) + codec;
+      fwd_hop[static_cast<std::size_t>(s)] = hop;
       // Interleaved: in the steady state a device works on its other chunks while a chunk's
       // output travels, so the sends show only on the fill and the drain: one forward and
       // one backward hop per stage boundary.
@@ -383,6 +474,12 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   }
   if (v > 1 && !st.blocking_p2p)
     for (auto& a : r.stages) a.pp_comm = fill_pp;
+  // ZeRO-1/2's overlapped parameter gathers hold the first micro-batch's forwards back: the
+  // whole pipeline starts this much later.
+  const Seconds gather_wait = param_gather_wait(plan, lay, st, fwd_time, fwd_stretch, fwd_hop, cost);
+  r.pipeline += gather_wait;
+  if (split)
+    for (Seconds& e : ends) e += gather_wait;
 
   Seconds drain{};  // stage s finishes its last backward this long before stage 0
   for (int s = 0; s < p; ++s) {
@@ -429,9 +526,10 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     auto& a = r.stages[static_cast<std::size_t>(s)];
     // ZeRO-3 / FSDP's exposed gathers and reductions are inside the pipeline's passes.
     const Seconds zero3 = shard_x[static_cast<std::size_t>(s)];
-    a.bubble = max(Seconds{}, r.pipeline - a.compute - a.tp_comm - a.cp_comm - a.ep_comm - a.pp_comm - zero3);
+    a.bubble =
+        max(Seconds{}, r.pipeline - a.compute - a.tp_comm - a.cp_comm - a.ep_comm - a.pp_comm - zero3 - gather_wait);
     a.idle = max(Seconds{}, r.step_time - r.pipeline - a.dp_exposed - a.offload - a.optimizer);
-    a.dp_exposed += zero3;
+    a.dp_exposed += zero3 + gather_wait;
   }
   return r;
 }

@@ -16,7 +16,9 @@
 // split backward: what the last W does not hide, at least the last bucket), then the
 // optimizer runs (with its state offloaded: streamed in before and back after,
 // LoweringInput::offload_stream each), then ZeRO's parameter all-gather. The step is
-// the latest stage.
+// the latest stage. With overlap_param_gather, ZeRO-1/2's gather runs bucket by bucket
+// before the first micro-batch's forward instead, and the pipeline starts as late as the
+// buckets hold its first forwards back (param_gather_wait, analytical.cpp).
 // ZeRO-3 / FSDP: each pass runs over its units (workloads/plan_sharding.cpp) with the
 // gathers and reductions on the communication stream in the emitter's order; its time is
 // sharded_pass_time (below), and what it adds to the units' compute is part of c_s.

@@ -69,12 +69,31 @@ class ItemBuilder {
         (!c_.tied_embeddings || !embedding) ? static_cast<double>(c_.vocab) * static_cast<double>(c_.hidden) / st_.tp : 0.0;
     const double emb_params = c_.embedding_params() / st_.tp;
     const std::vector<LayerUnit> whole{{0, 0, 0}};  // one unit of the end's own parameters
-    if (embedding) forward_ops(embedding_ops(c_, shape_), out.fwd, Phase::forward, units(whole, emb_params));
+    // ZeRO-1/2 with overlap_param_gather: a marker before each block whose parameters have a
+    // bucket marker in the backward (the embedding, each layer, the head), where the first
+    // micro-batch's forward waits for its parameter bucket (ParamGather, step_plan.hpp).
+    const bool gathers = st_.overlap_param_gather && st_.zero >= 1 && st_.zero <= 2;
+    auto block = [&] {
+      if (!gathers) return;
+      Item m;
+      m.kind = Item::Kind::bucket;
+      out.fwd.push_back(m);
+    };
+    if (embedding) {
+      block();
+      forward_ops(embedding_ops(c_, shape_), out.fwd, Phase::forward, units(whole, emb_params));
+    }
     auto ops = [&](int l) -> const std::vector<LayerOp>& {
       return moe[static_cast<std::size_t>(l)] ? moe_ops_ : layer_ops_;
     };
-    for (int l = 0; l < layers; ++l) forward_ops(ops(l), out.fwd, Phase::forward, units_, l);
-    if (head) forward_ops(head_ops(c_, shape_), out.fwd, Phase::forward, units(whole, head_params));
+    for (int l = 0; l < layers; ++l) {
+      block();
+      forward_ops(ops(l), out.fwd, Phase::forward, units_, l);
+    }
+    if (head) {
+      block();
+      forward_ops(head_ops(c_, shape_), out.fwd, Phase::forward, units(whole, head_params));
+    }
 
     if (head) {
       backward_ops(head_ops(c_, shape_), out.bwd, units(whole, head_params));
@@ -545,6 +564,17 @@ ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int 
   for (std::size_t j = hm; j-- > 0;) rev.push_back(ae[j] + later - emb);
   t.marker_after.assign(rev.rbegin(), rev.rend());
   HCSIM_ASSERT(t.marker_after.size() == t.markers.size(), "a bucket marker without its place in the backward pass");
+  // Each marker's forward compute (its block's: the head's, each layer's last to first, the
+  // embedding's), for ZeRO-1/2's overlapped parameter gathers.
+  const Seconds fh = head ? pass_totals(b.build(0, false, true).fwd).t : Seconds{};
+  const Seconds fe = embedding ? pass_totals(b.build(0, true, false).fwd).t : Seconds{};
+  const Seconds fm = n_moe > 0 ? pass_totals(moe.fwd).t : Seconds{};
+  if (head && !ends.markers.empty()) t.marker_forward.push_back(fh);
+  for (int l = layers - 1; l >= 0; --l)
+    for (std::size_t j = 0; j < (in.model->moe_layer(first_layer + l) ? moe : dense).markers.size(); ++j)
+      t.marker_forward.push_back(in.model->moe_layer(first_layer + l) ? fm : of.t);
+  if (embedding && ends.markers.size() > (head ? 1u : 0u)) t.marker_forward.push_back(fe);
+  HCSIM_ASSERT(t.marker_forward.size() == t.markers.size(), "a bucket marker without its forward block");
   return t;
 }
 

@@ -139,6 +139,9 @@ struct ChunkTotals {
   // Per marker (as markers), the compute time of the backward pass after it: when, before
   // the pass ends, the bucket it closes is issued (the analytical mode's bucket stream).
   std::vector<Seconds> marker_after;
+  // Per marker (as markers), the forward compute time of its block (the layer, the
+  // embedding or the head whose gradients it closes).
+  std::vector<Seconds> marker_forward;
 };
 ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head,
                          int first_layer = 0);

@@ -75,6 +75,10 @@ class Emitter {
         if (order[s][i].part == PassPart::whole ? order[s][i].backward : order[s][i].weight())
           holder[s][static_cast<std::size_t>(order[s][i].chunk)] = i;
     }
+    // ZeRO-1/2 aligned parameter gathers: model chunks 0 and 1 issued as the step starts.
+    for (int s = 0; s < p_; ++s)
+      if (st_.align_param_gather)
+        for (int c = 0; c < std::min(2, plan_.v); ++c) issue_chunk_gathers(s, c, {});
     std::vector<bool> done(static_cast<std::size_t>(p_), false);
     while (remaining > 0) {
       bool progress = false;
@@ -242,8 +246,8 @@ class Emitter {
 
   // MoE: a collective of the routed experts' gradients or parameters over each expert
   // replica group holding a built rank, after `chain`.
-  void emit_expert_collective(int s, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int mb,
-                              const std::vector<TaskId>& chain, std::map<int, std::uint32_t>& sets) {
+  std::vector<TaskId> emit_expert_collective(int s, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int mb,
+                                             const std::vector<TaskId>& chain, std::map<int, std::uint32_t>& sets) {
     const Layout& lay = plan_.layout;
     std::vector<TaskId> out(chain.size(), kNone);
     emit_keyed(
@@ -253,6 +257,7 @@ class Emitter {
           return tasks_.collective(group, op, bytes, cls, phase, s, mb, deps, true);
         },
         sets);
+    return out;
   }
   void emit_expert_reduction(int s, const GradReduction& red, const std::vector<TaskId>& chain) {
     HCSIM_ASSERT(!red.codec.compressed, "a gradient codec on the experts' reduction");
@@ -309,6 +314,8 @@ class Emitter {
     bool last = false;  // holds the bucket markers: the chunk's last whole backward or W
     std::size_t unit = 0;
     int marker = 0;
+    bool gathers = false;  // the chunk's first forward: waits for ZeRO-1/2's parameter buckets
+    int fwd_marker = 0;
     Item acc;  // compute items folded into one task
     Phase acc_phase = Phase::forward;
     bool pending = false;
@@ -334,6 +341,11 @@ class Emitter {
     c.sharded = stage(s).sharding.on;
     if (c.sharded) shard_.begin(s, stage(s).sharding, *c.items, op.backward, op.microbatch);
     c.last = holds_buckets;
+    c.gathers = op.forward() && op.microbatch == 0 && !stage(s).param_gathers.empty();
+    // Aligned gathers: chunk c + 1's issued as chunk c's first forward starts (Megatron-Core's
+    // interleaved schedule, param_sync_func; chunks 0 and 1 at the step's start).
+    if (c.gathers && st_.align_param_gather && op.chunk + 1 >= 2 && op.chunk + 1 < plan_.v)
+      issue_chunk_gathers(s, op.chunk + 1, c.chain);
     return c;
   }
 
@@ -404,6 +416,12 @@ class Emitter {
         if (!to_end) return c.next < c.items->size();
         continue;
       }
+      // A forward marker: the block after it waits for its parameter bucket (the first
+      // micro-batch, ZeRO-1/2 with overlap_param_gather).
+      if (op.forward()) {
+        if (c.gathers) param_marker(c);
+        continue;
+      }
       // Gradient bucket marker: the plan's reductions issued here (last micro-batch only).
       if (c.last)
         issue_buckets(
@@ -411,6 +429,58 @@ class Emitter {
       ++c.marker;
     }
     return false;
+  }
+
+  // ZeRO-1/2's parameter bucket j of stage s (ParamGather), one all-gather per built tensor
+  // rank over its replica group (then the routed experts' over their groups), after `deps`
+  // (per built rank; empty: none) and the communication stream; ids per built rank.
+  const std::vector<TaskId>& issue_gather(int s, std::size_t j, const std::vector<TaskId>& deps) {
+    const ParamGather& pg = stage(s).param_gathers[j];
+    std::vector<TaskId> ids(static_cast<std::size_t>(ranks_), kNone);
+    if (pg.bytes > Bytes{})
+      for (int t = 0; t < tp_; ++t) {
+        std::vector<TaskId> after;
+        for (int d = 0; d < dp_; ++d)
+          if (!deps.empty()) after.push_back(deps[static_cast<std::size_t>(d * tp_ + t)]);
+        const TaskId id = tasks_.collective(dp_group(s, t), CollectiveOp::all_gather, pg.bytes, CommClass::zero,
+                                            Phase::forward, s, 0, after, true);
+        mirror_dp(s, t, id);
+        for (int d = 0; d < dp_; ++d) ids[static_cast<std::size_t>(d * tp_ + t)] = id;
+      }
+    if (pg.expert > Bytes{}) {
+      // After the dense bucket on the same stream: the later of the two is the one to wait for.
+      const std::vector<TaskId> after = deps.empty() ? std::vector<TaskId>(ids.size(), kNone) : deps;
+      const std::vector<TaskId> ex = emit_expert_collective(s, CollectiveOp::all_gather, pg.expert, CommClass::zero,
+                                                            Phase::forward, 0, after, expert_gather_mirrors_);
+      for (std::size_t r = 0; r < ids.size(); ++r) ids[r] = ex[r];
+    }
+    return gathered_[{s, static_cast<int>(j)}] = std::move(ids);
+  }
+  void issue_chunk_gathers(int s, int chunk, const std::vector<TaskId>& deps) {
+    const auto& pgs = stage(s).param_gathers;
+    for (std::size_t j = 0; j < pgs.size(); ++j)
+      if (pgs[j].chunk == chunk && !gathered_.count({s, static_cast<int>(j)})) issue_gather(s, j, deps);
+  }
+  // The first forward of a chunk at a block marker: the bucket that starts here is waited for
+  // by the block's first task; unaligned, it is issued now if it was not, and the chunk's
+  // next bucket once it is done (Megatron-Core's forward pre-hook, finish_param_sync).
+  void param_marker(PassCursor& c) {
+    const int k = c.fwd_marker++;
+    const auto& pgs = stage(c.s).param_gathers;
+    for (std::size_t j = 0; j < pgs.size(); ++j) {
+      if (pgs[j].chunk != c.op.chunk || pgs[j].first != k) continue;
+      flush(c);
+      const auto key = std::make_pair(c.s, static_cast<int>(j));
+      if (!gathered_.count(key)) issue_gather(c.s, j, c.chain);
+      const std::vector<TaskId> ids = gathered_.at(key);
+      if (!st_.align_param_gather && j + 1 < pgs.size() && pgs[j + 1].chunk == c.op.chunk &&
+          !gathered_.count({c.s, static_cast<int>(j + 1)}))
+        issue_gather(c.s, j + 1, ids);
+      for (std::size_t r = 0; r < ids.size(); ++r) {
+        HCSIM_ASSERT(c.extra[r] == kNone, "a parameter bucket's wait meets another pending dependency");
+        c.extra[r] = ids[r];
+      }
+    }
   }
 
   void end_pass(PassCursor& c) {
@@ -697,6 +767,7 @@ class Emitter {
   std::map<int, std::uint32_t> ep_mirrors_, etp_mirrors_, expert_dp_mirrors_, expert_gather_mirrors_;
   std::map<std::pair<int, int>, std::uint32_t> expert_groups_, expert_tensor_groups_, expert_replica_groups_;
   std::map<std::array<int, 3>, std::uint32_t> pair_mirrors_;                     // by (from stage, to stage, kind)
+  std::map<std::pair<int, int>, std::vector<TaskId>> gathered_;  // (stage, ParamGather) -> its tasks per built rank
   StreamTasks tasks_{g_, static_cast<std::uint32_t>(st_.pp * st_.dp * st_.tp)};  // interns the phases' labels first
   std::uint32_t send_label_ = g_.intern_label("send");
   std::uint32_t codec_label_ = g_.intern_label("codec");

@@ -83,6 +83,19 @@ struct ShardPlan {
   [[nodiscard]] bool gathers(bool backward) const { return !backward || gather_backward; }
 };
 
+// ZeRO-1/2 with overlap_param_gather (Megatron-Core's distributed optimizer): the updated
+// parameters of model chunk `chunk` all-gathered in buckets before the step's first forward
+// of that chunk reaches them. A bucket covers the chunk's bucket markers [first, last] in
+// forward order (the embedding's, each layer's, the head's: ChunkItems::markers reversed);
+// it is filled as Megatron-Core fills a chunk's buckets, in backward order up to
+// strategy.dp_bucket of gradient bytes, so the partial one is the first forward meets.
+struct ParamGather {
+  int chunk = 0;
+  int first = 0, last = 0;  // forward marker indices
+  Bytes bytes{};            // parameters gathered over the replica group
+  Bytes expert{};           // MoE: routed experts' parameters, over the expert replica group
+};
+
 struct StagePlan {
   int stage = 0;
   const ComputeDevice* device = nullptr;
@@ -118,6 +131,9 @@ struct StagePlan {
   ShardPlan sharding;
   Bytes zero_gather_bytes{};
   Bytes expert_gather_bytes{};  // MoE, ZeRO-1/2: the routed experts' shards, over the expert replica group
+  // overlap_param_gather: the same parameters in buckets before the first forward, by chunk
+  // and in forward order (zero_gather_bytes and expert_gather_bytes are then 0).
+  std::vector<ParamGather> param_gathers;
 
   // Optimizer over this device's parameters (its shard under ZeRO >= 1), and with
   // offload the bytes of each stream of its state from and back to the pool.
@@ -168,7 +184,8 @@ std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& p
                                       PlanDetail detail);
 // Pipeline sends (plan_pipeline.cpp): wire bytes and codec of the stage's sends.
 void plan_pipeline_sends(const LoweringInput& in, const StepPlan& plan, std::vector<StagePlan>& stages);
-// ZeRO, optimizer and offload (plan_optimizer.cpp).
+// ZeRO, optimizer and offload (plan_optimizer.cpp); with overlap_param_gather, ZeRO-1/2's
+// gather as the stage's ParamGather buckets.
 void plan_optimizer(const LoweringInput& in, StagePlan& stage);
 // ZeRO-3 / FSDP (plan_sharding.cpp): how the stage's units are gathered and reduced.
 ShardPlan plan_sharding(const LoweringInput& in, const StagePlan& stage);

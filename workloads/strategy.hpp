@@ -118,6 +118,14 @@ struct StrategySpec {
   bool blocking_p2p = false;
   bool scatter_gather = true;     // pipeline p2p sends b s h / t per TP rank (SC21 §4.1)
   bool overlap_dp = true;         // bucketed gradient collectives overlap the last backward
+  // ZeRO-1/2: the updated parameters all-gathered bucket by bucket ahead of the next step's
+  // first micro-batch forward, each bucket's layers waiting for their bucket (Megatron-Core's
+  // distributed optimizer, overlap_param_gather); false: all of them after the optimizer.
+  bool overlap_param_gather = false;
+  // With overlap_param_gather: every bucket of model chunks 0 and 1 issued when the step
+  // starts and chunk c + 1's when chunk c's first forward starts (align_param_gather); false:
+  // a bucket's gather issued when the forward reaches it, the next one's then (prefetch 1).
+  bool align_param_gather = false;
   Bytes dp_bucket{25e6};          // gradient bucket (PyTorch DDP default 25 MB)
   std::vector<int> layers_per_stage;  // empty: balanced automatically
   // Compression (models/compression): of data-parallel gradients and of pipeline
