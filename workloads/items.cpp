@@ -565,7 +565,9 @@ ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int 
   t.marker_after.assign(rev.rbegin(), rev.rend());
   HCSIM_ASSERT(t.marker_after.size() == t.markers.size(), "a bucket marker without its place in the backward pass");
   // Each marker's forward compute (its block's: the head's, each layer's last to first, the
-  // embedding's), for ZeRO-1/2's overlapped parameter gathers.
+  // embedding's), for ZeRO-1/2's overlapped parameter gathers only.
+  const StrategySpec& st = *in.strategy;
+  if (!st.overlap_param_gather || st.zero < 1 || st.zero > 2) return t;
   const Seconds fh = head ? pass_totals(b.build(0, false, true).fwd).t : Seconds{};
   const Seconds fe = embedding ? pass_totals(b.build(0, true, false).fwd).t : Seconds{};
   const Seconds fm = n_moe > 0 ? pass_totals(moe.fwd).t : Seconds{};

@@ -140,7 +140,8 @@ struct ChunkTotals {
   // the pass ends, the bucket it closes is issued (the analytical mode's bucket stream).
   std::vector<Seconds> marker_after;
   // Per marker (as markers), the forward compute time of its block (the layer, the
-  // embedding or the head whose gradients it closes).
+  // embedding or the head whose gradients it closes); ZeRO-1/2 with overlap_param_gather
+  // only (empty otherwise).
   std::vector<Seconds> marker_forward;
 };
 ChunkTotals chunk_totals(const LoweringInput& in, const ComputeDevice& dev, int layers, bool embedding, bool head,

@@ -13,8 +13,10 @@ namespace hcsim {
 struct ChunkCache::Impl {
   // (model, device) by address: the caller keeps both alive and unchanged while the cache lives.
   // The last four: ZeRO-3 / FSDP's unit markers (sharded, unit kind, bucket, persistence).
+  // Then the first layer, ep, etp, and whether the forward's block times are kept
+  // (ChunkTotals::marker_forward).
   using Key = std::tuple<std::uintptr_t, std::uintptr_t, int, bool, bool, std::int64_t, int, bool, bool, Recompute,
-                         DType, int, bool, ShardUnit, double, double, int, int, int>;
+                         DType, int, bool, ShardUnit, double, double, int, int, int, bool>;
   std::map<Key, ChunkTotals> chunks;
 };
 
@@ -44,7 +46,8 @@ const ChunkTotals& ChunkCache::get(const LoweringInput& in, const ComputeDevice&
                       st.sharding.persistence_threshold,
                       first_layer,
                       st.ep,
-                      st.etp};
+                      st.etp,
+                      st.overlap_param_gather && st.zero >= 1 && st.zero <= 2};
   auto& chunks = impl_->chunks;
   auto it = chunks.find(key);
   if (it == chunks.end()) it = chunks.emplace(key, chunk_totals(in, dev, layers, embedding, head, first_layer)).first;
