@@ -15,10 +15,10 @@ CollectiveAlgorithms& table() {
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
-// Levels of a binary tree of n ranks: floor(log2 n).
+// Levels of an in-order binary tree of n ranks (tree.cpp): ceil(log2 n).
 int tree_depth(int n) {
   int d = 0;
-  for (int x = n; x > 1; x >>= 1) ++d;
+  while ((1 << d) < n) ++d;
   return d;
 }
 
@@ -146,13 +146,15 @@ void add_others() {
        .family = ProtocolFamily::nvls,
        .simple_only = true});
   // NCCL's NVLS_TREE. Two stages: each GPU's NVLink carries (g + 1)/g of a piece (its S/c up
-  // and S/(c g) down, then the reverse), each NIC 2(N - 1)/N of the piece's 1/g slice (rank 0
-  // to the same rail of node 1). "auto" tries it up to 256 ranks: its schedule has chunks + 2N - 1 steps of up to 2N g^2
-  // transfers.
+  // and S/(c g) down, then the reverse); each NIC, on its rail's double binary tree over the
+  // nodes, the piece's 1/g slice each way on 2 nodes and up to twice that on more (an interior
+  // rank of one tree: two children's halves and its parent's, and its own half as a leaf of
+  // the other). "auto" tries it up to 256 ranks: its schedule has chunks + 2D + 1 steps of up
+  // to 2N g^2 transfers.
   add({.name = "nvls_tree",
-       .help = "NVLink SHARP reduce-scatter in each node, ring all-reduce of each GPU's slice among the GPUs of "
-               "its rail (every NIC used), NVLink SHARP all-gather; pipelined",
-       .source = "NCCL NVLS_TREE (NVIDIA/nccl src/device/all_reduce.h, src/graph/tuning.cc)",
+       .help = "NVLink SHARP reduce-scatter in each node, all-reduce of each GPU's slice among the GPUs of its rail "
+               "(every NIC used) on a double binary tree over the nodes, NVLink SHARP all-gather; pipelined",
+       .source = "NCCL NVLS_TREE (NVIDIA/nccl src/device/all_reduce.h, src/graph/connect.cc, src/graph/tuning.cc)",
        .supports = [](CollectiveOp op, const GroupShape& s) {
          return op == CollectiveOp::all_reduce && s.nodes > 1 && s.per_node > 1;
        },
@@ -162,10 +164,10 @@ void add_others() {
        .needs = "needs NVSwitches with in-network reduction (nvswitch_reduction) in every node",
        .node_switch_reduction = true,
        .pipelined = true,
-       .depth = [](const GroupShape& s) { return 2 * s.nodes; },
+       .depth = [](const GroupShape& s) { return 2 * tree_depth(s.nodes) + 2; },
        .stages = [](CollectiveOp, const GroupShape& s) {
-         const double n = s.nodes, g = s.per_node;
-         return std::vector<PipelineStage>{{0, 1, (g + 1) / g}, {0, s.per_node, 2 * (n - 1) / (n * g)}};
+         const double g = s.per_node;
+         return std::vector<PipelineStage>{{0, 1, (g + 1) / g}, {0, s.per_node, (s.nodes == 2 ? 1 : 2) / g}};
        },
        .auto_priority = 65,
        .auto_max_ranks = 256,

@@ -5,7 +5,7 @@
 // buffer are at different stages at once.
 #include <vector>
 
-#include "sim/collectives/ring_phase.hpp"
+#include "sim/collectives/schedule.hpp"
 #include "sim/core/error.hpp"
 
 namespace hcsim {
@@ -26,30 +26,36 @@ Schedule nvls_tree_schedule(CollectiveOp op, int nodes, int per_node, std::int64
   HCSIM_ASSERT(nodes >= 1 && per_node >= 1 && chunks >= 1, "NVLS tree schedule needs nodes, ranks and chunks");
   const int g = per_node;
   Schedule sc{op, nodes * g, elements, {}, 0};
-  const int net_steps = 2 * (nodes - 1);
+  int height = 0;
+  while ((1 << height) < nodes) ++height;
+  const int net_steps = 2 * height;
   sc.steps.resize(static_cast<std::size_t>(chunks + net_steps + 1));
   for (int k = 0; k < chunks; ++k) {
     const std::int64_t piece = chunk_offset(elements, chunks, k), size = chunk_size(elements, chunks, k);
     auto& scatter = sc.steps[static_cast<std::size_t>(k)].transfers;
     auto& gather = sc.steps[static_cast<std::size_t>(k + net_steps + 1)].transfers;
-    std::vector<RingJob> rails;
+    std::vector<Step> net(static_cast<std::size_t>(net_steps));
     for (int l = 0; l < g; ++l) {
       const std::int64_t off = piece + chunk_offset(size, g, l), cnt = chunk_size(size, g, l);
-      RingJob rail{{}, off, cnt};
-      for (int nd = 0; nd < nodes; ++nd) {
-        rail.members.push_back(nd * g + l);
-        if (cnt == 0) continue;
+      if (cnt == 0) continue;
+      for (int nd = 0; nd < nodes; ++nd)
         for (int i = 0; i < g; ++i) {
           if (i == l) continue;
           scatter.push_back({nd * g + i, nd * g + l, off, off, cnt, true, true});
           gather.push_back({nd * g + l, nd * g + i, off, off, cnt, false, true});
         }
-      }
-      rails.push_back(std::move(rail));
+      // The rail's tree, one piece: its ranks are nodes; slice l is at `off` of every buffer.
+      const Schedule rail = double_binary_tree_schedule(CollectiveOp::all_reduce, nodes, cnt, 1);
+      HCSIM_ASSERT(rail.steps.size() == net.size(), "a rail's tree of another height");
+      for (std::size_t s = 0; s < rail.steps.size(); ++s)
+        for (Transfer t : rail.steps[s].transfers) {
+          t.src = t.src * g + l;
+          t.dst = t.dst * g + l;
+          t.src_offset += off;
+          t.dst_offset += off;
+          net[s].transfers.push_back(t);
+        }
     }
-    std::vector<Step> net;
-    append_ring_phase(net, rails, true);
-    append_ring_phase(net, rails, false);
     overlay(sc.steps, static_cast<std::size_t>(k + 1), net);
   }
   return sc;

@@ -72,8 +72,10 @@ Schedule ring_schedule(CollectiveOp op, int n, std::int64_t elements, bool compr
 //   send_recv       rank 1 holds x_0 (n = 2)
 
 // Double binary tree (Sanders, Speck & Traeff, Parallel Computing 2009; NCCL 2.4): two
-// binary trees in which every interior rank of one is a leaf of the other, each carrying
-// half the buffer, pipelined in `chunks` pieces: reduce up, then broadcast down.
+// in-order binary trees of height ceil(log2 n), the second the first mirrored (n even) or
+// shifted by one rank (n odd), so that the interior ranks of one are leaves of the other
+// (but for the first's root when n is odd); each carries half the buffer, pipelined in
+// `chunks` pieces: reduce up, then broadcast down.
 // all_reduce; broadcast and reduce use the first tree alone on the whole buffer.
 // `compressed`: the steps in which every tree edge moves a chunk of one size are one step
 // repeated (Step::repeat), so a schedule of c chunks has O(depth) steps, not c + depth.
@@ -134,9 +136,10 @@ Schedule multi_ring_schedule(CollectiveOp op, int nodes, int per_node, std::int6
 // rank = node * per_node + local, pipelined in `chunks` pieces: piece k is split into
 // per_node slices, slice l owned by local rank l; at step k each node reduce-scatters piece k
 // through its NVSwitch (multimem loads: rank l receives the node's sum of slice l); at steps
-// k + 1 .. k + 2(nodes - 1) the ranks of local index l (one rail, each on its own NIC) run a
-// ring all-reduce of slice l; at step k + 2 nodes - 1 rank l multicasts the result to its node
-// (multimem stores). chunks + 2 nodes - 1 steps; the stages of different pieces overlap, as
+// k + 1 .. k + 2D the ranks of local index l (one rail, each on its own NIC) all-reduce slice
+// l on a double binary tree over the nodes (D = ceil(log2 nodes), its height; NCCL's NVLS
+// tree, src/graph/connect.cc); at step k + 2D + 1 rank l multicasts the result to its node
+// (multimem stores). chunks + 2D + 1 steps; the stages of different pieces overlap, as
 // NCCL's scatter, reduce, network and broadcast warps work on successive chunks. all_reduce.
 Schedule nvls_tree_schedule(CollectiveOp op, int nodes, int per_node, std::int64_t elements, int chunks = 1);
 

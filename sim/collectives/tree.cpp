@@ -8,48 +8,77 @@
 namespace hcsim {
 namespace {
 
-// Heap-shaped binary tree over positions 0..n-1; a tree maps positions to ranks.
-int parent_of(int i) { return (i - 1) / 2; }
-int depth_of(int i) {
-  int d = 0;
-  for (int x = i + 1; x > 1; x >>= 1) ++d;
-  return d;
+// One binary tree of a double binary tree, by rank: each rank's parent (-1 at the root) and
+// depth, and the tree's height.
+struct Tree {
+  std::vector<int> parent, depth;
+  int height = 0;
+};
+
+// The in-order binary tree on positions 0..n-1 (Sanders, Speck & Traeff 2009, the shape
+// NCCL's trees take, src/graph/trees.cc): position p > 0 whose lowest set bit is b hangs
+// below p + b when bit 2b of p is clear and that is inside the tree, else below p - b; the
+// root 0 has one child, the largest power of two below n. Odd positions are leaves, so the
+// second tree, the first mirrored (p -> n - 1 - p, n even) or shifted by one (p -> p + 1,
+// n odd), makes the first's interior ranks its leaves. Its height is ceil(log2 n).
+Tree in_order_tree(int n, bool second) {
+  auto rank = [&](int p) { return !second ? p : n % 2 == 0 ? n - 1 - p : (p + 1) % n; };
+  std::vector<int> up(static_cast<std::size_t>(n), -1);
+  for (int p = 1; p < n; ++p) {
+    const int b = p & -p;
+    const int above = (p & (2 * b)) == 0 ? p + b : p - b;
+    up[static_cast<std::size_t>(p)] = above < n ? above : p - b;
+  }
+  Tree t;
+  t.parent.assign(static_cast<std::size_t>(n), -1);
+  t.depth.assign(static_cast<std::size_t>(n), 0);
+  for (int p = 1; p < n; ++p) {
+    int d = 0;
+    for (int q = p; q != 0; q = up[static_cast<std::size_t>(q)]) ++d;
+    const auto r = static_cast<std::size_t>(rank(p));
+    t.parent[r] = rank(up[static_cast<std::size_t>(p)]);
+    t.depth[r] = d;
+    t.height = std::max(t.height, d);
+  }
+  return t;
 }
 
 struct TreeJob {
-  bool mirrored = false;  // rank = n - 1 - position (the second tree)
+  const Tree* tree = nullptr;
   std::int64_t offset = 0, length = 0;
 };
 
 // The transfers of the tree jobs in the phase's steps `steps` (ascending): emit(step,
-// transfer), in the order of the positions within a step.
-// Reduce up the tree: position i at depth d sends chunk k at step k + D - d.
+// transfer), in the order of the ranks within a step. D is the height of both trees.
+// Reduce up the tree: a rank at depth d sends chunk k at step k + D - d.
 template <class Emit>
 void tree_reduce(int n, int chunks, const TreeJob& t, const std::vector<int>& steps, Emit emit) {
-  const int D = depth_of(n - 1);
-  auto rank = [&](int pos) { return t.mirrored ? n - 1 - pos : pos; };
-  for (int i = 1; i < n; ++i) {
+  const int D = t.tree->height;
+  for (int r = 0; r < n; ++r) {
+    const int up = t.tree->parent[static_cast<std::size_t>(r)];
+    if (up < 0) continue;
     for (const int s : steps) {
-      const int k = s - D + depth_of(i);
+      const int k = s - D + t.tree->depth[static_cast<std::size_t>(r)];
       if (k < 0 || k >= chunks) continue;
       const auto off = t.offset + chunk_offset(t.length, chunks, k), cnt = chunk_size(t.length, chunks, k);
       if (cnt == 0) continue;
-      emit(static_cast<std::size_t>(s), Transfer{rank(i), rank(parent_of(i)), off, off, cnt, true});
+      emit(static_cast<std::size_t>(s), Transfer{r, up, off, off, cnt, true});
     }
   }
 }
 
-// Broadcast down: position i at depth d receives chunk k at step k + d - 1.
+// Broadcast down: a rank at depth d receives chunk k at step k + d - 1.
 template <class Emit>
 void tree_broadcast(int n, int chunks, const TreeJob& t, const std::vector<int>& steps, Emit emit) {
-  auto rank = [&](int pos) { return t.mirrored ? n - 1 - pos : pos; };
-  for (int i = 1; i < n; ++i) {
+  for (int r = 0; r < n; ++r) {
+    const int up = t.tree->parent[static_cast<std::size_t>(r)];
+    if (up < 0) continue;
     for (const int s : steps) {
-      const int k = s - depth_of(i) + 1;
+      const int k = s - t.tree->depth[static_cast<std::size_t>(r)] + 1;
       if (k < 0 || k >= chunks) continue;
       const auto off = t.offset + chunk_offset(t.length, chunks, k), cnt = chunk_size(t.length, chunks, k);
       if (cnt == 0) continue;
-      emit(static_cast<std::size_t>(s), Transfer{rank(parent_of(i)), rank(i), off, off, cnt, false});
+      emit(static_cast<std::size_t>(s), Transfer{up, r, off, off, cnt, false});
     }
   }
 }
@@ -113,10 +142,11 @@ Schedule double_binary_tree_schedule(CollectiveOp op, int n, std::int64_t elemen
   HCSIM_ASSERT(n >= 1 && chunks >= 1, "a tree needs ranks and at least one chunk");
   Schedule sc{op, n, elements, {}, 0};
   if (n == 1) return sc;
-  const int D = depth_of(n - 1);
+  const Tree first = in_order_tree(n, false), second = in_order_tree(n, true);
+  const int D = first.height;
   const auto phase_steps = static_cast<std::size_t>(chunks + D - 1);
   const std::int64_t half = elements / 2;
-  const TreeJob a{false, 0, half}, b{true, half, elements - half}, whole{false, 0, elements};
+  const TreeJob a{&first, 0, half}, b{&second, half, elements - half}, whole{&first, 0, elements};
   const bool both = op == CollectiveOp::all_reduce;
   std::vector<int> repeat;
   std::vector<int> at;
