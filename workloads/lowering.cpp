@@ -13,6 +13,7 @@
 // as soon as it ends; W (weight gradients, and the bucket markers that issue the gradient
 // reductions after them) runs later on the same device and sends nothing.
 #include "lowering.hpp"
+#include "lowering_groups.hpp"
 #include "lowering_sharding.hpp"
 #include "lowering_tasks.hpp"
 #include "span_labels.hpp"
@@ -55,6 +56,7 @@ class Emitter {
     m_ = plan_.m;
     ranks_ = dp_ * tp_;
     shard_.set_built(dp_, tp_);
+    groups_.set_built(dp_, tp_);
     const std::uint32_t devices = static_cast<std::uint32_t>(p_ * st_.dp * st_.tp);
     g_.devices = devices;
     g_.memory_endpoints = in.memory_endpoints;
@@ -78,7 +80,7 @@ class Emitter {
     // ZeRO-1/2 aligned parameter gathers: model chunks 0 and 1 issued as the step starts.
     for (int s = 0; s < p_; ++s)
       if (st_.align_param_gather)
-        for (int c = 0; c < std::min(2, plan_.v); ++c) issue_chunk_gathers(s, c, {});
+        for (int c = 0; c < std::min(2, plan_.v); ++c) groups_.issue_chunk_gathers(s, c, {});
     std::vector<bool> done(static_cast<std::size_t>(p_), false);
     while (remaining > 0) {
       bool progress = false;
@@ -134,23 +136,6 @@ class Emitter {
     return plan_.placement.last(vs) || recv_.count(key(vs, op.microbatch, true));
   }
 
-  // The task graph's group of a layout group, made once per (stage, index) in `cache`, with
-  // its family (the layout's groups of a stage are translates of the stage's first one).
-  std::uint32_t graph_group(std::map<std::pair<int, int>, std::uint32_t>& cache, int s, int j, const DeviceGroup& g) {
-    auto [it, added] = cache.try_emplace(std::make_pair(s, j), 0);
-    if (added) {
-      std::vector<std::uint32_t> devs;
-      for (int k = 0; k < g.count; ++k) devs.push_back(static_cast<std::uint32_t>(g.device(k)));
-      it->second = g_.add_group(std::move(devs));
-      std::vector<int> siblings;
-      g.sibling_offsets(siblings);
-      g_.set_group_family(it->second, plan_.layout.first_device(s) - g.first, std::move(siblings));
-    }
-    return it->second;
-  }
-  std::uint32_t tp_group(int s, int dpi) { return graph_group(tp_groups_, s, dpi, plan_.layout.tensor_group(s, dpi)); }
-  std::uint32_t dp_group(int s, int tpi) { return graph_group(dp_groups_, s, tpi, plan_.layout.replica_group(s, tpi)); }
-
   // A gradient reduction of stage s (the plan's), one per tensor-parallel rank: its codec's
   // encode on each rank, its collectives one after the other, decode.
   void emit_grad_collective(int s, const GradReduction& red, const std::vector<TaskId>& chain) {
@@ -163,8 +148,9 @@ class Emitter {
       }
       TaskId last = kNone;
       for (const GradReduction::Phase& ph : red.phases) {
-        last = tasks_.collective(dp_group(s, t), ph.op, ph.bytes, plan_.grad_class, Phase::backward, s, m_ - 1, deps, true);
-        mirror_dp(s, t, last);
+        last = tasks_.collective(groups_.dp_group(s, t), ph.op, ph.bytes, plan_.grad_class, Phase::backward, s, m_ - 1,
+                                 deps, true);
+        groups_.mirror_dp(s, t, last);
         deps = {last};
       }
       if (red.codec.compressed)
@@ -177,94 +163,6 @@ class Emitter {
     return tasks_.compute(device, it, phase, s, mb, dep, dep2);
   }
 
-  // MoE: the stage-local index of built rank r (replica d, tensor rank t), and the groups
-  // of the expert layout (workloads/layout.hpp: expert tensor rank i % etp, expert rank
-  // (i / etp) % ep, expert-data-parallel rank i / (ep * etp)).
-  int local(int d, int t) const { return d * st_.tp + t; }
-  std::uint32_t expert_group(int s, int j) {
-    return graph_group(expert_groups_, s, j, plan_.layout.expert_group(s, j));
-  }
-  std::uint32_t expert_tensor_group(int s, int k) {
-    return graph_group(expert_tensor_groups_, s, k, plan_.layout.expert_tensor_group(s, k));
-  }
-  std::uint32_t expert_replica_group(int s, int q) {
-    return graph_group(expert_replica_groups_, s, q, plan_.layout.expert_replica_group(s, q));
-  }
-
-  // One collective per group key(r) of the built ranks r (the ranks of a group waiting for
-  // each other), each after its built ranks' `chain` and `extra` tasks; `out` gets the ids.
-  // Groups with no built rank (symmetry) are the first collective's mirrors: groups
-  // `all` minus the keys seen, one mirror set per (stage, kind).
-  template <class Key, class Group>
-  void emit_keyed(int s, const std::vector<TaskId>& chain, const std::vector<TaskId>* extra, std::vector<TaskId>& out,
-                  int all, Key key, Group group, const std::function<TaskId(std::uint32_t, std::vector<TaskId>&)>& make,
-                  std::map<int, std::uint32_t>& sets) {
-    std::map<int, std::vector<std::size_t>> ranks;  // group key -> built ranks
-    for (int d = 0; d < dp_; ++d)
-      for (int t = 0; t < tp_; ++t) ranks[key(d, t)].push_back(static_cast<std::size_t>(d * tp_ + t));
-    TaskId first = kNone;
-    for (const auto& [k, rs] : ranks) {
-      std::vector<TaskId> deps;
-      for (std::size_t r : rs) {
-        deps.push_back(chain[r]);
-        if (extra) deps.push_back((*extra)[r]);
-      }
-      const TaskId id = make(group(k), deps);
-      for (std::size_t r : rs) out[r] = id;
-      if (first == kNone) first = id;
-    }
-    if (static_cast<int>(ranks.size()) < all) {
-      auto [it, added] = sets.try_emplace(s, 0);
-      if (added) {
-        std::vector<std::uint32_t> groups;
-        for (int k = 0; k < all; ++k)
-          if (!ranks.count(k)) groups.push_back(group(k));
-        it->second = g_.add_group_mirror_set(std::move(groups));
-      }
-      g_.add_mirror(first, it->second);
-    }
-  }
-
-  // MoE dispatch or combine: an all-to-all of each expert group holding a built rank; with
-  // expert tensor parallelism, the gather or reduce-scatter of each such expert tensor group.
-  void emit_ep_comm(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain, std::vector<TaskId>& extra) {
-    const Layout& lay = plan_.layout;
-    const bool a2a = it.op == CollectiveOp::all_to_all;
-    std::vector<TaskId> out = chain;
-    emit_keyed(
-        s, chain, &extra, out, a2a ? lay.expert_groups() : lay.per_stage() / lay.etp,
-        [&](int d, int t) { return a2a ? lay.expert_group_of(local(d, t)) : local(d, t) / lay.etp; },
-        [&](int j) { return a2a ? expert_group(s, j) : expert_tensor_group(s, j); },
-        [&](std::uint32_t group, std::vector<TaskId>& deps) {
-          return tasks_.collective(group, it.op, it.comm_bytes, CommClass::ep,
-                                   op.forward() ? Phase::forward : Phase::backward, s, op.microbatch, deps, false);
-        },
-        a2a ? ep_mirrors_ : etp_mirrors_);
-    chain = std::move(out);
-    std::fill(extra.begin(), extra.end(), kNone);
-  }
-
-  // MoE: a collective of the routed experts' gradients or parameters over each expert
-  // replica group holding a built rank, after `chain`.
-  std::vector<TaskId> emit_expert_collective(int s, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int mb,
-                                             const std::vector<TaskId>& chain, std::map<int, std::uint32_t>& sets) {
-    const Layout& lay = plan_.layout;
-    std::vector<TaskId> out(chain.size(), kNone);
-    emit_keyed(
-        s, chain, nullptr, out, lay.ep * lay.etp, [&](int d, int t) { return local(d, t) % (lay.ep * lay.etp); },
-        [&](int q) { return expert_replica_group(s, q); },
-        [&](std::uint32_t group, std::vector<TaskId>& deps) {
-          return tasks_.collective(group, op, bytes, cls, phase, s, mb, deps, true);
-        },
-        sets);
-    return out;
-  }
-  void emit_expert_reduction(int s, const GradReduction& red, const std::vector<TaskId>& chain) {
-    HCSIM_ASSERT(!red.codec.compressed, "a gradient codec on the experts' reduction");
-    for (const GradReduction::Phase& ph : red.phases)
-      emit_expert_collective(s, ph.op, ph.bytes, plan_.grad_class, Phase::backward, m_ - 1, chain, expert_dp_mirrors_);
-  }
-
   // The plan's reductions issued at this point of stage s's pass over `chunk` (its last
   // micro-batch's backward): bucket marker `marker`, or -1 after the pass's items. Each point
   // comes once, in whatever order the schedule runs the chunks' last passes.
@@ -273,7 +171,7 @@ class Emitter {
       if (bp.chunk != chunk || bp.marker != marker) continue;
       flush();
       emit_grad_collective(s, bp.reduction, chain);
-      emit_expert_reduction(s, bp.expert, chain);
+      groups_.expert_reduction(s, bp.expert, chain);
     }
   }
 
@@ -345,7 +243,7 @@ class Emitter {
     // Aligned gathers: chunk c + 1's issued as chunk c's first forward starts (Megatron-Core's
     // interleaved schedule, param_sync_func; chunks 0 and 1 at the step's start).
     if (c.gathers && st_.align_param_gather && op.chunk + 1 >= 2 && op.chunk + 1 < plan_.v)
-      issue_chunk_gathers(s, op.chunk + 1, c.chain);
+      groups_.issue_chunk_gathers(s, op.chunk + 1, c.chain);
     return c;
   }
 
@@ -407,12 +305,12 @@ class Emitter {
         flush(c);
         HCSIM_ASSERT(c.beside.empty(), "two tensor-parallel collectives run beside one compute item");
         if (it.overlap_next) c.beside.assign(c.chain.size(), kNone);
-        emit_tp_comm(s, op, it, c.chain, c.extra, it.overlap_next ? c.beside : c.chain);
+        groups_.tp_comm(s, op, it, c.chain, c.extra, it.overlap_next ? c.beside : c.chain);
         continue;
       }
       if (it.kind == Item::Kind::ep_comm) {
         flush(c);
-        emit_ep_comm(s, op, it, c.chain, c.extra);
+        groups_.ep_comm(s, op, it, c.chain, c.extra);
         if (!to_end) return c.next < c.items->size();
         continue;
       }
@@ -431,36 +329,6 @@ class Emitter {
     return false;
   }
 
-  // ZeRO-1/2's parameter bucket j of stage s (ParamGather), one all-gather per built tensor
-  // rank over its replica group (then the routed experts' over their groups), after `deps`
-  // (per built rank; empty: none) and the communication stream; ids per built rank.
-  const std::vector<TaskId>& issue_gather(int s, std::size_t j, const std::vector<TaskId>& deps) {
-    const ParamGather& pg = stage(s).param_gathers[j];
-    std::vector<TaskId> ids(static_cast<std::size_t>(ranks_), kNone);
-    if (pg.bytes > Bytes{})
-      for (int t = 0; t < tp_; ++t) {
-        std::vector<TaskId> after;
-        for (int d = 0; d < dp_; ++d)
-          if (!deps.empty()) after.push_back(deps[static_cast<std::size_t>(d * tp_ + t)]);
-        const TaskId id = tasks_.collective(dp_group(s, t), CollectiveOp::all_gather, pg.bytes, CommClass::zero,
-                                            Phase::forward, s, 0, after, true);
-        mirror_dp(s, t, id);
-        for (int d = 0; d < dp_; ++d) ids[static_cast<std::size_t>(d * tp_ + t)] = id;
-      }
-    if (pg.expert > Bytes{}) {
-      // After the dense bucket on the same stream: the later of the two is the one to wait for.
-      const std::vector<TaskId> after = deps.empty() ? std::vector<TaskId>(ids.size(), kNone) : deps;
-      const std::vector<TaskId> ex = emit_expert_collective(s, CollectiveOp::all_gather, pg.expert, CommClass::zero,
-                                                            Phase::forward, 0, after, expert_gather_mirrors_);
-      for (std::size_t r = 0; r < ids.size(); ++r) ids[r] = ex[r];
-    }
-    return gathered_[{s, static_cast<int>(j)}] = std::move(ids);
-  }
-  void issue_chunk_gathers(int s, int chunk, const std::vector<TaskId>& deps) {
-    const auto& pgs = stage(s).param_gathers;
-    for (std::size_t j = 0; j < pgs.size(); ++j)
-      if (pgs[j].chunk == chunk && !gathered_.count({s, static_cast<int>(j)})) issue_gather(s, j, deps);
-  }
   // The first forward of a chunk at a block marker: the bucket that starts here is waited for
   // by the block's first task; unaligned, it is issued now if it was not, and the chunk's
   // next bucket once it is done (Megatron-Core's forward pre-hook, finish_param_sync).
@@ -470,12 +338,11 @@ class Emitter {
     for (std::size_t j = 0; j < pgs.size(); ++j) {
       if (pgs[j].chunk != c.op.chunk || pgs[j].first != k) continue;
       flush(c);
-      const auto key = std::make_pair(c.s, static_cast<int>(j));
-      if (!gathered_.count(key)) issue_gather(c.s, j, c.chain);
-      const std::vector<TaskId> ids = gathered_.at(key);
+      const std::vector<TaskId>* done = groups_.gathered(c.s, j);
+      const std::vector<TaskId> ids = done ? *done : groups_.issue_gather(c.s, j, c.chain);
       if (!st_.align_param_gather && j + 1 < pgs.size() && pgs[j + 1].chunk == c.op.chunk &&
-          !gathered_.count({c.s, static_cast<int>(j + 1)}))
-        issue_gather(c.s, j + 1, ids);
+          !groups_.gathered(c.s, j + 1))
+        groups_.issue_gather(c.s, j + 1, ids);
       for (std::size_t r = 0; r < ids.size(); ++r) {
         HCSIM_ASSERT(c.extra[r] == kNone, "a parameter bucket's wait meets another pending dependency");
         c.extra[r] = ids[r];
@@ -517,23 +384,6 @@ class Emitter {
     end_pass(cb);
     send(s, f, cf.vs, cf.chain, &cb.chain);
     send(s, b, cb.vs, cb.chain, &cf.chain);
-  }
-
-  // A tensor-parallel collective of each data-parallel rank's tensor group after its ranks'
-  // `chain` and `extra` tasks; `out` (chain, or the collectives beside the next compute item)
-  // gets its id.
-  void emit_tp_comm(int s, const PipeOp& op, const Item& it, const std::vector<TaskId>& chain,
-                    const std::vector<TaskId>& extra, std::vector<TaskId>& out) {
-    for (int d = 0; d < dp_; ++d) {
-      std::vector<TaskId> deps;
-      for (int t = 0; t < tp_; ++t)
-        for (const auto* v : {&chain, &extra}) deps.push_back((*v)[static_cast<std::size_t>(d * tp_ + t)]);
-      TaskId id = tasks_.collective(tp_group(s, d), it.op, it.comm_bytes, st_.sequence_parallel ? CommClass::sp : CommClass::tp,
-                                 op.forward() ? Phase::forward : Phase::backward, s, op.microbatch, deps, false);
-      for (int t = 0; t < tp_; ++t) out[static_cast<std::size_t>(d * tp_ + t)] = id;
-      if (d == 0)  // the tensor-parallel collectives of the data-parallel ranks not built
-        g_.add_mirror(id, group_mirrors(tp_mirrors_, s, dp_, st_.dp, [&](int k) { return tp_group(s, k); }));
-    }
   }
 
   std::vector<TaskId> device_tails(int s) const {  // each built rank's last compute task
@@ -596,7 +446,7 @@ class Emitter {
             if (x != kNone && std::find(deps, deps + n, x) == deps + n) deps[n++] = x;
           sent[r] = g_.add(task, std::span<const TaskId>(deps, n));
         }
-      g_.add_mirror(sent[0], pair_mirrors({s, s, 1}, [&](int d) { return ring_peer(d, 1); }));
+      g_.add_mirror(sent[0], groups_.pair_mirrors({s, s, 1}, [&](int d) { return ring_peer(d, 1); }));
       for (int d = 0; d < dp_; ++d)
         for (int t = 0; t < tp_; ++t) {
           const auto r = static_cast<std::size_t>(d * tp_ + t);
@@ -645,7 +495,7 @@ class Emitter {
           ids[r] = add_codec(dev(ns, d, t), stage(ns).send_codec.decode, phase, ns, op.microbatch, ids[r]);
       }
     // Ranks not built (symmetry) send the same bytes between their own devices.
-    g_.add_mirror(first_send(ids[0]), pair_mirrors({s, ns, 0}, [](int d) { return d; }));
+    g_.add_mirror(first_send(ids[0]), groups_.pair_mirrors({s, ns, 0}, [](int d) { return d; }));
     recv_[key(next_vs, op.microbatch, op.backward)] = std::move(ids);
   }
 
@@ -665,7 +515,7 @@ class Emitter {
       for (int d = 0; d < dp_; ++d)
         for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = tasks_.compute_tail(dev(s, d, t));
       emit_grad_collective(s, sp.buckets.front().reduction, chain);
-      emit_expert_reduction(s, sp.buckets.front().expert, chain);
+      groups_.expert_reduction(s, sp.buckets.front().expert, chain);
     }
     // Adam over this device's parameters (its 1/dp shard under ZeRO >= 1).
     std::vector<TaskId> upd(static_cast<std::size_t>(ranks_), kNone);
@@ -690,12 +540,11 @@ class Emitter {
       for (int t = 0; t < tp_; ++t) {
         std::vector<TaskId> deps;
         for (int d = 0; d < dp_; ++d) deps.push_back(upd[static_cast<std::size_t>(d * tp_ + t)]);
-        mirror_dp(s, t, tasks_.collective(dp_group(s, t), CollectiveOp::all_gather, sp.zero_gather_bytes, CommClass::zero,
-                                       Phase::optimizer, s, 0, deps, true));
+        groups_.mirror_dp(s, t,
+                          tasks_.collective(groups_.dp_group(s, t), CollectiveOp::all_gather, sp.zero_gather_bytes,
+                                            CommClass::zero, Phase::optimizer, s, 0, deps, true));
       }
-    if (sp.expert_gather_bytes > Bytes{})
-      emit_expert_collective(s, CollectiveOp::all_gather, sp.expert_gather_bytes, CommClass::zero, Phase::optimizer, 0,
-                             upd, expert_gather_mirrors_);
+    if (sp.expert_gather_bytes > Bytes{}) groups_.expert_gather(s, sp.expert_gather_bytes, Phase::optimizer, upd);
   }
 
   // One stream of a device's optimizer state (the plan's offload_bytes) from its memory
@@ -720,41 +569,6 @@ class Emitter {
     return g_.add(task, std::span<const TaskId>(deps, n));
   }
 
-  // Symmetry: the data-parallel collective of built tensor rank 0 also stands for those of
-  // the tensor ranks not built (same bytes over their own data-parallel groups).
-  void mirror_dp(int s, int t, TaskId id) {
-    if (t != 0) return;
-    g_.add_mirror(id, group_mirrors(dp_mirrors_, s, tp_, st_.tp, [&](int k) { return dp_group(s, k); }));
-  }
-
-  // Symmetry: the mirror set of stage s's groups group(k), k in [from, to) (the ranks not
-  // built), made once per stage and kept in `sets`.
-  template <class Group>
-  std::uint32_t group_mirrors(std::map<int, std::uint32_t>& sets, int s, int from, int to, Group group) {
-    auto [it, added] = sets.try_emplace(s, 0);
-    if (added) {
-      std::vector<std::uint32_t> groups;
-      for (int k = from; k < to; ++k) groups.push_back(group(k));
-      it->second = g_.add_group_mirror_set(std::move(groups));
-    }
-    return it->second;
-  }
-
-  // Symmetry: the sends of the ranks not built, from stage key[0]'s rank (d, t) to stage
-  // key[1]'s rank (peer(d), t); one set per key.
-  template <class Peer>
-  std::uint32_t pair_mirrors(std::array<int, 3> key, Peer peer) {
-    auto [it, added] = pair_mirrors_.try_emplace(key, 0);
-    if (added) {
-      std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-      for (int d = 0; d < st_.dp; ++d)
-        for (int t = 0; t < st_.tp; ++t)
-          if (d >= dp_ || t >= tp_) pairs.emplace_back(dev(key[0], d, t), dev(key[1], peer(d), t));
-      it->second = g_.add_mirror_set(std::move(pairs));
-    }
-    return it->second;
-  }
-
   const LoweringInput& in_;
   const StrategySpec st_;  // replica_axis(): dp is dp * cp
   int cp_ = 1;
@@ -762,12 +576,6 @@ class Emitter {
   StepPlan plan_;
   TaskGraph g_;
   std::map<std::uint64_t, std::vector<TaskId>> recv_;
-  std::map<std::pair<int, int>, std::uint32_t> tp_groups_, dp_groups_;
-  std::map<int, std::uint32_t> tp_mirrors_, dp_mirrors_;      // mirror sets by stage
-  std::map<int, std::uint32_t> ep_mirrors_, etp_mirrors_, expert_dp_mirrors_, expert_gather_mirrors_;
-  std::map<std::pair<int, int>, std::uint32_t> expert_groups_, expert_tensor_groups_, expert_replica_groups_;
-  std::map<std::array<int, 3>, std::uint32_t> pair_mirrors_;                     // by (from stage, to stage, kind)
-  std::map<std::pair<int, int>, std::vector<TaskId>> gathered_;  // (stage, ParamGather) -> its tasks per built rank
   StreamTasks tasks_{g_, static_cast<std::uint32_t>(st_.pp * st_.dp * st_.tp)};  // interns the phases' labels first
   std::uint32_t send_label_ = g_.intern_label("send");
   std::uint32_t codec_label_ = g_.intern_label("codec");
@@ -778,6 +586,7 @@ class Emitter {
                              std::vector<TaskId>& deps) {
                         return tasks_.collective(group, op, bytes, CommClass::zero, phase, s, mb, deps, true);
                       }};
+  GroupCollectives groups_{g_, tasks_, plan_, st_};
 };
 
 }  // namespace
