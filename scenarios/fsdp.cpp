@@ -13,6 +13,13 @@
 // - deepspeed-zero3: DeepSpeed ZeRO stage 3 (deepspeed.readthedocs.io, "ZeRO" configuration
 //   defaults): gathers per submodule, stage3_prefetch_bucket_size 5e7 elements,
 //   stage3_max_live_parameters 1e9, stage3_param_persistence_threshold 1e5.
+// All three reduce gradients on streams of their own beside the gathers' (reduce_stream),
+// and the backward's end waits for them: FSDP1's _post_backward_stream and, hybrid,
+// _all_reduce_stream, waited for in _post_backward_final_callback
+// (torch/distributed/fsdp/_runtime_utils.py); FSDP2's reduce-scatter and all-reduce streams
+// of FSDPCommContext, waited for by the root's post-backward callback; DeepSpeed ZeRO-3's
+// reduce_and_partition_stream (overlap_comm, true by default at stage 3), synchronised in
+// its gradient-partition epilogue.
 #include "scenarios/fsdp.hpp"
 
 #include <fmt/format.h>
@@ -56,6 +63,7 @@ ShardingSpec resolve_sharding(const nlohmann::json& v, const std::string& path, 
   if (p.has("prefetch_bucket")) spec.prefetch_bucket = p.number("prefetch_bucket");
   if (p.has("max_live_parameters")) spec.max_live_parameters = p.number("max_live_parameters");
   if (p.has("persistence_threshold")) spec.persistence_threshold = p.number("persistence_threshold");
+  if (p.has("reduce_stream")) spec.reduce_stream = p.boolean("reduce_stream");
   if (spec.shard_group > 0 && st.grad_ranks() % spec.shard_group != 0)
     diag.error(path + "/shard_group", fmt::format("{} ranks do not divide the {} data-parallel ranks (dp * cp)",
                                                   spec.shard_group, st.grad_ranks()));
@@ -68,7 +76,8 @@ ShardingSpec resolve_sharding(const nlohmann::json& v, const std::string& path, 
                  {"shard_group", spec.shard_group > 0 ? nlohmann::json(spec.shard_group) : nlohmann::json()},
                  {"prefetch_bucket", spec.prefetch_bucket},
                  {"max_live_parameters", spec.max_live_parameters},
-                 {"persistence_threshold", spec.persistence_threshold}};
+                 {"persistence_threshold", spec.persistence_threshold},
+                 {"reduce_stream", spec.reduce_stream}};
   return spec;
 }
 

@@ -207,6 +207,10 @@ const ParamTable& fsdp() {
        .help = "elements gathered at once, bounding the prefetch (stage3_max_live_parameters); 0: no bound"},
       {.name = "persistence_threshold", .kind = ParamKind::number, .def = nullptr, .min = 0, .max = 1e15,
        .help = "tensors of fewer elements stay whole on every rank (stage3_param_persistence_threshold); 0: none"},
+      {.name = "reduce_stream", .kind = ParamKind::boolean, .def = nullptr,
+       .help = "gradient reductions on streams of their own (reduce-scatter; hybrid: all-reduce) beside the "
+               "gathers, the backward's end waiting for them (FSDP's post-backward and all-reduce streams, "
+               "DeepSpeed's overlap_comm); false: one communication stream for all"},
   };
   return t;
 }

@@ -94,15 +94,22 @@ class ShardCosts {
     for (const UnitTotals& u : p.units) {
       UnitCost c;
       c.busy = tp.busy(u, tp_bytes);
-      if (plan_.gathers(backward) && u.gather > Bytes{}) c.gather = cost_(shard_, CollectiveOp::all_gather, u.gather);
+      // With reductions on their own stream, the bandwidth time of a gather or reduce-scatter
+      // (what sharing links slows): what twice the bytes add, t(2b) - t(b).
+      const bool split = backward && plan_.reduce_stream;
+      if (plan_.gathers(backward) && u.gather > Bytes{}) {
+        c.gather = cost_(shard_, CollectiveOp::all_gather, u.gather);
+        if (split) c.gather_bw = cost_(shard_, CollectiveOp::all_gather, u.gather * 2.0) - c.gather;
+      }
       if (backward && u.grads > Bytes{}) {
         c.reduce = cost_(shard_, CollectiveOp::reduce_scatter, u.grads);
-        if (plan_.copies > 1) c.reduce += cost_(peers_, CollectiveOp::all_reduce, u.grads / plan_.shard);
+        if (split) c.reduce_bw = cost_(shard_, CollectiveOp::reduce_scatter, u.grads * 2.0) - c.reduce;
+        if (plan_.copies > 1) c.all_reduce = cost_(peers_, CollectiveOp::all_reduce, u.grads / plan_.shard);
       }
       busy += c.busy;
       units_.push_back(c);
     }
-    return sharded_pass_time(units_, plan_.prefetch(backward), backward) - busy;
+    return sharded_pass_time(units_, plan_.prefetch(backward), backward, plan_.reduce_stream) - busy;
   }
 
  private:
@@ -219,25 +226,6 @@ Seconds pair_end(Seconds free, Seconds ready_f, Seconds ready_b, const std::vect
     }
   }
   return max(t, max(done_f, done_b));
-}
-
-Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool backward) {
-  const std::size_t n = units.size();
-  if (n == 0) return Seconds{};
-  std::vector<Seconds> gathered(n);
-  Seconds comm{}, end{};  // communication stream free; end of the last unit's compute
-  std::size_t issued = 0;
-  for (std::size_t u = 0; u < n; ++u) {
-    if (backward && u > 0) comm = max(comm, end) + units[u - 1].reduce;
-    for (const std::size_t last = std::min(n - 1, u + static_cast<std::size_t>(prefetch)); issued <= last; ++issued) {
-      if (units[issued].gather <= Seconds{}) continue;
-      comm = max(comm, end) + units[issued].gather;
-      gathered[issued] = comm;
-    }
-    end = max(end, gathered[u]) + units[u].busy;
-  }
-  if (backward) comm = max(comm, end) + units[n - 1].reduce;
-  return max(end, comm);
 }
 
 namespace {

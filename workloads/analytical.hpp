@@ -69,10 +69,19 @@ struct AnalyticalResult {
 // backward, the last unit's reduction follows its compute. The pass takes
 //   max(E_{n-1}, the stream's last end).
 // Equal units, forward: d = 0 gives n (g + c); d >= 1 gives g + c + (n - 1) max(g, c).
+// With `reduce_streams` (ShardPlan::reduce_stream) the reductions leave the gathers' stream:
+// unit u's reduce-scatter r_u starts at max(E_u, the reduce-scatter stream free), its
+// all-reduce a_u (hybrid) at max(its reduce-scatter's end, the all-reduce stream free), and
+// the pass takes the largest of E_{n-1} and the three streams' last ends (the backward's end
+// waits for the reductions). Without, r_u and a_u follow each other on the one stream.
+// A gather and a reduce-scatter running at once share their group's links: each moves its
+// bandwidth time (gather_bw, reduce_bw, of g_u and r_u) at half rate while the other moves
+// its own, their latency apart (workloads/sharded_pass.cpp).
 struct UnitCost {
-  Seconds busy{}, gather{}, reduce{};
+  Seconds busy{}, gather{}, reduce{}, all_reduce{};
+  Seconds gather_bw{}, reduce_bw{};  // the bandwidth time of gather and reduce (reduce_streams)
 };
-Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool backward);
+Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool backward, bool reduce_streams = false);
 
 // A schedule that splits the backward into B and W (ZB-H1, workloads/pipeline_schedule.hpp):
 // with per micro-batch forward f_s, B b_s and W w_s on stage s (each with its exposed

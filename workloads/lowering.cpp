@@ -353,7 +353,19 @@ class Emitter {
   void end_pass(PassCursor& c) {
     flush(c);
     HCSIM_ASSERT(c.beside.empty(), "a tensor-parallel collective runs beside a compute item: none follows it");
-    if (c.sharded) shard_.end(c.chain);
+    if (c.sharded) {
+      // Reductions on their own streams: the compute stream waits for the last one at the
+      // backward's end (FSDP's final callback), so the device's next compute and the pass's
+      // send (issued on the compute stream's order) follow it.
+      const std::vector<TaskId> wait = shard_.end(c.chain);
+      for (int d = 0; d < dp_; ++d)
+        for (int t = 0; t < tp_; ++t) {
+          const auto r = static_cast<std::size_t>(d * tp_ + t);
+          if (wait[r] == kNone) continue;
+          tasks_.block_compute_on(dev(c.s, d, t), wait[r]);
+          c.chain[r] = wait[r];
+        }
+    }
     if (c.last)
       issue_buckets(
           c.s, c.op.chunk, -1, [&] { flush(c); }, c.chain);
@@ -583,8 +595,10 @@ class Emitter {
   SpanLabels span_labels_{g_};  // compute tasks' labels
   ShardEmitter shard_{g_, plan_.layout, dp_, tp_,
                       [this](std::uint32_t group, CollectiveOp op, Bytes bytes, Phase phase, int s, int mb,
-                             std::vector<TaskId>& deps) {
-                        return tasks_.collective(group, op, bytes, CommClass::zero, phase, s, mb, deps, true);
+                             std::vector<TaskId>& deps, int stream) {
+                        return stream < 0
+                                   ? tasks_.collective(group, op, bytes, CommClass::zero, phase, s, mb, deps, true)
+                                   : tasks_.reduction(group, op, bytes, CommClass::zero, phase, s, mb, deps, stream);
                       }};
   GroupCollectives groups_{g_, tasks_, plan_, st_};
 };

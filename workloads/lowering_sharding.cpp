@@ -21,6 +21,7 @@ void ShardEmitter::begin(int stage, const ShardPlan& plan, const std::vector<Ite
     if (it.kind == Item::Kind::unit) units_.push_back({plan.gathers(backward) ? it.comm_bytes : Bytes{}, it.grad_bytes});
   gathered_.assign(units_.size(), std::vector<TaskId>(static_cast<std::size_t>(replicas_ * tp_), kNoTask));
   issued_ = 0;
+  last_reduction_.assign(static_cast<std::size_t>(replicas_ * tp_), kNoTask);
 }
 
 void ShardEmitter::at_unit(std::size_t u, const std::vector<TaskId>& chain, const std::vector<TaskId>& compute_tail,
@@ -39,8 +40,10 @@ void ShardEmitter::at_unit(std::size_t u, const std::vector<TaskId>& chain, cons
     if (gathered_[u][r] != kNoTask) extra[r] = gathered_[u][r];
 }
 
-void ShardEmitter::end(const std::vector<TaskId>& chain) {
+std::vector<TaskId> ShardEmitter::end(const std::vector<TaskId>& chain) {
   if (backward_ && !units_.empty()) reduce(units_.size() - 1, chain);
+  if (!plan_.reduce_stream) std::fill(last_reduction_.begin(), last_reduction_.end(), kNoTask);
+  return last_reduction_;
 }
 
 // `after` holds one task per built rank (and, for a pass's first gathers, a second run of
@@ -55,7 +58,8 @@ void ShardEmitter::issue_gather(std::size_t u, const std::vector<TaskId>& after,
       const int to = std::min(replicas_, (k + 1) * plan_.shard);
       for (int d = k * plan_.shard; d < to; ++d)
         for (std::size_t base = 0; base < after.size(); base += ranks) deps.push_back(after[base + static_cast<std::size_t>(d * tp_ + t)]);
-      const TaskId id = collective_(shard_group(t, k), CollectiveOp::all_gather, units_[u].gather, phase, stage_, mb_, deps);
+      const TaskId id =
+          collective_(shard_group(t, k), CollectiveOp::all_gather, units_[u].gather, phase, stage_, mb_, deps, -1);
       if (t == 0 && k == 0) mirror(id, false);
       for (int d = k * plan_.shard; d < to; ++d) ids[static_cast<std::size_t>(d * tp_ + t)] = id;
     }
@@ -70,8 +74,10 @@ void ShardEmitter::reduce(std::size_t u, const std::vector<TaskId>& after) {
       std::vector<TaskId> deps;
       const int to = std::min(replicas_, (k + 1) * plan_.shard);
       for (int d = k * plan_.shard; d < to; ++d) deps.push_back(after[static_cast<std::size_t>(d * tp_ + t)]);
-      scattered.push_back(collective_(shard_group(t, k), CollectiveOp::reduce_scatter, grads, Phase::backward, stage_, mb_, deps));
+      scattered.push_back(collective_(shard_group(t, k), CollectiveOp::reduce_scatter, grads, Phase::backward, stage_,
+                                      mb_, deps, plan_.reduce_stream ? 0 : -1));
       if (t == 0 && k == 0) mirror(scattered.back(), false);
+      for (int d = k * plan_.shard; d < to; ++d) note_reduction(d, t, scattered.back());
     }
     if (plan_.copies <= 1) continue;
     // Hybrid sharding: each rank's shard all-reduced with the same shard of the other groups.
@@ -79,8 +85,9 @@ void ShardEmitter::reduce(std::size_t u, const std::vector<TaskId>& after) {
       std::vector<TaskId> deps;
       for (int d = i; d < replicas_; d += plan_.shard) deps.push_back(scattered[static_cast<std::size_t>(d / plan_.shard)]);
       const TaskId id = collective_(peer_group(t, i), CollectiveOp::all_reduce, grads / plan_.shard, Phase::backward,
-                                    stage_, mb_, deps);
+                                    stage_, mb_, deps, plan_.reduce_stream ? 1 : -1);
       if (t == 0 && i == 0) mirror(id, true);
+      for (int d = i; d < replicas_; d += plan_.shard) note_reduction(d, t, id);
     }
   }
 }

@@ -11,8 +11,11 @@
 //             u+1's runs during unit u;
 //   unit u's compute waits for its gather (`extra`).
 // At the pass's end (backward) the last unit's reduction. The pass's first gathers wait for
-// the pass's inputs (`chain` at its start) and the device's compute; every collective
-// follows the one before on its devices' communication stream.
+// the pass's inputs (`chain` at its start) and the device's compute; every gather follows the
+// one before on its devices' communication stream. The reductions do too, or, with
+// ShardPlan::reduce_stream, run on streams of their own (reduce-scatters on one, hybrid
+// sharding's all-reduces on another), beside the gathers, and the device's next compute
+// after the backward waits for its last reduction (end()).
 
 #include <array>
 #include <cstdint>
@@ -26,9 +29,10 @@ namespace hcsim {
 
 class ShardEmitter {
  public:
-  // A collective on the communication stream over `group` after `deps` (and the stream).
+  // A collective over `group` after `deps` and a stream's last tasks on its devices: the
+  // communication stream (stream -1) or reduction stream 0 or 1 (StreamTasks::reduction).
   using Collective = std::function<TaskId(std::uint32_t group, CollectiveOp op, Bytes bytes, Phase phase, int stage,
-                                          int microbatch, std::vector<TaskId>& deps)>;
+                                          int microbatch, std::vector<TaskId>& deps, int stream)>;
   // Built replica ranks 0..replicas-1 and tensor ranks 0..tp-1 of every stage (symmetry);
   // the chain vectors index a rank as replica * tp + tensor rank.
   ShardEmitter(TaskGraph& g, const Layout& layout, int replicas, int tp, Collective collective);
@@ -41,7 +45,9 @@ class ShardEmitter {
   // At the pass's u-th unit marker: `compute_tail` is each built device's last compute task.
   void at_unit(std::size_t u, const std::vector<TaskId>& chain, const std::vector<TaskId>& compute_tail,
                std::vector<TaskId>& extra);
-  void end(const std::vector<TaskId>& chain);
+  // The pass's end; backward with reduction streams, each built rank's last reduction (the
+  // device's next compute waits for it), else none.
+  std::vector<TaskId> end(const std::vector<TaskId>& chain);
 
  private:
   struct Unit {
@@ -49,6 +55,8 @@ class ShardEmitter {
   };
   void issue_gather(std::size_t u, const std::vector<TaskId>& after, std::vector<TaskId>& ids);
   void reduce(std::size_t u, const std::vector<TaskId>& after);
+  void note_reduction(int d, int t, TaskId id) { last_reduction_[static_cast<std::size_t>(d * tp_ + t)] = id; }
+  std::vector<TaskId> last_reduction_;  // per built rank, at the pass's end
   // Groups of replica ranks of the stage for tensor rank t: shard group k (ranks k*shard ..
   // k*shard + shard-1) or, hybrid, the peers at position i of every shard group.
   // Adds `devs` as a group into `id`, member of the family whose first member is `first`.

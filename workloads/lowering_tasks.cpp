@@ -37,27 +37,39 @@ TaskId StreamTasks::compute(std::uint32_t device, const Item& acc, Phase phase, 
 
 TaskId StreamTasks::collective(std::uint32_t group, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int s,
                              int mb, std::vector<TaskId>& deps, bool comm_stream) {
+  return add_collective(group, op, bytes, cls, phase, s, mb, deps, comm_stream, comm_stream ? &comm_tail_ : nullptr);
+}
+
+TaskId StreamTasks::reduction(std::uint32_t group, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int s,
+                              int mb, std::vector<TaskId>& deps, int k) {
+  std::vector<TaskId>& tails = reduce_tail_[k];
+  if (tails.empty()) tails.assign(comm_tail_.size(), kNoTask);
+  return add_collective(group, op, bytes, cls, phase, s, mb, deps, true, &tails);
+}
+
+TaskId StreamTasks::add_collective(std::uint32_t group, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int s,
+                                   int mb, std::vector<TaskId>& deps, bool comm_lane, std::vector<TaskId>* tails) {
   Task t;
   t.kind = TaskKind::collective;
   t.comm = cls;
   t.op = op;
   t.phase = phase;
-  t.stream = comm_stream ? Stream::comm : Stream::compute;
+  t.stream = comm_lane ? Stream::comm : Stream::compute;
   t.group = group;
   t.device = g_.groups()[group].front();
   t.bytes = bytes;
   t.stage = static_cast<std::uint16_t>(s);
   t.microbatch = static_cast<std::uint16_t>(mb);
   t.label = collective_label_;
-  if (comm_stream)
+  if (tails)
     for (std::uint32_t d : g_.groups()[group])
-      if (comm_tail_[d] != kNoTask) deps.push_back(comm_tail_[d]);
+      if ((*tails)[d] != kNoTask) deps.push_back((*tails)[d]);
   std::sort(deps.begin(), deps.end());
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
   deps.erase(std::remove(deps.begin(), deps.end(), kNoTask), deps.end());
   TaskId id = g_.add(t, deps);
-  if (comm_stream)
-    for (std::uint32_t d : g_.groups()[group]) comm_tail_[d] = id;
+  if (tails)
+    for (std::uint32_t d : g_.groups()[group]) (*tails)[d] = id;
   return id;
 }
 

@@ -24,6 +24,12 @@ class StreamTasks {
   // stream it also follows that stream's last task on each device of the group.
   TaskId collective(std::uint32_t group, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int stage,
                     int microbatch, std::vector<TaskId>& deps, bool comm_stream);
+  // A collective on reduction stream k of the group's devices (ZeRO-3 / FSDP: 0 the
+  // reduce-scatter stream, 1 hybrid sharding's all-reduce stream): after `deps` and that
+  // stream's last task on each device, not after the communication stream's. Its tasks show
+  // on the trace's communication lane.
+  TaskId reduction(std::uint32_t group, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int stage,
+                   int microbatch, std::vector<TaskId>& deps, int k);
 
   [[nodiscard]] TaskId compute_tail(std::uint32_t device) const { return compute_tail_[device]; }
   // The device's next compute task also waits for `id` (a blocking point-to-point send).
@@ -32,7 +38,10 @@ class StreamTasks {
 
  private:
   TaskGraph& g_;
+  TaskId add_collective(std::uint32_t group, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int stage,
+                        int microbatch, std::vector<TaskId>& deps, bool comm_lane, std::vector<TaskId>* tails);
   std::vector<TaskId> compute_tail_, comm_tail_;
+  std::vector<TaskId> reduce_tail_[2];  // reduction streams, made on first use
   std::uint32_t phase_label_[5];
   std::uint32_t collective_label_;
 };

@@ -93,6 +93,7 @@ ShardPlan plan_sharding(const LoweringInput& in, const StagePlan& sp) {
   p.shard = shard_ranks(st);
   p.copies = st.grad_ranks() / p.shard;
   p.gather_backward = sh.reshard_after_forward;
+  p.reduce_stream = sh.reduce_stream;
   p.prefetch_forward = sh.prefetch_forward;
   p.prefetch_backward = sh.prefetch_backward;
   if (sh.max_live_parameters > 0) {

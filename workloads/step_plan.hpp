@@ -79,6 +79,7 @@ struct ShardPlan {
   int copies = 1;             // shard groups of the replica group
   int prefetch_forward = 1, prefetch_backward = 1;
   bool gather_backward = true;  // reshard_after_forward
+  bool reduce_stream = true;    // ShardingSpec::reduce_stream
   [[nodiscard]] int prefetch(bool backward) const { return backward ? prefetch_backward : prefetch_forward; }
   [[nodiscard]] bool gathers(bool backward) const { return !backward || gather_backward; }
 };

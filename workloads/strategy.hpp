@@ -71,6 +71,10 @@ struct ShardingSpec {
   double prefetch_bucket = 5e7;       // submodule units: elements gathered together
   double max_live_parameters = 0;     // elements gathered at once; 0: no bound
   double persistence_threshold = 0;   // tensors below this many elements stay unsharded
+  // Gradient reductions on streams of their own (a reduce-scatter stream and, hybrid, an
+  // all-reduce stream) beside the all-gathers' stream, the backward's end waiting for them;
+  // false: one communication stream for all.
+  bool reduce_stream = true;
 };
 
 struct StrategySpec {

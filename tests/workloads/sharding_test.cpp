@@ -9,6 +9,7 @@
 #include "../support/test_lowering.hpp"
 #include "workloads/analytical.hpp"
 #include "workloads/lowering.hpp"
+#include "workloads/lowering_tasks.hpp"
 #include "workloads/memory.hpp"
 #include "workloads/step_plan.hpp"
 
@@ -128,6 +129,67 @@ TEST(Sharding, BackwardPassReducesEachUnitBehindTheNext) {
   EXPECT_DOUBLE_EQ(sharded_pass_time(equal_units(2, 1, 2, 1), 1, true).value(), 6.0);
   // Depth 0: G0 [0,1]; unit 0 [1,3]; RS0 [3,4]; G1 [4,5]; unit 1 [5,7]; RS1 [7,8].
   EXPECT_DOUBLE_EQ(sharded_pass_time(equal_units(2, 1, 2, 1), 0, true).value(), 8.0);
+}
+
+TEST(Sharding, ReduceStreamsRunBesideTheGathers) {
+  // Three gather-bound units, g = 3, c = 1, r = 2, prefetch 1, worked by hand.
+  // One stream: G0 [0,3], G1 [3,6]; unit 0 [3,4]; RS0 after G1 [6,8], G2 [8,11]; unit 1
+  // [6,7]; RS1 [11,13]; unit 2 [11,12]; RS2 [13,15]: 15.
+  EXPECT_DOUBLE_EQ(sharded_pass_time(equal_units(3, 3, 1, 2), 1, true, false).value(), 15.0);
+  // Reduce-scatters on their own stream, all latency (nothing shared): RS0 [4,6] beside G1
+  // and G2 [6,9]; unit 1 [6,7]; RS1 [7,9]; unit 2 [9,10]; RS2 [10,12]: 12.
+  EXPECT_DOUBLE_EQ(sharded_pass_time(equal_units(3, 3, 1, 2), 1, true, true).value(), 12.0);
+  // All bandwidth, shared: G1 alone [3,4] (2 left), then with RS0 at half rate to 8; G2
+  // alone [8,9], then with RS1 (issued at 9, when unit 1 [8,9] ends) to 13; unit 2 [13,14];
+  // RS2 [14,16]: 16, slower than one stream, where the gathers go first.
+  std::vector<UnitCost> shared = equal_units(3, 3, 1, 2);
+  for (UnitCost& u : shared) {
+    u.gather_bw = u.gather;
+    u.reduce_bw = u.reduce;
+  }
+  EXPECT_DOUBLE_EQ(sharded_pass_time(shared, 1, true, true).value(), 16.0);
+  // Hybrid sharding: each all-reduce (a = 1) after its reduce-scatter on a third stream:
+  // RS [4,6], [7,9], [10,12] as above, AR [6,7], [9,10], [12,13]: 13.
+  std::vector<UnitCost> hybrid = equal_units(3, 3, 1, 2);
+  for (UnitCost& u : hybrid) u.all_reduce = Seconds(1);
+  EXPECT_DOUBLE_EQ(sharded_pass_time(hybrid, 1, true, true).value(), 13.0);
+  // The forward has no reductions: the same either way.
+  EXPECT_DOUBLE_EQ(sharded_pass_time(equal_units(3, 3, 1), 1, false, true).value(),
+                   sharded_pass_time(equal_units(3, 3, 1), 1, false, false).value());
+}
+
+TEST(Sharding, ReductionsLeaveTheGathersStreamAndTheBackwardWaitsForThem) {
+  // dp 4, batch 8: two micro-batches per replica, F0 B0 F1 B1. With reduce_stream (the
+  // presets' default) no reduce-scatter follows an all-gather on a stream, and micro-batch
+  // 1's first forward compute waits for B0's last reduce-scatter (FSDP's final callback);
+  // with one stream the reduce-scatters queue behind the gathers and the compute does not
+  // wait for them.
+  for (const bool own : {true, false}) {
+    StrategySpec st = zero3(4);
+    st.sharding.reduce_stream = own;
+    register_builtin_schedules();
+    WorkloadSpec w;
+    w.global_batch = 8;
+    testing::TestDevice dev;
+    auto sched = pipeline_schedules().get(st.schedule, "").make(Params());
+    const TaskGraph g = lower_training_step(testing::uniform_lowering(gpt(2), st, w, *sched, dev));
+    auto is = [&](TaskId id, CollectiveOp op) {
+      return g[id].kind == TaskKind::collective && g[id].comm == CommClass::zero && g[id].op == op;
+    };
+    int after_gather = 0, waits = 0;
+    TaskId first_f1 = kNoTask;
+    for (TaskId id = 0; id < g.size(); ++id) {
+      if (is(id, CollectiveOp::reduce_scatter))
+        for (TaskId d : g.deps(id)) after_gather += is(d, CollectiveOp::all_gather) ? 1 : 0;
+      if (first_f1 == kNoTask && g[id].kind == TaskKind::compute && g[id].device == 0 && g[id].microbatch == 1 &&
+          g[id].phase == Phase::forward)
+        first_f1 = id;
+    }
+    ASSERT_NE(first_f1, kNoTask);
+    for (TaskId d : g.deps(first_f1)) waits += is(d, CollectiveOp::reduce_scatter) ? 1 : 0;
+    EXPECT_EQ(after_gather == 0, own) << own;
+    EXPECT_EQ(waits, own ? 1 : 0) << own;
+  }
 }
 
 TEST(Sharding, AnalyticalStepEqualsTheUnitPipeline) {

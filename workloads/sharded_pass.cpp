@@ -1,0 +1,137 @@
+// ZeRO-3 / FSDP: one pass over its units (analytical.hpp: sharded_pass_time), the closed form
+// of the emitter's per-unit gathers and reductions (lowering_sharding.hpp).
+#include <algorithm>
+#include <deque>
+#include <limits>
+
+#include "analytical.hpp"
+
+namespace hcsim {
+namespace {
+
+// The gathers' stream and the reduce-scatter stream over the same shard group, run as
+// fluids: a job starts when it is issued and its stream's previous job is done, spends its
+// fixed time (latency) and then moves its bandwidth time at rate 1, or 1/2 while the other
+// stream's job moves bandwidth too (both rings on the same links, each getting half of them,
+// as the engine's flows share a link).
+class SharedStreams {
+ public:
+  struct Job {
+    Seconds ready{}, fixed{}, work{}, done{};
+  };
+  // Adds a job of `time` of which `work` is bandwidth time to stream k (0 gathers, 1
+  // reduce-scatters), issued at `ready` (not before the time reached); its index there.
+  std::size_t push(int k, Seconds ready, Seconds time, Seconds work) {
+    work = min(max(work, Seconds{}), time);
+    jobs_[k].push_back({ready, time - work, work, Seconds(-1)});
+    return jobs_[k].size() - 1;
+  }
+  // Runs until job i of stream k is done; its end.
+  Seconds finish(int k, std::size_t i) {
+    while (jobs_[k][i].done < Seconds{}) step();
+    return jobs_[k][i].done;
+  }
+  // Runs until every job is done; the last end of stream k.
+  Seconds drain(int k) {
+    for (int s = 0; s < 2; ++s)
+      if (!jobs_[s].empty()) finish(s, jobs_[s].size() - 1);
+    return jobs_[k].empty() ? Seconds{} : jobs_[k].back().done;
+  }
+  Seconds done(int k, std::size_t i) const { return jobs_[k][i].done; }
+
+ private:
+  // One event: the next job start, end of a fixed part or end, whichever comes first.
+  void step() {
+    bool active[2], moving[2];
+    for (int k = 0; k < 2; ++k) {
+      active[k] = head_[k] < jobs_[k].size() && jobs_[k][head_[k]].ready <= now_;
+      if (active[k] && !started_[k]) {
+        started_[k] = true;
+        fixed_[k] = jobs_[k][head_[k]].fixed;
+        left_[k] = jobs_[k][head_[k]].work;
+      }
+      moving[k] = active[k] && fixed_[k] <= Seconds{};
+    }
+    const double rate = moving[0] && moving[1] ? 0.5 : 1.0;
+    Seconds next(std::numeric_limits<double>::infinity());
+    for (int k = 0; k < 2; ++k) {
+      if (!active[k]) {
+        if (head_[k] < jobs_[k].size()) next = min(next, jobs_[k][head_[k]].ready);
+      } else {
+        next = min(next, now_ + (moving[k] ? left_[k] / rate : fixed_[k]));
+      }
+    }
+    for (int k = 0; k < 2; ++k) {
+      if (!active[k]) continue;
+      if (!moving[k]) {
+        fixed_[k] = next >= now_ + fixed_[k] ? Seconds{} : fixed_[k] - (next - now_);
+        if (fixed_[k] > Seconds{} || left_[k] > Seconds{}) continue;
+      } else {
+        left_[k] = next >= now_ + left_[k] / rate ? Seconds{} : left_[k] - (next - now_) * rate;
+        if (left_[k] > Seconds{}) continue;
+      }
+      jobs_[k][head_[k]].done = next;
+      ++head_[k];
+      started_[k] = false;
+      if (head_[k] < jobs_[k].size()) jobs_[k][head_[k]].ready = max(jobs_[k][head_[k]].ready, next);
+    }
+    now_ = next;
+  }
+
+  std::deque<Job> jobs_[2];
+  std::size_t head_[2] = {0, 0};
+  bool started_[2] = {false, false};
+  Seconds fixed_[2], left_[2];  // the head's fixed and bandwidth time left once it started
+  Seconds now_{};
+};
+
+// The backward with its reductions on streams of their own (ShardPlan::reduce_stream).
+Seconds backward_with_reduce_streams(const std::vector<UnitCost>& units, int prefetch) {
+  const std::size_t n = units.size();
+  SharedStreams streams;
+  std::vector<std::ptrdiff_t> gather(n, -1);
+  std::vector<std::size_t> scatter(n);
+  Seconds end{};
+  std::size_t issued = 0;
+  for (std::size_t u = 0; u < n; ++u) {
+    if (u > 0) scatter[u - 1] = streams.push(1, end, units[u - 1].reduce, units[u - 1].reduce_bw);
+    for (const std::size_t last = std::min(n - 1, u + static_cast<std::size_t>(prefetch)); issued <= last; ++issued)
+      if (units[issued].gather > Seconds{})
+        gather[issued] =
+            static_cast<std::ptrdiff_t>(streams.push(0, end, units[issued].gather, units[issued].gather_bw));
+    const Seconds ready = gather[u] < 0 ? Seconds{} : streams.finish(0, static_cast<std::size_t>(gather[u]));
+    end = max(end, ready) + units[u].busy;
+  }
+  scatter[n - 1] = streams.push(1, end, units[n - 1].reduce, units[n - 1].reduce_bw);
+  const Seconds last = max(streams.drain(0), streams.drain(1));
+  // Hybrid sharding's all-reduces, on their own stream and links: each after its unit's
+  // reduce-scatter and the one before.
+  Seconds all{};
+  for (std::size_t u = 0; u < n; ++u)
+    if (units[u].all_reduce > Seconds{}) all = max(all, streams.done(1, scatter[u])) + units[u].all_reduce;
+  return max(max(end, last), all);
+}
+
+}  // namespace
+
+Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool backward, bool reduce_streams) {
+  const std::size_t n = units.size();
+  if (n == 0) return Seconds{};
+  if (backward && reduce_streams) return backward_with_reduce_streams(units, prefetch);
+  std::vector<Seconds> gathered(n);
+  Seconds comm{}, end{};  // communication stream free; end of the last unit's compute
+  std::size_t issued = 0;
+  for (std::size_t u = 0; u < n; ++u) {
+    if (backward && u > 0) comm = max(comm, end) + units[u - 1].reduce + units[u - 1].all_reduce;
+    for (const std::size_t last = std::min(n - 1, u + static_cast<std::size_t>(prefetch)); issued <= last; ++issued) {
+      if (units[issued].gather <= Seconds{}) continue;
+      comm = max(comm, end) + units[issued].gather;
+      gathered[issued] = comm;
+    }
+    end = max(end, gathered[u]) + units[u].busy;
+  }
+  if (backward) comm = max(comm, end) + units[n - 1].reduce + units[n - 1].all_reduce;
+  return max(end, comm);
+}
+
+}  // namespace hcsim
