@@ -31,11 +31,12 @@ class SharedStreams {
     while (jobs_[k][i].done < Seconds{}) step();
     return jobs_[k][i].done;
   }
-  // Runs until every job is done; the last end of stream k.
-  Seconds drain(int k) {
-    for (int s = 0; s < 2; ++s)
-      if (!jobs_[s].empty()) finish(s, jobs_[s].size() - 1);
-    return jobs_[k].empty() ? Seconds{} : jobs_[k].back().done;
+  // Runs until every job is done; the last end over both streams.
+  Seconds drain() {
+    Seconds last{};
+    for (int k = 0; k < 2; ++k)
+      if (!jobs_[k].empty()) last = max(last, finish(k, jobs_[k].size() - 1));
+    return last;
   }
   Seconds done(int k, std::size_t i) const { return jobs_[k][i].done; }
 
@@ -103,7 +104,7 @@ Seconds backward_with_reduce_streams(const std::vector<UnitCost>& units, int pre
     end = max(end, ready) + units[u].busy;
   }
   scatter[n - 1] = streams.push(1, end, units[n - 1].reduce, units[n - 1].reduce_bw);
-  const Seconds last = max(streams.drain(0), streams.drain(1));
+  const Seconds last = streams.drain();
   // Hybrid sharding's all-reduces, on their own stream and links: each after its unit's
   // reduce-scatter and the one before.
   Seconds all{};

@@ -15,13 +15,6 @@ CollectiveAlgorithms& table() {
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
-// Levels of an in-order binary tree of n ranks (tree.cpp): ceil(log2 n).
-int tree_depth(int n) {
-  int d = 0;
-  while ((1 << d) < n) ++d;
-  return d;
-}
-
 void add(CollectiveAlgorithm a) {
   HCSIM_ASSERT(a.supports && (a.analytic_only || a.schedule), "collective algorithm without a schedule: " + a.name);
   HCSIM_ASSERT(!a.pipelined || (a.depth && (a.share || a.stages)), "pipelined collective algorithm without a depth: " + a.name);
@@ -105,7 +98,7 @@ void add_trees() {
              return double_binary_tree_schedule(r.op, r.shape.ranks, r.elements, r.chunks, r.compressed);
            },
        .pipelined = true,
-       .depth = [](const GroupShape& s) { return tree_depth(s.ranks); },
+       .depth = [](const GroupShape& s) { return double_binary_tree_height(s.ranks); },
        .share = [](CollectiveOp op, const GroupShape&) { return op == CollectiveOp::all_reduce ? 0.5 : 1.0; },
        .auto_priority = 50,
        .family = ProtocolFamily::tree});
@@ -164,7 +157,7 @@ void add_others() {
        .needs = "needs NVSwitches with in-network reduction (nvswitch_reduction) in every node",
        .node_switch_reduction = true,
        .pipelined = true,
-       .depth = [](const GroupShape& s) { return 2 * tree_depth(s.nodes) + 2; },
+       .depth = [](const GroupShape& s) { return 2 * double_binary_tree_height(s.nodes) + 2; },
        .stages = [](CollectiveOp, const GroupShape& s) {
          const double g = s.per_node;
          return std::vector<PipelineStage>{{0, 1, (g + 1) / g}, {0, s.per_node, (s.nodes == 2 ? 1 : 2) / g}};

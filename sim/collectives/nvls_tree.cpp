@@ -26,9 +26,7 @@ Schedule nvls_tree_schedule(CollectiveOp op, int nodes, int per_node, std::int64
   HCSIM_ASSERT(nodes >= 1 && per_node >= 1 && chunks >= 1, "NVLS tree schedule needs nodes, ranks and chunks");
   const int g = per_node;
   Schedule sc{op, nodes * g, elements, {}, 0};
-  int height = 0;
-  while ((1 << height) < nodes) ++height;
-  const int net_steps = 2 * height;
+  const int net_steps = 2 * double_binary_tree_height(nodes);
   sc.steps.resize(static_cast<std::size_t>(chunks + net_steps + 1));
   for (int k = 0; k < chunks; ++k) {
     const std::int64_t piece = chunk_offset(elements, chunks, k), size = chunk_size(elements, chunks, k);

@@ -81,6 +81,8 @@ Schedule ring_schedule(CollectiveOp op, int n, std::int64_t elements, bool compr
 // repeated (Step::repeat), so a schedule of c chunks has O(depth) steps, not c + depth.
 Schedule double_binary_tree_schedule(CollectiveOp op, int n, std::int64_t elements, int chunks = 1,
                                      bool compressed = false);
+// The height of those trees on n ranks, ceil(log2 n): the steps of each phase with one chunk.
+int double_binary_tree_height(int n);
 
 // Recursive halving (reduce-scatter) then recursive doubling (all-gather), Rabenseifner
 // (Thakur, Rabenseifner & Gropp 2005). Non-power-of-two n: the first 2(n - 2^k) ranks pair

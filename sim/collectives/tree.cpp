@@ -138,12 +138,19 @@ std::vector<int> compress_phase(int chunks, int D, const std::vector<std::int64_
 
 }  // namespace
 
+int double_binary_tree_height(int n) {
+  int d = 0;
+  while ((1 << d) < n) ++d;
+  return d;
+}
+
 Schedule double_binary_tree_schedule(CollectiveOp op, int n, std::int64_t elements, int chunks, bool compressed) {
   HCSIM_ASSERT(n >= 1 && chunks >= 1, "a tree needs ranks and at least one chunk");
   Schedule sc{op, n, elements, {}, 0};
   if (n == 1) return sc;
   const Tree first = in_order_tree(n, false), second = in_order_tree(n, true);
   const int D = first.height;
+  HCSIM_ASSERT(D == double_binary_tree_height(n), "an in-order tree of another height");
   const auto phase_steps = static_cast<std::size_t>(chunks + D - 1);
   const std::int64_t half = elements / 2;
   const TreeJob a{&first, 0, half}, b{&second, half, elements - half}, whole{&first, 0, elements};
