@@ -18,7 +18,8 @@ Bytes activation_bytes_per_layer(double s, double b, double h, double a, double 
   const double sbh = s * b * h;
   const double scores = 5.0 * a * s / (h * t);
   switch (r) {
-    case Recompute::full: return Bytes(2.0 * sbh);
+    case Recompute::full:
+      return Bytes(sp ? 2.0 * sbh / t : 2.0 * sbh);
     case Recompute::selective: return Bytes(sp ? sbh * 34.0 / t : sbh * (10.0 + 24.0 / t));
     case Recompute::none: return Bytes(sp ? sbh * (34.0 / t + scores) : sbh * (10.0 + 24.0 / t + scores));
   }

@@ -17,7 +17,9 @@ Flops model_flops(double B, double s, double l, double h, double V);
 Flops hardware_flops_selective(double B, double s, double l, double h, double V);
 
 // Korthikanti et al. 2022, Table 2: activation bytes per layer, 16-bit activations and
-// 1-byte dropout masks; a = heads, t = tensor-parallel size.
+// 1-byte dropout masks; a = heads, t = tensor-parallel size. Full recomputation keeps the
+// layer's input, 2 s b h, which Table 2 gives unsplit; under sequence parallelism that input
+// is the rank's s/t tokens (Megatron-LM's CheckpointFunction saves it as it arrives), 2 s b h / t.
 Bytes activation_bytes_per_layer(double s, double b, double h, double a, double t, bool sequence_parallel,
                                  Recompute recompute);
 

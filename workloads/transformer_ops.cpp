@@ -314,7 +314,12 @@ std::vector<LayerOp> moe_layer_ops(const TransformerConfig& c, const ShardShape&
 }
 
 Bytes layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Recompute r, bool moe) {
-  if (r == Recompute::full) return Bytes(dtype_bytes(storage_dtype(s.dtype)) * d(s.micro_batch * c.seq_len / s.cp) * d(c.hidden));
+  // Full recomputation keeps each layer's input (Megatron-LM's CheckpointFunction saves it):
+  // b s h, which sequence parallelism has already split over the t ranks (b s/t h; Megatron
+  // refuses distribute_saved_activations with it, as the input is already distributed).
+  if (r == Recompute::full)
+    return Bytes(dtype_bytes(storage_dtype(s.dtype)) * d(s.micro_batch * c.seq_len / s.cp) * d(c.hidden) /
+                 (s.sequence_parallel ? s.tp : 1));
   Bytes total{};
   for (const LayerOp& op : moe ? moe_layer_ops(c, s) : transformer_layer_ops(c, s))
     total += op.saved_bytes - (r == Recompute::selective || s.flash_attention ? op.saved_score_bytes : Bytes{});

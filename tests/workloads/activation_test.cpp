@@ -31,6 +31,17 @@ TEST(ActivationMemory, TensorSequenceParallelSelectiveRecompute) {
 }
 TEST(ActivationMemory, FullRecompute) { EXPECT_DOUBLE_EQ(from_ops(8, true, Recompute::full), table2(8, true, Recompute::full)); }
 
+TEST(ActivationMemory, FullRecomputeKeepsTheInputAsSequenceParallelismSplitsIt) {
+  // The layer's input is all full recomputation keeps (Megatron-LM's CheckpointFunction):
+  // 2 s b h bytes (bf16), or under sequence parallelism the rank's s/t tokens of it, 2 s b h / t
+  // (GPT-3: s 2048, h 12288, b 2, t 8). Context parallelism splits s as well.
+  const double sbh = 2048.0 * 2 * 12288;
+  EXPECT_DOUBLE_EQ(from_ops(8, false, Recompute::full, 2), 2 * sbh);
+  EXPECT_DOUBLE_EQ(from_ops(8, true, Recompute::full, 2), 2 * sbh / 8);
+  ShardShape cp{2, 8, true, false, DType::bf16, /*cp=*/4};
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(gpt3(), cp, Recompute::full).value(), 2 * sbh / 8 / 4);
+}
+
 TEST(ActivationMemory, SelectiveSavesSeventyPercentForGpt3) {
   // Korthikanti §5: selective recomputation saves 70 % of activation memory for GPT-3 (TP 8, SP).
   const double saved = 1.0 - from_ops(8, true, Recompute::selective) / from_ops(8, true, Recompute::none);
