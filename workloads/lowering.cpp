@@ -14,6 +14,7 @@
 // reductions after them) runs later on the same device and sends nothing.
 #include "lowering.hpp"
 #include "lowering_groups.hpp"
+#include "lowering_ring.hpp"
 #include "lowering_sharding.hpp"
 #include "lowering_tasks.hpp"
 #include "span_labels.hpp"
@@ -109,7 +110,7 @@ class Emitter {
           if (copy < 0) {
             finish_stage(s);
           } else if (done[copy]) {
-            reduce_copies(std::min(s, copy), std::max(s, copy));
+            groups_.copy_reduction(std::min(s, copy), std::max(s, copy));
             finish_stage(std::min(s, copy));
             finish_stage(std::max(s, copy));
           }
@@ -148,9 +149,7 @@ class Emitter {
       }
       TaskId last = kNone;
       for (const GradReduction::Phase& ph : red.phases) {
-        last = tasks_.collective(groups_.dp_group(s, t), ph.op, ph.bytes, plan_.grad_class, Phase::backward, s, m_ - 1,
-                                 deps, true);
-        groups_.mirror_dp(s, t, last);
+        last = groups_.dp_collective(s, t, ph.op, ph.bytes, plan_.grad_class, Phase::backward, m_ - 1, deps);
         deps = {last};
       }
       if (red.codec.compressed)
@@ -174,28 +173,6 @@ class Emitter {
       groups_.expert_reduction(s, bp.expert, chain);
     }
   }
-
-  // DualPipe: stage a's gradients (chunks: model stages a and p-1-a) added to those of its
-  // copy stage b (the same model stages), an all-reduce of each built rank's pair of devices
-  // after both stages' last passes and gradient reductions.
-  void reduce_copies(int a, int b) {
-    const Bytes bytes = stage(a).grad_bytes + stage(a).expert_grad_bytes;
-    TaskId first = kNone;
-    for (int d = 0; d < dp_; ++d)
-      for (int t = 0; t < tp_; ++t) {
-        std::vector<TaskId> deps{tasks_.compute_tail(dev(a, d, t)), tasks_.compute_tail(dev(b, d, t))};
-        const TaskId id = tasks_.collective(copy_group(a, b, d, t), CollectiveOp::all_reduce, bytes, plan_.grad_class,
-                                            Phase::backward, a, m_ - 1, deps, true);
-        if (first == kNone) first = id;
-      }
-    // The ranks not built (symmetry) reduce the same bytes between their own pairs.
-    std::vector<std::uint32_t> groups;
-    for (int d = 0; d < st_.dp; ++d)
-      for (int t = 0; t < st_.tp; ++t)
-        if (d >= dp_ || t >= tp_) groups.push_back(copy_group(a, b, d, t));
-    if (!groups.empty()) g_.add_mirror(first, g_.add_group_mirror_set(std::move(groups)));
-  }
-  std::uint32_t copy_group(int a, int b, int d, int t) { return g_.add_group({dev(a, d, t), dev(b, d, t)}); }
 
   // One pass being emitted: where it is in its items and its ranks' chains.
   struct PassCursor {
@@ -405,15 +382,8 @@ class Emitter {
     return out;
   }
 
-  // Ring attention over the cp ranks of each (data-parallel, tensor) rank: block 0 on the
-  // local K/V, then per step k = 1..cp-1 every rank sends the block it holds to the next cp
-  // rank (after K/V exist, or after it received that block) and computes on the block it
-  // received. Under symmetry a rank's receive from a rank not built stands in by its own
-  // send of that step (identical ranks, symmetric ring).
-  // Not inlined: inlined into emit_pass, g++ 12 at -O3 warns -Wfree-nonheap-object on the
-  // destruction of `sent` (a false positive of its value-range propagation).
-  [[gnu::noinline]] void emit_ring(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain,
-                                   std::vector<TaskId>& extra) {
+  // Ring attention over the cp ranks of each built rank (workloads/lowering_ring.hpp).
+  void emit_ring(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain, std::vector<TaskId>& extra) {
     Item block = it;
     block.kind = Item::Kind::compute;
     if (it.op_name != nullptr)
@@ -423,48 +393,8 @@ class Emitter {
     block.model_flops /= cp_;
     block.bytes /= cp_;
     block.energy /= cp_;
-    const Phase pass = op.forward() ? Phase::forward : Phase::backward;
-    auto ring_peer = [&](int d, int step) { return d / cp_ * cp_ + (d % cp_ + step + cp_) % cp_; };
-    auto received = [&](const std::vector<TaskId>& ids, int d, int t) {
-      const int from = ring_peer(d, -1);
-      return ids[static_cast<std::size_t>((from < dp_ ? from : d) * tp_ + t)];
-    };
-    const std::vector<TaskId> ready = chain;  // this rank's K/V (and, backward, dO) exist
-    for (std::size_t r = 0; r < chain.size(); ++r) {
-      const auto d = static_cast<int>(r) / tp_, t = static_cast<int>(r) % tp_;
-      chain[r] = tasks_.compute(dev(s, d, t), block, it.phase, s, op.microbatch, chain[r], extra[r]);
-      extra[r] = kNone;
-    }
-    std::vector<TaskId> sent(chain.size(), kNone);
-    for (int k = 1; k < cp_; ++k) {
-      const std::vector<TaskId> before = sent;
-      for (int d = 0; d < dp_; ++d)
-        for (int t = 0; t < tp_; ++t) {
-          const auto r = static_cast<std::size_t>(d * tp_ + t);
-          Task task;
-          task.kind = TaskKind::send;
-          task.comm = CommClass::cp;
-          task.phase = pass;
-          task.stream = Stream::comm;
-          task.device = dev(s, d, t);
-          task.peer = dev(s, ring_peer(d, 1), t);
-          task.bytes = it.comm_bytes;
-          task.stage = static_cast<std::uint16_t>(s);
-          task.microbatch = static_cast<std::uint16_t>(op.microbatch);
-          task.label = send_label_;
-          TaskId deps[2];
-          std::size_t n = 0;
-          for (TaskId x : {k == 1 ? ready[r] : before[r], k == 1 ? kNone : received(before, d, t)})
-            if (x != kNone && std::find(deps, deps + n, x) == deps + n) deps[n++] = x;
-          sent[r] = g_.add(task, std::span<const TaskId>(deps, n));
-        }
-      g_.add_mirror(sent[0], groups_.pair_mirrors({s, s, 1}, [&](int d) { return ring_peer(d, 1); }));
-      for (int d = 0; d < dp_; ++d)
-        for (int t = 0; t < tp_; ++t) {
-          const auto r = static_cast<std::size_t>(d * tp_ + t);
-          chain[r] = tasks_.compute(dev(s, d, t), block, it.phase, s, op.microbatch, chain[r], received(sent, d, t));
-        }
-    }
+    const RingAttention ring{tasks_, g_, groups_, plan_.layout, cp_, dp_, tp_, send_label_};
+    ring.emit(s, op.microbatch, op.forward() ? Phase::forward : Phase::backward, block, it.comm_bytes, chain, extra);
   }
 
   // `also`: a second task per rank the send waits for (a pair's other pass), or null.
@@ -490,19 +420,9 @@ class Emitter {
           dep = add_codec(dev(s, d, t), from.send_codec.encode, phase, s, op.microbatch, dep, dep2);
           dep2 = kNone;
         }
-        Task task;
-        task.kind = TaskKind::send;
-        task.comm = CommClass::pp;
-        task.phase = op.backward ? Phase::backward : Phase::forward;
-        task.stream = Stream::comm;
-        task.device = dev(s, d, t);
-        task.peer = dev(ns, d, t);
-        task.bytes = from.send_bytes;
-        task.stage = static_cast<std::uint16_t>(s);
-        task.microbatch = static_cast<std::uint16_t>(op.microbatch);
-        task.label = send_label_;
-        ids[r] = dep2 == kNone ? g_.add(task, {dep}) : g_.add(task, {dep, dep2});
-        if (st_.blocking_p2p) tasks_.block_compute_on(task.device, ids[r]);
+        ids[r] = tasks_.send(dev(s, d, t), dev(ns, d, t), from.send_bytes, CommClass::pp, phase, s, op.microbatch,
+                             send_label_, {dep, dep2});
+        if (st_.blocking_p2p) tasks_.block_compute_on(dev(s, d, t), ids[r]);
         if (from.send_codec.compressed)
           ids[r] = add_codec(dev(ns, d, t), stage(ns).send_codec.decode, phase, ns, op.microbatch, ids[r]);
       }
@@ -552,9 +472,8 @@ class Emitter {
       for (int t = 0; t < tp_; ++t) {
         std::vector<TaskId> deps;
         for (int d = 0; d < dp_; ++d) deps.push_back(upd[static_cast<std::size_t>(d * tp_ + t)]);
-        groups_.mirror_dp(s, t,
-                          tasks_.collective(groups_.dp_group(s, t), CollectiveOp::all_gather, sp.zero_gather_bytes,
-                                            CommClass::zero, Phase::optimizer, s, 0, deps, true));
+        groups_.dp_collective(s, t, CollectiveOp::all_gather, sp.zero_gather_bytes, CommClass::zero, Phase::optimizer,
+                              0, std::move(deps));
       }
     if (sp.expert_gather_bytes > Bytes{}) groups_.expert_gather(s, sp.expert_gather_bytes, Phase::optimizer, upd);
   }
@@ -564,21 +483,8 @@ class Emitter {
   TaskId offload_stream(int s, std::uint32_t device, bool read, TaskId dep, TaskId dep2) {
     if (in_.offload_endpoint.empty()) return kNone;
     const std::uint32_t mem = g_.devices + in_.offload_endpoint[device];
-    Task task;
-    task.kind = TaskKind::send;
-    task.comm = CommClass::offload;
-    task.phase = Phase::optimizer;
-    task.stream = Stream::comm;
-    task.device = read ? mem : device;
-    task.peer = read ? device : mem;
-    task.bytes = stage(s).offload_bytes;
-    task.stage = static_cast<std::uint16_t>(s);
-    task.label = offload_label_;
-    TaskId deps[2];
-    std::size_t n = 0;
-    for (TaskId d : {dep, dep2})
-      if (d != kNone && std::find(deps, deps + n, d) == deps + n) deps[n++] = d;
-    return g_.add(task, std::span<const TaskId>(deps, n));
+    return tasks_.send(read ? mem : device, read ? device : mem, stage(s).offload_bytes, CommClass::offload,
+                       Phase::optimizer, s, 0, offload_label_, {dep, dep2});
   }
 
   const LoweringInput& in_;

@@ -59,6 +59,13 @@ void GroupCollectives::mirror_dp(int s, int t, TaskId id) {
   g_.add_mirror(id, group_mirrors(dp_mirrors_, s, tp_, st_.tp, [&](int k) { return dp_group(s, k); }));
 }
 
+TaskId GroupCollectives::dp_collective(int s, int t, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase,
+                                       int microbatch, std::vector<TaskId> deps) {
+  const TaskId id = tasks_.collective(dp_group(s, t), op, bytes, cls, phase, s, microbatch, deps, true);
+  mirror_dp(s, t, id);
+  return id;
+}
+
 std::uint32_t GroupCollectives::pair_mirrors(std::array<int, 3> key, const std::function<int(int)>& peer) {
   auto [it, added] = pair_mirrors_.try_emplace(key, 0);
   if (added) {
@@ -166,6 +173,30 @@ std::vector<TaskId> GroupCollectives::expert_gather(int s, Bytes bytes, Phase ph
                            expert_gather_mirrors_);
 }
 
+void GroupCollectives::copy_reduction(int a, int b) {
+  const StagePlan& sa = plan_.stages[static_cast<std::size_t>(a)];
+  const Bytes bytes = sa.grad_bytes + sa.expert_grad_bytes;
+  TaskId first = kNoTask;
+  for (int d = 0; d < dp_; ++d)
+    for (int t = 0; t < tp_; ++t) {
+      std::vector<TaskId> deps{tasks_.compute_tail(plan_.layout.device(a, d, t)),
+                               tasks_.compute_tail(plan_.layout.device(b, d, t))};
+      const TaskId id = tasks_.collective(copy_group(a, b, d, t), CollectiveOp::all_reduce, bytes, plan_.grad_class,
+                                          Phase::backward, a, plan_.m - 1, deps, true);
+      if (first == kNoTask) first = id;
+    }
+  // The ranks not built (symmetry) reduce the same bytes between their own pairs.
+  std::vector<std::uint32_t> groups;
+  for (int d = 0; d < st_.dp; ++d)
+    for (int t = 0; t < st_.tp; ++t)
+      if (d >= dp_ || t >= tp_) groups.push_back(copy_group(a, b, d, t));
+  if (!groups.empty()) g_.add_mirror(first, g_.add_group_mirror_set(std::move(groups)));
+}
+
+std::uint32_t GroupCollectives::copy_group(int a, int b, int d, int t) {
+  return g_.add_group({plan_.layout.device(a, d, t), plan_.layout.device(b, d, t)});
+}
+
 const std::vector<TaskId>& GroupCollectives::issue_gather(int s, std::size_t j, const std::vector<TaskId>& deps) {
   const ParamGather& pg = plan_.stages[static_cast<std::size_t>(s)].param_gathers[j];
   std::vector<TaskId> ids(static_cast<std::size_t>(dp_ * tp_), kNoTask);
@@ -174,9 +205,8 @@ const std::vector<TaskId>& GroupCollectives::issue_gather(int s, std::size_t j, 
       std::vector<TaskId> after;
       for (int d = 0; d < dp_; ++d)
         if (!deps.empty()) after.push_back(deps[static_cast<std::size_t>(d * tp_ + t)]);
-      const TaskId id = tasks_.collective(dp_group(s, t), CollectiveOp::all_gather, pg.bytes, CommClass::zero,
-                                          Phase::forward, s, 0, after, true);
-      mirror_dp(s, t, id);
+      const TaskId id =
+          dp_collective(s, t, CollectiveOp::all_gather, pg.bytes, CommClass::zero, Phase::forward, 0, std::move(after));
       for (int d = 0; d < dp_; ++d) ids[static_cast<std::size_t>(d * tp_ + t)] = id;
     }
   if (pg.expert > Bytes{}) {

@@ -36,10 +36,10 @@ class GroupCollectives {
   }
 
   std::uint32_t tp_group(int s, int d);  // replica d's tensor group
-  std::uint32_t dp_group(int s, int t);  // tensor rank t's replica group
-  // The data-parallel collective of built tensor rank 0 also stands for those of the tensor
-  // ranks not built (same bytes over their own replica groups).
-  void mirror_dp(int s, int t, TaskId id);
+  // A collective over tensor rank t's replica group on the communication stream after `deps`,
+  // standing also for the tensor ranks not built (mirror_dp); its id.
+  TaskId dp_collective(int s, int t, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int microbatch,
+                       std::vector<TaskId> deps);
   // The sends of the ranks not built, from stage key[0]'s rank (d, t) to stage key[1]'s rank
   // (peer(d), t); one set per key (from stage, to stage, kind).
   std::uint32_t pair_mirrors(std::array<int, 3> key, const std::function<int(int)>& peer);
@@ -56,6 +56,11 @@ class GroupCollectives {
   // The routed experts' parameter all-gather after `chain`; ids per built rank.
   std::vector<TaskId> expert_gather(int s, Bytes bytes, Phase phase, const std::vector<TaskId>& chain);
 
+  // DualPipe: stage a's gradients (chunks: model stages a and p-1-a) added to those of its
+  // copy stage b (the same model stages), an all-reduce of each built rank's pair of devices
+  // after both stages' last passes and gradient reductions.
+  void copy_reduction(int a, int b);
+
   // ZeRO-1/2's parameter bucket j of stage s, after `deps` (per built rank; empty: none) and
   // the communication stream; its ids per built rank, kept for gathered().
   const std::vector<TaskId>& issue_gather(int s, std::size_t j, const std::vector<TaskId>& deps);
@@ -66,8 +71,13 @@ class GroupCollectives {
 
  private:
   using Sets = std::map<int, std::uint32_t>;  // mirror sets by stage
+  std::uint32_t dp_group(int s, int t);       // tensor rank t's replica group
+  // The data-parallel collective of built tensor rank 0 also stands for those of the tensor
+  // ranks not built (same bytes over their own replica groups).
+  void mirror_dp(int s, int t, TaskId id);
   std::uint32_t graph_group(std::map<std::pair<int, int>, std::uint32_t>& cache, int s, int j, const DeviceGroup& g);
   std::uint32_t expert_group(int s, int j);
+  std::uint32_t copy_group(int a, int b, int d, int t);  // rank (d, t) of stages a and b
   std::uint32_t expert_tensor_group(int s, int k);
   std::uint32_t expert_replica_group(int s, int q);
   int local(int d, int t) const { return d * st_.tp + t; }  // the stage-local index of built rank (d, t)

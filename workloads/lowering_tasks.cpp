@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <span>
 
+#include "sim/core/error.hpp"
+
 namespace hcsim {
 
 StreamTasks::StreamTasks(TaskGraph& g, std::uint32_t devices)
@@ -33,6 +35,27 @@ TaskId StreamTasks::compute(std::uint32_t device, const Item& acc, Phase phase, 
   TaskId id = g_.add(t, std::span<const TaskId>(deps, n));
   compute_tail_[device] = id;
   return id;
+}
+
+TaskId StreamTasks::send(std::uint32_t from, std::uint32_t to, Bytes bytes, CommClass cls, Phase phase, int s, int mb,
+                         std::uint32_t label, std::initializer_list<TaskId> deps) {
+  Task t;
+  t.kind = TaskKind::send;
+  t.comm = cls;
+  t.phase = phase;
+  t.stream = Stream::comm;
+  t.device = from;
+  t.peer = to;
+  t.bytes = bytes;
+  t.stage = static_cast<std::uint16_t>(s);
+  t.microbatch = static_cast<std::uint16_t>(mb);
+  t.label = label;
+  HCSIM_ASSERT(deps.size() <= 4, "a send after more than four tasks");
+  TaskId ids[4];
+  std::size_t n = 0;
+  for (TaskId d : deps)
+    if (d != kNoTask && std::find(ids, ids + n, d) == ids + n) ids[n++] = d;
+  return g_.add(t, std::span<const TaskId>(ids, n));
 }
 
 TaskId StreamTasks::collective(std::uint32_t group, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int s,

@@ -4,6 +4,7 @@
 // stream follows the last collective of that stream on each of its devices.
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "workloads/items.hpp"
@@ -30,6 +31,11 @@ class StreamTasks {
   // on the trace's communication lane.
   TaskId reduction(std::uint32_t group, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int stage,
                    int microbatch, std::vector<TaskId>& deps, int k);
+
+  // A transfer from `from` to `to` (a device, or a memory endpoint) on the communication lane
+  // after `deps` (kNoTask and repeated ids dropped); it waits for no stream's last task.
+  TaskId send(std::uint32_t from, std::uint32_t to, Bytes bytes, CommClass cls, Phase phase, int stage, int microbatch,
+              std::uint32_t label, std::initializer_list<TaskId> deps);
 
   [[nodiscard]] TaskId compute_tail(std::uint32_t device) const { return compute_tail_[device]; }
   // The device's next compute task also waits for `id` (a blocking point-to-point send).
