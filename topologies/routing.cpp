@@ -22,15 +22,29 @@ constexpr std::size_t kCacheBytes = std::size_t{128} << 20;
 }  // namespace
 
 Router::Router(const TopologyGraph& g, bool whole_graph_search)
-    : g_(g), whole_graph_(whole_graph_search || g.devices_forward), adj_(g.nodes().size()) {
+    : g_(g), whole_graph_(whole_graph_search || g.devices_forward) {
   const std::size_t n = g.nodes().size();
-  for (std::size_t e = 0; e < g.edges().size(); ++e) {
-    const auto& ed = g.edges()[e];
-    adj_[static_cast<std::size_t>(ed.a)].emplace_back(ed.b, static_cast<int>(e));
-    adj_[static_cast<std::size_t>(ed.b)].emplace_back(ed.a, static_cast<int>(e));
-    weight_.push_back(static_cast<std::int64_t>(std::llround(ed.link().latency.value() * 1e12)) + 1);
+  // Counted, placed in edge order, then each list sorted.
+  adj_.first.assign(n + 1, 0);
+  for (const auto& ed : g.edges()) {
+    ++adj_.first[static_cast<std::size_t>(ed.a) + 1];
+    ++adj_.first[static_cast<std::size_t>(ed.b) + 1];
   }
-  for (auto& a : adj_) std::sort(a.begin(), a.end());
+  for (std::size_t u = 0; u < n; ++u) adj_.first[u + 1] += adj_.first[u];
+  adj_.items.resize(adj_.first[n]);
+  {
+    std::vector<std::size_t> next(adj_.first.begin(), adj_.first.end() - 1);
+    weight_.reserve(g.edges().size());
+    for (std::size_t e = 0; e < g.edges().size(); ++e) {
+      const auto& ed = g.edges()[e];
+      adj_.items[next[static_cast<std::size_t>(ed.a)]++] = {ed.b, static_cast<int>(e)};
+      adj_.items[next[static_cast<std::size_t>(ed.b)]++] = {ed.a, static_cast<int>(e)};
+      weight_.push_back(static_cast<std::int64_t>(std::llround(ed.link().latency.value() * 1e12)) + 1);
+    }
+  }
+  for (std::size_t u = 0; u < n; ++u)
+    std::sort(adj_.items.begin() + static_cast<std::ptrdiff_t>(adj_.first[u]),
+              adj_.items.begin() + static_cast<std::ptrdiff_t>(adj_.first[u + 1]));
   transit_.resize(n);
   for (std::size_t i = 0; i < n; ++i) transit_[i] = g.devices_forward || g.nodes()[i].kind != TopoNode::Kind::device;
   domain_local_.assign(n, -1);
@@ -42,9 +56,13 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
     domain_local_[i] = static_cast<int>(members.size());
     members.push_back(static_cast<int>(i));
   }
+  find_star_domains();
   const std::size_t per_search = 9 * std::max<std::size_t>(1, n);  // dist + settled flag
   max_searches_ = std::max<std::size_t>(64, kCacheBytes / per_search);
-  if (whole_graph_) return;
+  if (whole_graph_) {
+    set_hops();
+    return;
+  }
   // Connected components of the transit nodes alone (switches reach each other through
   // switches only), each node with its index inside its component.
   component_.assign(n, -1);
@@ -93,6 +111,98 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
     if (transit_[u] && parent_[u] < 0) local_[u] = component_size_[static_cast<std::size_t>(component_[u])]++;
   max_table_entries_ = kCacheBytes / sizeof(std::int64_t);
   find_bipartite_cores();
+  set_hops();
+}
+
+void Router::set_hops() {
+  adj_.hop.resize(adj_.items.size());
+  for (std::size_t i = 0; i < adj_.items.size(); ++i) {
+    const auto v = static_cast<std::size_t>(adj_.items[i].first);
+    const bool pendant = !parent_.empty() && parent_[v] >= 0;
+    adj_.hop[i] =
+        4 * weight_[static_cast<std::size_t>(adj_.items[i].second)] + (transit_[v] ? 1 : 0) + (pendant ? 2 : 0);
+  }
+  // Core nodes of closed-form components: their core neighbours' items, when consecutive.
+  core_run_.assign(adj_.size(), {0, 0});
+  if (whole_graph_) return;
+  for (std::size_t u = 0; u < adj_.size(); ++u) {
+    if (!closed_form(static_cast<int>(u)) || parent_[u] >= 0) continue;
+    std::size_t first = adj_.first[u + 1], last = first;
+    for (std::size_t i = adj_.first[u]; i < adj_.first[u + 1]; ++i)
+      if ((adj_.hop[i] & 3) == 1) {
+        if (first == adj_.first[u + 1])
+          first = i;
+        else if (last != i)
+          break;  // a gap: not one run
+        last = i + 1;
+      }
+    bool one_run = first < last;
+    for (std::size_t i = last; one_run && i < adj_.first[u + 1]; ++i) one_run = (adj_.hop[i] & 3) != 1;
+    if (one_run) core_run_[u] = {first, last};
+  }
+}
+
+bool Router::adjacent(int a, int b) const {
+  auto la = adj_[static_cast<std::size_t>(a)], lb = adj_[static_cast<std::size_t>(b)];
+  if (lb.size() < la.size()) {
+    std::swap(la, lb);
+    std::swap(a, b);
+  }
+  const auto it = std::lower_bound(la.begin(), la.end(), std::pair<int, int>{b, -1});
+  return it != la.end() && it->first == b;
+}
+
+void Router::find_star_domains() {
+  star_center_.assign(domain_nodes_.size(), -1);
+  star_edge_.assign(adj_.size(), -1);
+  if (whole_graph_) return;  // the reference searches every domain (routing_tables_test.cpp)
+  for (std::size_t d = 0; d < domain_nodes_.size(); ++d) {
+    const auto& members = domain_nodes_[d];
+    int center = -1;
+    for (int v : members) {
+      if (!transit(v)) continue;
+      if (center >= 0) {  // a second node that forwards: paths may differ
+        center = -1;
+        break;
+      }
+      center = v;
+    }
+    if (center < 0 || members.size() < 3) continue;
+    bool star = true;
+    for (int v : members) {
+      if (v == center) continue;
+      int edge = -1, inside = 0;
+      for (const auto& [u, e] : adj_[static_cast<std::size_t>(v)])
+        if (g_.nodes()[static_cast<std::size_t>(u)].scale_up_domain == static_cast<int>(d)) {
+          ++inside;
+          edge = u == center ? e : -1;
+        }
+      if (inside != 1 || edge < 0) {
+        star = false;
+        break;
+      }
+      star_edge_[static_cast<std::size_t>(v)] = edge;
+    }
+    if (star) star_center_[d] = center;
+  }
+}
+
+void Router::star_route(int src, int dst, int center, Route& r) const {
+  walk_nodes_.assign({src, center, dst});
+  walk_edges_.assign({star_edge_[static_cast<std::size_t>(src)], star_edge_[static_cast<std::size_t>(dst)]});
+  r.reachable = true;
+  r.nodes = keep(walk_nodes_);
+  r.edges = keep(walk_edges_);
+  sum_links(r);
+}
+
+void Router::sum_links(Route& r) const {
+  for (std::size_t i = 0; i < r.edges.size(); ++i) {
+    const auto& ed = g_.edges()[static_cast<std::size_t>(r.edges[i])];
+    r.latency += ed.link().latency;
+    const BytesPerSecond bw = ed.bandwidth() * ed.link().efficiency;
+    r.bottleneck = i == 0 ? bw : min(r.bottleneck, bw);
+  }
 }
 
 void Router::find_bipartite_cores() {
@@ -229,8 +339,10 @@ const std::vector<std::int64_t>& Router::transit_table(int b) const {
   return tables_.emplace(b, std::move(dist)).first->second;
 }
 
-Router::Target Router::target_of(int dst) const {
-  Target t{dst, {}};
+const Router::Target& Router::target_of(int dst) const {
+  Target& t = target_;
+  t.dst = dst;
+  t.entries.clear();
   auto add = [&](int b, std::int64_t w) {
     const int q = parent_[static_cast<std::size_t>(b)];
     const int via = q >= 0 ? b : -1;
@@ -309,6 +421,27 @@ bool Router::target_hops(int cur, std::int64_t dcur, const Target& t, std::vecto
   return true;
 }
 
+std::int64_t Router::shared_distance(int cur, const Target& t) const {
+  const int c = component_[static_cast<std::size_t>(cur)];
+  const std::int64_t w = bipartite_weight_[static_cast<std::size_t>(c)];
+  const char side = static_cast<char>(1 - side_[static_cast<std::size_t>(cur)]);
+  std::int64_t shared = kUnreached;
+  for (const Entry& en : t.entries) {
+    if (en.component != c) continue;
+    const std::int64_t d = (side_[static_cast<std::size_t>(en.core)] != side ? w : 2 * w) + en.weight;
+    if (shared == kUnreached || d < shared) shared = d;
+  }
+  return shared;
+}
+
+bool Router::closed_run(int cur, const std::vector<int>& hops) const {
+  // target_hops() returned false past its closed-form test, so `hops` lists t's nodes (dst,
+  // the entries' cores and vias): any of them next to cur may be a next hop of its own.
+  for (int v : hops)
+    if (v != cur && adjacent(cur, v)) return false;
+  return true;
+}
+
 template <class Dist>
 void Router::walk(int src, int dst, const Dist& dist, Route& r, const Target* t) const {
   r.reachable = true;
@@ -333,15 +466,55 @@ void Router::walk(int src, int dst, const Dist& dist, Route& r, const Target* t)
         next_dist.push_back(dv);
       }
     };
-    const auto& out = adj_[static_cast<std::size_t>(cur)];
     if (t && target_hops(cur, dcur, *t, walk_hops_)) {
-      // The same candidates in the same (neighbour, edge) order as the whole scan.
-      for (int v : walk_hops_)
-        for (auto it = std::lower_bound(out.begin(), out.end(), std::pair<int, int>{v, -1});
-             it != out.end() && it->first == v; ++it)
-          consider(it->first, it->second);
+      // The same candidates in the same (neighbour, edge) order as the whole scan: the edges
+      // between cur and v, ascending, found in the shorter of the two sorted lists (a spine's
+      // list holds every leaf).
+      const auto out = adj_[static_cast<std::size_t>(cur)];
+      for (int v : walk_hops_) {
+        const auto in = adj_[static_cast<std::size_t>(v)];
+        const bool from_v = in.size() < out.size();
+        const auto list = from_v ? in : out;
+        const int other = from_v ? cur : v;
+        for (auto it = std::lower_bound(list.begin(), list.end(), std::pair<int, int>{other, -1});
+             it != list.end() && it->first == other; ++it)
+          consider(v, it->second);
+      }
+    } else if (const auto [first, last] = core_run_[static_cast<std::size_t>(cur)];
+               t != nullptr && first < last && closed_run(cur, walk_hops_)) {
+      // A core node of a closed-form component whose neighbours include none of t's nodes:
+      // the next hops are its core neighbours (the other side, all at the same distance and
+      // over edges of the same weight), the items [first, last), or none.
+      const std::int64_t d = shared_distance(cur, *t);
+      if (d + (adj_.hop[first] >> 2) == dcur)
+        for (std::size_t i = first; i < last; ++i) {
+          next.push_back(adj_.items[i]);
+          next_dist.push_back(d);
+        }
     } else {
-      for (const auto& [v, e] : out) consider(v, e);
+      // The whole list, each item's weight and its neighbour's kind read beside it. From a
+      // core node of a closed-form component (t given: dist is to_dst), a core neighbour is on
+      // the other side, so its distance is the same for every such neighbour that is not
+      // one of t's core nodes (to_dst's sum, without reading the neighbour's tables).
+      const bool closed =
+          t != nullptr && transit(cur) && parent_[static_cast<std::size_t>(cur)] < 0 && closed_form(cur);
+      const std::int64_t shared = closed ? shared_distance(cur, *t) : kUnreached;
+      const auto is_core_of_t = [&](int v) {
+        for (const Entry& en : t->entries)
+          if (en.core == v) return true;
+        return false;
+      };
+      const std::size_t end = adj_.first[static_cast<std::size_t>(cur) + 1];
+      for (std::size_t i = adj_.first[static_cast<std::size_t>(cur)]; i < end; ++i) {
+        const auto [v, e] = adj_.items[i];
+        const std::int64_t hop = adj_.hop[i];
+        if (v != dst && (hop & 1) == 0) continue;
+        const std::int64_t dv = closed && (hop & 3) == 1 && v != dst && !is_core_of_t(v) ? shared : dist(v);
+        if (dv != kUnreached && dv + (hop >> 2) == dcur) {
+          next.emplace_back(v, e);
+          next_dist.push_back(dv);
+        }
+      }
     }
     HCSIM_ASSERT(!next.empty(), "shortest-path table inconsistent");
     const std::size_t k = g_.destination_routing
@@ -354,12 +527,7 @@ void Router::walk(int src, int dst, const Dist& dist, Route& r, const Target* t)
   }
   r.nodes = keep(nodes);
   r.edges = keep(edges);
-  for (std::size_t i = 0; i < r.edges.size(); ++i) {
-    const auto& ed = g_.edges()[static_cast<std::size_t>(r.edges[i])];
-    r.latency += ed.link().latency;
-    const BytesPerSecond bw = ed.bandwidth() * ed.link().efficiency;
-    r.bottleneck = i == 0 ? bw : min(r.bottleneck, bw);
-  }
+  sum_links(r);
 }
 
 int Router::restricting_domain(int src, int dst) const {
@@ -369,6 +537,13 @@ int Router::restricting_domain(int src, int dst) const {
 }
 
 void Router::domain_route(int src, int dst, int domain, Route& r) const {
+  // A star (one switch, each member device joined to it by one link and to no other member):
+  // the one path inside the domain, as the search below would find it.
+  if (const int center = star_center_[static_cast<std::size_t>(domain)];
+      center >= 0 && src != center && dst != center && src != dst) {
+    star_route(src, dst, center, r);
+    return;
+  }
   const auto& members = domain_nodes_[static_cast<std::size_t>(domain)];
   const auto local = [&](int v) { return static_cast<std::size_t>(domain_local_[static_cast<std::size_t>(v)]); };
   std::vector<std::int64_t>& dist = domain_dist_;
@@ -483,7 +658,7 @@ void Router::find(int src, int dst, Route& r) const {
     if (s.settled[static_cast<std::size_t>(src)]) walk(src, dst, dist, r);
   } else {
     trim_tables();
-    const Target t = target_of(dst);
+    const Target& t = target_of(dst);
     if (to_dst(src, t) != kUnreached)
       walk(
           src, dst, [&](int v) { return to_dst(v, t); }, r, &t);

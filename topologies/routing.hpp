@@ -70,8 +70,9 @@ struct Route {
 
 class Router {
  public:
-  // `whole_graph_search`: always use the per-destination Dijkstra over the whole graph (the
-  // reference the transit-table method is checked against); the routes are identical.
+  // `whole_graph_search`: always use the per-destination Dijkstra over the whole graph, and
+  // the search over a scale-up domain for every domain (the reference the transit tables,
+  // their closed forms and the star domains are checked against); the routes are identical.
   explicit Router(const TopologyGraph& g, bool whole_graph_search = false);
   // Routes view the router's own storage: a router moves, it is not copied.
   Router(const Router&) = delete;
@@ -128,7 +129,9 @@ class Router {
     int dst;
     std::vector<Entry> entries;
   };
-  Target target_of(int dst) const;
+  // Built in target_, valid until the next call.
+  const Target& target_of(int dst) const;
+  mutable Target target_;
   // Distance from `node` to the target over transit intermediates (kUnreached if none).
   std::int64_t to_dst(int node, const Target& t) const;
   [[nodiscard]] bool transit(int node) const { return transit_[static_cast<std::size_t>(node)] != 0; }
@@ -146,12 +149,32 @@ class Router {
   [[nodiscard]] int restricting_domain(int src, int dst) const;
   // Least-latency route from src to dst through the nodes of `domain` only.
   void domain_route(int src, int dst, int domain, Route& r) const;
+  // Scale-up domains that are stars: one forwarding node (the center, e.g. a node's NVSwitch)
+  // and member devices joined to it by one link each and to no other member; the route
+  // between two of their devices is device, center, device (star_route).
+  void find_star_domains();
+  void star_route(int src, int dst, int center, Route& r) const;
+  // r's latency (sum over its links) and bottleneck (least effective bandwidth) from r.edges.
+  void sum_links(Route& r) const;
   // Internal error when r joins two nodes of one scale-up domain but leaves it.
   void check_scale_up(int src, int dst, const Route& r) const;
 
   const TopologyGraph& g_;
   bool whole_graph_ = false;
-  std::vector<std::vector<std::pair<int, int>>> adj_;  // node -> (neighbour, edge), sorted
+  // node -> (neighbour, edge), sorted; all nodes' lists in one array (a million-device graph
+  // has millions of short lists).
+  struct Adjacency {
+    std::vector<std::size_t> first;  // node u's list: items[first[u], first[u + 1])
+    std::vector<std::pair<int, int>> items;
+    // Per item, beside it for the walk's scan: its edge's weight times 4, plus 1 when the
+    // neighbour forwards (transit) and 2 when it is a pendant transit node.
+    std::vector<std::int64_t> hop;
+    [[nodiscard]] std::span<const std::pair<int, int>> operator[](std::size_t u) const {
+      return {items.data() + first[u], items.data() + first[u + 1]};
+    }
+    [[nodiscard]] std::size_t size() const { return first.empty() ? 0 : first.size() - 1; }
+  };
+  Adjacency adj_;
   std::vector<std::int64_t> weight_;                   // per edge
   std::vector<char> transit_;                          // per node: may carry others' traffic
   std::vector<int> component_, local_;                 // transit nodes: component; core ones: index in it
@@ -170,8 +193,20 @@ class Router {
     return side_[static_cast<std::size_t>(from)] != side_[static_cast<std::size_t>(to)] ? w : 2 * w;
   }
   void find_bipartite_cores();
+  void set_hops();  // adj_.hop and core_run_
+  // Per node: a closed-form core node's core neighbours as items [first, last) of its list
+  // when they are consecutive there, else {0, 0}.
+  std::vector<std::pair<std::size_t, std::size_t>> core_run_;
+  [[nodiscard]] bool adjacent(int a, int b) const;
+  // The distance to t of every core neighbour of core node cur (closed form) that is not one
+  // of t's core nodes.
+  [[nodiscard]] std::int64_t shared_distance(int cur, const Target& t) const;
+  // Whether none of t's nodes listed in `hops` (target_hops) is next to cur.
+  [[nodiscard]] bool closed_run(int cur, const std::vector<int>& hops) const;
   std::vector<std::vector<int>> domain_nodes_;  // scale-up domain -> its nodes, ascending
   std::vector<int> domain_local_;               // node -> index in its domain's list (-1: none)
+  std::vector<int> star_center_;                // domain -> its center when a star, else -1
+  std::vector<int> star_edge_;                  // a star's member device -> its edge to the center
   std::size_t max_searches_ = 64;
   mutable std::map<int, Search> searches_;
   mutable std::vector<int> search_order_;

@@ -51,7 +51,7 @@ class TopologyGraph {
   int add_device(std::string name, int device_index);
   int add_switch(std::string name, bool in_switch_reduction = false);
   int add_memory(std::string name, Bytes capacity);
-  int add_edge(int a, int b, const LinkSpec& link, int lanes, std::string link_class);
+  int add_edge(int a, int b, const LinkSpec& link, int lanes, std::string_view link_class);
   void set_memory_performance(int node, Seconds latency, BytesPerSecond bandwidth);
   // Puts `node` in scale-up domain `domain` (>= 0). The routing invariant (routing.hpp):
   // traffic between two nodes of one domain stays on the domain's nodes, e.g. two GPUs of a

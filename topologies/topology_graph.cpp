@@ -22,18 +22,28 @@ int TopologyGraph::add_memory(std::string name, Bytes capacity) {
   return static_cast<int>(nodes_.size()) - 1;
 }
 
-int TopologyGraph::add_edge(int a, int b, const LinkSpec& link, int lanes, std::string link_class) {
+int TopologyGraph::add_edge(int a, int b, const LinkSpec& link, int lanes, std::string_view link_class) {
   HCSIM_ASSERT(a >= 0 && b >= 0 && a < static_cast<int>(nodes_.size()) && b < static_cast<int>(nodes_.size()) && a != b,
                "edge endpoints out of range");
+  // The numbers first: they tell most specs apart without comparing names.
   const auto same = [&](const LinkSpec& x) {
-    return x.technology == link.technology && x.name == link.name && x.bandwidth == link.bandwidth &&
-           x.latency == link.latency && x.efficiency == link.efficiency && x.energy_per_byte == link.energy_per_byte &&
-           x.static_power == link.static_power;
+    return x.bandwidth == link.bandwidth && x.latency == link.latency && x.efficiency == link.efficiency &&
+           x.energy_per_byte == link.energy_per_byte && x.static_power == link.static_power &&
+           x.technology == link.technology && x.name == link.name;
   };
-  auto spec = std::find_if(specs_->rbegin(), specs_->rend(), same);
-  const LinkSpec* sp = spec != specs_->rend() ? &*spec : &specs_->emplace_back(link);
-  auto cls = std::find(classes_->rbegin(), classes_->rend(), link_class);
-  const std::string* cp = cls != classes_->rend() ? &*cls : &classes_->emplace_back(std::move(link_class));
+  // A builder adds runs of edges of one spec and class: the last edge's are tried first.
+  const LinkSpec* sp = nullptr;
+  const std::string* cp = nullptr;
+  if (!edges_.empty() && same(*edges_.back().spec)) sp = edges_.back().spec;
+  if (!edges_.empty() && *edges_.back().link_class_ == link_class) cp = edges_.back().link_class_;
+  if (!sp) {
+    auto spec = std::find_if(specs_->rbegin(), specs_->rend(), same);
+    sp = spec != specs_->rend() ? &*spec : &specs_->emplace_back(link);
+  }
+  if (!cp) {
+    auto cls = std::find(classes_->rbegin(), classes_->rend(), link_class);
+    cp = cls != classes_->rend() ? &*cls : &classes_->emplace_back(link_class);
+  }
   edges_.push_back({a, b, lanes, sp, cp});
   return static_cast<int>(edges_.size()) - 1;
 }

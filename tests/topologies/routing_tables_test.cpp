@@ -2,6 +2,8 @@
 // of the reference per-destination Dijkstra over the whole graph -- same edges, same ECMP
 // choices -- on every topology shape hcsim builds with switches: fat-tree, rail-optimised,
 // NICs shared by several GPUs, oversubscribed leaves, a torus of node routers, a CXL pool.
+// The same pairs check the shortcuts: a node's NVSwitch domain routed as a star (the
+// reference searches the domain) and a leaf's next hops read as its run of spines.
 #include <algorithm>
 
 #include <gtest/gtest.h>
