@@ -470,6 +470,8 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     for (Seconds& e : ends) e += gather_wait;
 
   Seconds drain{};  // stage s finishes its last backward this long before stage 0
+  // When each stage's gradients are reduced (its optimizer may start), then its step's end.
+  std::vector<Seconds> reduced(static_cast<std::size_t>(p));
   for (int s = 0; s < p; ++s) {
     auto& a = r.stages[static_cast<std::size_t>(s)];
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
@@ -503,12 +505,26 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     Seconds last_backward = split ? ends[static_cast<std::size_t>(s)] : r.pipeline - drain;
     if (const int copy = plan.placement.copy_stage(s); copy >= 0) {
       // Two copies (DualPipe): their gradients summed by an all-reduce of the pair once both
-      // stages are done (lowering.cpp, reduce_copies).
+      // stages are done (GroupCollectives::pair_reduction).
       last_backward = max(last_backward, ends[static_cast<std::size_t>(copy)]);
       a.dp_exposed += cost(lay.pipeline_pair(s, copy), CollectiveOp::all_reduce, sp.grad_bytes + sp.expert_grad_bytes);
     }
-    r.step_time = max(r.step_time, last_backward + a.dp_exposed + a.offload + a.optimizer);
+    reduced[k] = last_backward + a.dp_exposed;
     drain += bwd[static_cast<std::size_t>(s)] / v;
+  }
+  if (plan.tied_bytes > Bytes{}) {
+    // Tied embeddings: the embedding group's all-reduce once both stages' reductions are
+    // done; both optimizers wait for it (the wait shows as idle time).
+    const auto f = static_cast<std::size_t>(plan.tied_first), l = static_cast<std::size_t>(plan.tied_last);
+    const Seconds tied =
+        cost(lay.pipeline_pair(plan.tied_first, plan.tied_last), CollectiveOp::all_reduce, plan.tied_bytes);
+    reduced[f] = reduced[l] = max(reduced[f], reduced[l]) + tied;
+    r.stages[f].dp_exposed += tied;
+    r.stages[l].dp_exposed += tied;
+  }
+  for (int s = 0; s < p; ++s) {
+    const auto& a = r.stages[static_cast<std::size_t>(s)];
+    r.step_time = max(r.step_time, reduced[static_cast<std::size_t>(s)] + a.offload + a.optimizer);
   }
   for (int s = 0; s < p; ++s) {
     auto& a = r.stages[static_cast<std::size_t>(s)];

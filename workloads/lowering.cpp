@@ -106,13 +106,25 @@ class Emitter {
           // Two copies of the parameters (DualPipe): their gradients are summed once both
           // stages are done, before either's optimizer.
           done[s] = true;
-          const int copy = plan_.placement.copy_stage(s);
-          if (copy < 0) {
+          const int copy = plan_.placement.copy_stage(s), tied = plan_.tied_pair(s);
+          if (copy >= 0) {
+            if (done[copy]) {
+              const StagePlan& a = stage(std::min(s, copy));
+              groups_.pair_reduction(std::min(s, copy), std::max(s, copy), a.grad_bytes + a.expert_grad_bytes);
+              finish_stage(std::min(s, copy));
+              finish_stage(std::max(s, copy));
+            }
+          } else if (tied >= 0) {
+            // Tied embeddings: both stages' gradients reduced, then the embedding group's
+            // all-reduce, then both optimizers.
+            reduce_stage(s);
+            if (done[tied]) {
+              groups_.pair_reduction(plan_.tied_first, plan_.tied_last, plan_.tied_bytes);
+              update_stage(plan_.tied_first);
+              update_stage(plan_.tied_last);
+            }
+          } else {
             finish_stage(s);
-          } else if (done[copy]) {
-            groups_.copy_reduction(std::min(s, copy), std::max(s, copy));
-            finish_stage(std::min(s, copy));
-            finish_stage(std::max(s, copy));
           }
         }
       }
@@ -440,15 +452,24 @@ class Emitter {
   }
 
   void finish_stage(int s) {
+    reduce_stage(s);
+    update_stage(s);
+  }
+
+  // Without overlap, every gradient reduced after the stage's last pass.
+  void reduce_stage(int s) {
     const StagePlan& sp = stage(s);
-    if (!sp.buckets.empty() && sp.buckets.front().chunk < 0) {
-      // No overlap: every gradient reduced after the stage's last pass.
-      std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone);
-      for (int d = 0; d < dp_; ++d)
-        for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = tasks_.compute_tail(dev(s, d, t));
-      emit_grad_collective(s, sp.buckets.front().reduction, chain);
-      groups_.expert_reduction(s, sp.buckets.front().expert, chain);
-    }
+    if (sp.buckets.empty() || sp.buckets.front().chunk >= 0) return;
+    std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone);
+    for (int d = 0; d < dp_; ++d)
+      for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = tasks_.compute_tail(dev(s, d, t));
+    emit_grad_collective(s, sp.buckets.front().reduction, chain);
+    groups_.expert_reduction(s, sp.buckets.front().expert, chain);
+  }
+
+  // The optimizer, its offload streams and ZeRO-1/2's gathers of the updated parameters.
+  void update_stage(int s) {
+    const StagePlan& sp = stage(s);
     // Adam over this device's parameters (its 1/dp shard under ZeRO >= 1).
     std::vector<TaskId> upd(static_cast<std::size_t>(ranks_), kNone);
     // Offload: a device's state streams in once its gradients are complete (last backward,

@@ -173,9 +173,7 @@ std::vector<TaskId> GroupCollectives::expert_gather(int s, Bytes bytes, Phase ph
                            expert_gather_mirrors_);
 }
 
-void GroupCollectives::copy_reduction(int a, int b) {
-  const StagePlan& sa = plan_.stages[static_cast<std::size_t>(a)];
-  const Bytes bytes = sa.grad_bytes + sa.expert_grad_bytes;
+void GroupCollectives::pair_reduction(int a, int b, Bytes bytes) {
   TaskId first = kNoTask;
   for (int d = 0; d < dp_; ++d)
     for (int t = 0; t < tp_; ++t) {

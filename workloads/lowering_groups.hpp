@@ -56,10 +56,10 @@ class GroupCollectives {
   // The routed experts' parameter all-gather after `chain`; ids per built rank.
   std::vector<TaskId> expert_gather(int s, Bytes bytes, Phase phase, const std::vector<TaskId>& chain);
 
-  // DualPipe: stage a's gradients (chunks: model stages a and p-1-a) added to those of its
-  // copy stage b (the same model stages), an all-reduce of each built rank's pair of devices
-  // after both stages' last passes and gradient reductions.
-  void copy_reduction(int a, int b);
+  // An all-reduce of `bytes` between each built rank's pair of devices of stages a and b
+  // after both devices' last compute and communication tasks: DualPipe's two copies of a
+  // stage's parameters (their gradients summed), tied embeddings (StepPlan::tied_bytes).
+  void pair_reduction(int a, int b, Bytes bytes);
 
   // ZeRO-1/2's parameter bucket j of stage s, after `deps` (per built rank; empty: none) and
   // the communication stream; its ids per built rank, kept for gathered().

@@ -2,6 +2,7 @@
 // chunks, then one builder per concern.
 #include "workloads/step_plan.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <tuple>
@@ -110,6 +111,16 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
   }
   plan_pipeline_sends(in, plan, plan.stages);
   for (StagePlan& sp : plan.stages) sp.buckets = plan_buckets(in, plan, sp, detail);
+  // Megatron-LM all-reduces the word embedding's gradients over its embedding group (the
+  // first and last pipeline ranks; training.py of 2021, finalize_model_grads.py's
+  // _allreduce_word_embedding_grads in Megatron-Core) after the data-parallel reduction.
+  const int first = plan.placement.stage(0), last = plan.placement.stage(plan.placement.path_stages() - 1);
+  if (in.model->tied_embeddings && first != last && plan.placement.copy_stage(first) < 0 && !sharded_parameters(st)) {
+    plan.tied_first = std::min(first, last);
+    plan.tied_last = std::max(first, last);
+    plan.tied_bytes = Bytes(static_cast<double>(in.model->vocab) * static_cast<double>(in.model->hidden) / st.tp *
+                            grad_element_bytes(st, in.workload->precision));
+  }
   return plan;
 }
 

@@ -152,6 +152,16 @@ struct StepPlan {
   CommClass grad_class = CommClass::dp;  // zero with ZeRO >= 1
   std::vector<StagePlan> stages;
   std::shared_ptr<ChunkCache> own_cache;  // totals without a caller's cache
+  // Tied embeddings on two devices (Megatron-LM's embedding group): the first virtual
+  // stage's embedding matrix and the last's copy of it, used by the head. Their gradients
+  // (V/t x h each, in the gradients' datatype) are all-reduced between each pair of ranks
+  // once both stages' data-parallel reductions are done, before either's optimizer;
+  // tied_bytes 0: none (untied, one stage, both on one device, or ZeRO-3 / FSDP).
+  Bytes tied_bytes{};
+  int tied_first = -1, tied_last = -1;            // the two stages
+  [[nodiscard]] int tied_pair(int stage) const {  // the other stage of the pair, or -1
+    return tied_bytes > Bytes{} ? (stage == tied_first ? tied_last : stage == tied_last ? tied_first : -1) : -1;
+  }
 
   [[nodiscard]] int vstages() const { return placement.vstages(); }
   [[nodiscard]] int vstage(int stage, int chunk) const { return placement.vstage(stage, chunk); }

@@ -91,6 +91,9 @@ ParamTable transformer_params(const char* family) {
        .max = 1 << 24, .help = "vocabulary size V"},
       {.name = "seq_len", .kind = ParamKind::integer, .def = bert ? 512 : 2048, .min = 1, .max = 1 << 22,
        .help = "sequence length s"},
+      {.name = "tied_embeddings", .kind = ParamKind::boolean, .def = nullptr,
+       .help = "the LM head shares the embedding matrix (default: true for gpt and bert, as GPT-2/3 and BERT; "
+               "false for llama); over pipeline stages the two copies' gradients are all-reduced"},
   };
   if (bert) return t;
   // Mixture of experts (transformer.hpp): absent or experts = 0, a dense model.
@@ -151,7 +154,7 @@ std::unique_ptr<TransformerModel> make_model(const char* family, const Params& p
   c.gated_mlp = fam == "llama";
   c.rmsnorm = fam == "llama";
   c.learned_positions = fam != "llama";
-  c.tied_embeddings = fam != "llama";
+  c.tied_embeddings = p.has("tied_embeddings") ? p.boolean("tied_embeddings") : fam != "llama";
   c.causal = fam != "bert";
   if (fam != "bert" && p.integer("experts") > 0) {
     MoeConfig& m = c.moe;

@@ -1,6 +1,7 @@
 // Solo collectives on a real step (sim/engine/collective_replay.hpp): tensor parallelism 8
 // (sequence-parallel) inside each NVSwitch node, the pipeline's sends between the two
-// nodes over the NICs. Every
+// nodes over the NICs (embeddings untied: no all-reduce of the embedding group between the
+// nodes). Every
 // tensor-parallel collective has its node's NVLinks to itself and runs after the one before,
 // so each is one timer; the schedule is the one its flows give (every task's start and end),
 // the links carry the same bytes, and the step takes one engine activity per task.
@@ -13,13 +14,15 @@ namespace hcsim {
 namespace {
 
 void expect_schedule_of_the_flows(bool symmetry) {
-  const nlohmann::json doc = {
-      {"cluster",
-       {{"pools", {{{"preset", "nvidia-a100-80gb-sxm"}, {"count", 16}}}},
-        {"topology", {{"type", "nvswitch-cluster"}, {"gpus_per_node", 8}}}}},
-      {"workload", {{"model", {{"preset", "gpt3-1.3b"}}}, {"global_batch", 32}, {"micro_batch", 2}}},
-      {"strategy", {{"dp", 1}, {"tp", 8}, {"pp", 2}, {"sequence_parallel", true}}},
-      {"simulation", {{"mode", "event"}, {"symmetry", symmetry}}}};
+  const nlohmann::json doc = {{"cluster",
+                               {{"pools", {{{"preset", "nvidia-a100-80gb-sxm"}, {"count", 16}}}},
+                                {"topology", {{"type", "nvswitch-cluster"}, {"gpus_per_node", 8}}}}},
+                              {"workload",
+                               {{"model", {{"preset", "gpt3-1.3b"}, {"overrides", {{"tied_embeddings", false}}}}},
+                                {"global_batch", 32},
+                                {"micro_batch", 2}}},
+                              {"strategy", {{"dp", 1}, {"tp", 8}, {"pp", 2}, {"sequence_parallel", true}}},
+                              {"simulation", {{"mode", "event"}, {"symmetry", symmetry}}}};
   const Scenario sc = parse_scenario(doc, "test.json");
   const RunOutput out = run_scenario(sc);
   EngineOptions opt;
