@@ -197,7 +197,8 @@ class Router {
   // Per node: a closed-form core node's core neighbours as items [first, last) of its list
   // when they are consecutive there, else {0, 0}.
   std::vector<std::pair<std::size_t, std::size_t>> core_run_;
-  [[nodiscard]] bool adjacent(int a, int b) const;
+  // The items of the shorter of a's and b's lists that join them (their edges, ascending).
+  [[nodiscard]] std::span<const std::pair<int, int>> links_between(int a, int b) const;
   // The distance to t of every core neighbour of core node cur (closed form) that is not one
   // of t's core nodes.
   [[nodiscard]] std::int64_t shared_distance(int cur, const Target& t) const;
