@@ -121,17 +121,14 @@ void Router::set_hops() {
   if (whole_graph_) return;
   for (std::size_t u = 0; u < adj_.size(); ++u) {
     if (!closed_form(static_cast<int>(u)) || parent_[u] >= 0) continue;
-    std::size_t first = adj_.first[u + 1], last = first;
-    for (std::size_t i = adj_.first[u]; i < adj_.first[u + 1]; ++i)
-      if ((adj_.hop[i] & 3) == 1) {
-        if (first == adj_.first[u + 1])
-          first = i;
-        else if (last != i)
-          break;  // a gap: not one run
-        last = i + 1;
-      }
+    const std::size_t end = adj_.first[u + 1];
+    const auto core = [&](std::size_t i) { return (adj_.hop[i] & 3) == 1; };  // transit, not pendant
+    std::size_t first = adj_.first[u];
+    while (first < end && !core(first)) ++first;
+    std::size_t last = first;
+    while (last < end && core(last)) ++last;
     bool one_run = first < last;
-    for (std::size_t i = last; one_run && i < adj_.first[u + 1]; ++i) one_run = (adj_.hop[i] & 3) != 1;
+    for (std::size_t i = last; one_run && i < end; ++i) one_run = !core(i);
     if (one_run) core_run_[u] = {first, last};
   }
 }
