@@ -43,9 +43,9 @@ const DevicePool& Scenario::pool_of_device(int device) const {
 }
 
 const PipelineSchedule& Scenario::schedule() const {
-  static std::map<std::string, std::unique_ptr<PipelineSchedule>> cache;
-  auto& s = cache[strategy.schedule];
-  if (!s) s = pipeline_schedules().get(strategy.schedule, "/strategy/schedule").make(Params());
+  static std::map<std::pair<std::string, bool>, std::unique_ptr<PipelineSchedule>> cache;
+  auto& s = cache[{strategy.schedule, strategy.moe_a2a_overlap}];
+  if (!s) s = make_schedule(strategy.schedule, strategy.moe_a2a_overlap, "/strategy/schedule");
   return *s;
 }
 
@@ -66,6 +66,8 @@ LayoutRequest layout_request(const Scenario& sc) {
   r.layers_per_stage = &sc.strategy.layers_per_stage;
   r.sequence_parallel = sc.strategy.sequence_parallel;
   r.zero = sc.strategy.zero;
+  r.moe_a2a_overlap = sc.strategy.moe_a2a_overlap;
+  r.full_recompute = sc.strategy.recompute == Recompute::full;
   r.uniform_stages = std::all_of(sc.stage_pool.begin(), sc.stage_pool.end(), [&](int p) {
     return same_device_model(sc.pools[p], sc.pools[sc.stage_pool[0]]);
   });

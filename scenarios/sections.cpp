@@ -169,6 +169,11 @@ const ParamTable& strategy() {
        .help = "MoE tokens dispatched in FP8 (one byte per value, an fp32 scale per 128), and the gradient sent back "
                "to the experts' outputs likewise; the combine stays in the activations' precision (DeepSeek-V3 "
                "report 3.3.2). Needs precision fp8"},
+      {.name = "moe_a2a_overlap", .kind = ParamKind::boolean, .def = false,
+       .help = "MoE: one micro-batch's dispatch and combine run beside another's computation (Megatron-Core "
+               "overlap_moe_expert_parallel_comm): each steady-state forward paired with an earlier micro-batch's "
+               "backward, one more warm-up forward. Needs ep > 1, 1f1b (pp 1) or interleaved-1f1b, no full "
+               "recomputation"},
       {.name = "layers_per_stage", .kind = ParamKind::array, .def = nullptr,
        .help = "layers of each pipeline stage (default: balanced by device speed)"},
       {.name = "stage_pools", .kind = ParamKind::array, .def = nullptr,
@@ -258,6 +263,7 @@ void read_framework_keys(const Params& s, StrategySpec& st) {
   st.blocking_p2p = s.boolean("blocking_p2p");
   st.deepep_dispatch = s.string("moe_dispatch") == "deepep";
   st.fp8_dispatch = s.boolean("moe_fp8_dispatch");
+  st.moe_a2a_overlap = s.boolean("moe_a2a_overlap");
 }
 
 }  // namespace hcsim::sections

@@ -215,15 +215,14 @@ std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Place
 Seconds pair_end(Seconds free, Seconds ready_f, Seconds ready_b, const std::vector<PairPiece>& f,
                  const std::vector<PairPiece>& b) {
   Seconds t = free, done_f = ready_f, done_b = ready_b;  // device free; each pass's last collective done
+  Seconds stream = free;  // the communication stream free: the pair's collectives one after another
+  const auto piece = [&](const PairPiece& x, Seconds& done) {
+    t = max(t, done) + x.busy;
+    done = x.comm > Seconds{} ? (stream = max(t, stream) + x.comm) : t;
+  };
   for (std::size_t i = 0; i < std::max(f.size(), b.size()); ++i) {
-    if (i < f.size()) {
-      t = max(t, done_f) + f[i].busy;
-      done_f = t + f[i].comm;
-    }
-    if (i < b.size()) {
-      t = max(t, done_b) + b[i].busy;
-      done_b = t + b[i].comm;
-    }
+    if (i < f.size()) piece(f[i], done_f);
+    if (i < b.size()) piece(b[i], done_b);
   }
   return max(t, max(done_f, done_b));
 }
@@ -329,8 +328,10 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   std::vector<Seconds> last_pass(c.size()), last_pass_compute(c.size());
   Seconds fill_pp{};  // interleaved: pipeline sends on the fill and drain
   const bool split = in.schedule->splits_backward();
-  // Split backward: the recurrence's times, per chunk c of stage s at s * v + c.
-  std::vector<PassTimes> passes(split ? c.size() * static_cast<std::size_t>(v) : 0);
+  // A split backward or paired passes: the order replayed (pipeline_ends), not the closed form.
+  const bool recur = split || in.schedule->pairs();
+  // The recurrence's times, per chunk c of stage s at s * v + c.
+  std::vector<PassTimes> passes(recur ? c.size() * static_cast<std::size_t>(v) : 0);
   // ZeRO-1/2's overlapped parameter gathers: per chunk c of stage s (at s * v + c) one
   // micro-batch's forward and its time over its compute; per stage the forward hop.
   std::vector<Seconds> fwd_time(c.size() * static_cast<std::size_t>(v)), fwd_hop(c.size());
@@ -356,17 +357,20 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       };
       for (const EpComm& e : ct.fwd.ep) ef += expert(e);
       for (const EpComm& e : ct.bwd.ep) eb += expert(e);
-      if (split) {
-        const PassCost bi1 = tp.pass(ct.bwd_input, ct.comm_bytes), bw1 = tp.pass(ct.bwd_weight, ct.comm_bytes);
-        add_pass(bi, bi1);
-        add_pass(bw, bw1);
+      if (recur) {
         PassTimes& pt = passes[static_cast<std::size_t>(s * v + ch)];
         pt.f = f1.compute + f1.comm + cf + ef;
-        pt.b = bi1.compute + bi1.comm + cb + eb;
-        pt.w = bw1.compute + bw1.comm;
-        pt.whole = b1.compute + b1.comm + cb + eb;
+        pt.whole = pt.b = b1.compute + b1.comm + cb + eb;
+        if (split) {
+          const PassCost bi1 = tp.pass(ct.bwd_input, ct.comm_bytes), bw1 = tp.pass(ct.bwd_weight, ct.comm_bytes);
+          add_pass(bi, bi1);
+          add_pass(bw, bw1);
+          pt.b = bi1.compute + bi1.comm + cb + eb;
+          pt.w = bw1.compute + bw1.comm;
+        }
         if (!ct.fwd.segments.empty() && !ct.bwd.segments.empty()) {
-          // DualPipe's pairs: the passes cut at their MoE collectives (ring sends in the first piece).
+          // Pairs (DualPipe's, the all-to-all overlap's): the passes cut at their MoE collectives
+          // (ring sends in the first piece).
           auto pieces = [&](const std::vector<EpSegment>& segs, Seconds ring) {
             std::vector<PairPiece> out;
             out.reserve(segs.size());
@@ -411,7 +415,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       // two hops per micro-batch are exposed.
       pp = v > 1 && !st.blocking_p2p ? Seconds{} : 2.0 * v * hop;
       fill_pp += v > 1 && s + 1 < p ? 2.0 * (st.blocking_p2p ? v : 1) * hop : Seconds{};
-      if (split)
+      if (recur)
         for (int ch = 0; ch < v; ++ch) {
           // The recurrence's sends: to the stage of each neighbouring virtual stage its own hop
           // (a codec's encode and decode with it; none to a virtual stage on this device);
@@ -441,7 +445,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     a.tp_comm = mc * (f.comm + b.comm);
     a.cp_comm = mc * (cp_f + cp_b);
     a.ep_comm =
-        mc * (ep_f + ep_b) - (split ? paired_overlap(*in.schedule, plan.placement, plan.m, passes, s) : Seconds{});
+        mc * (ep_f + ep_b) - (recur ? paired_overlap(*in.schedule, plan.placement, plan.m, passes, s) : Seconds{});
     a.pp_comm = mc * pp;
     a.flops = mc * (f.flops + b.flops);
     a.model_flops = mc * (f.model_flops + b.model_flops);
@@ -453,8 +457,8 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   }
   const Seconds cmax = *std::max_element(c.begin(), c.end());
   const Seconds csum = std::accumulate(c.begin(), c.end(), Seconds{});
-  std::vector<Seconds> ends;  // split backward: each stage's end in the recurrence
-  if (split) {
+  std::vector<Seconds> ends;  // recurrence: each stage's end
+  if (recur) {
     ends = pipeline_ends(*in.schedule, plan.placement, plan.m, passes);
     r.pipeline = *std::max_element(ends.begin(), ends.end());
   } else {
@@ -466,7 +470,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   // whole pipeline starts this much later.
   const Seconds gather_wait = param_gather_wait(plan, lay, st, fwd_time, fwd_stretch, fwd_hop, cost);
   r.pipeline += gather_wait;
-  if (split)
+  if (recur)
     for (Seconds& e : ends) e += gather_wait;
 
   Seconds drain{};  // stage s finishes its last backward this long before stage 0
@@ -502,7 +506,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     if (sp.zero_gather_bytes > Bytes{}) a.optimizer += cost(replicas, CollectiveOp::all_gather, sp.zero_gather_bytes);
     if (sp.expert_gather_bytes > Bytes{})
       a.optimizer += cost(expert_replicas, CollectiveOp::all_gather, sp.expert_gather_bytes);
-    Seconds last_backward = split ? ends[static_cast<std::size_t>(s)] : r.pipeline - drain;
+    Seconds last_backward = recur ? ends[static_cast<std::size_t>(s)] : r.pipeline - drain;
     if (const int copy = plan.placement.copy_stage(s); copy >= 0) {
       // Two copies (DualPipe): their gradients summed by an all-reduce of the pair once both
       // stages are done (GroupCollectives::pair_reduction).

@@ -100,15 +100,17 @@ Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool
 // With v chunks per stage (ZB-V) each chunk has its own times and the inputs come from the
 // neighbouring virtual stages (Placement): for uniform chunk passes F = B = W and m >= 2p - 1
 // ZB-V gives T_pipe = 6 m F + (p - 1) F (workloads/pipeline_schedule.cpp).
-// DualPipe's pairs (PipeOp::paired: a forward and a whole backward of two micro-batches on
-// one device) overlap one pass's computation with the other's MoE dispatch and combine, as
-// the DeepSeek-V3 report's Figure 4 and the lowering (emit_pair) do: with each pass cut at
-// its MoE collectives into pieces (busy, then the collective's time comm; workloads/items.hpp
-// EpSegment), the device runs F's piece 0, B's piece 0, F's piece 1, ... (the rest of the
-// longer pass alone), each piece once the device is free and its own pass's previous
-// collective (or, for the first, its input) is done; the pair ends when the device and both
-// passes' last collectives are done, and both outputs leave then. Without pieces (a pass with
-// no MoE collective) the pair is F then B.
+// Pairs (PipeOp::paired: a forward and a whole backward of two micro-batches on one device;
+// DualPipe's, and the MoE all-to-all overlap's) overlap one pass's computation with the other's MoE dispatch and
+// combine, as the DeepSeek-V3 report's Figure 4 and the lowering (emit_pair) do: with each pass cut at its MoE
+// collectives into pieces (busy, then the collective's time comm; workloads/items.hpp EpSegment), the device runs F's
+// piece 0, B's piece 0, F's piece 1, ... (the rest of the longer pass alone), each piece once the device is free and
+// its own pass's previous collective (or, for the first, its input) is done; the pair ends when the device and both
+// passes' last collectives are done, and both outputs leave then. The pair's collectives run
+// one after another on one communication stream (the report's Figure 4 has one row of them;
+// Megatron-Core's combined 1F1B issues dispatch and combine on its comm stream), each once
+// its piece is computed and the stream is free. Without pieces (a pass with no MoE
+// collective) the pair is F then B.
 struct PairPiece {
   Seconds busy{}, comm{};
 };

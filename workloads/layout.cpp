@@ -51,6 +51,9 @@ std::string_view layout_issue_text(LayoutIssue i) {
 
 namespace {
 
+template <class Rule>
+bool a2a_overlap_rules(const LayoutRequest& r, Rule& rule);
+
 // Expert parallelism (layout.hpp); true when a broken rule stops the check.
 template <class Broken>
 bool expert_rules(const LayoutRequest& r, Broken& broken) {
@@ -60,6 +63,10 @@ bool expert_rules(const LayoutRequest& r, Broken& broken) {
     return broken(LayoutIssue::experts, path, msg);
   };
   if (!c.is_moe()) {
+    if (r.moe_a2a_overlap && rule("/strategy/moe_a2a_overlap", [] {
+          return std::string("overlaps the experts' all-to-alls: it needs an MoE model (\"experts\" > 0 in the model)");
+        }))
+      return true;
     if (l.ep != 1 && rule("/strategy/ep", [&] {
           return fmt::format("ep = {} needs an MoE model (\"experts\" > 0 in the model)", l.ep);
         }))
@@ -99,6 +106,40 @@ bool expert_rules(const LayoutRequest& r, Broken& broken) {
   if (r.zero >= 3 && l.dp * l.cp > 1)
     return rule("/strategy/zero",
                 [] { return std::string("ZeRO-3 / FSDP of an MoE model is not modelled; use zero 0, 1 or 2"); });
+  return r.moe_a2a_overlap && a2a_overlap_rules(r, rule);
+}
+
+// The MoE all-to-all overlap's needs (Megatron-Core's checks of
+// overlap_moe_expert_parallel_comm in transformer_config.py); true when a broken rule stops.
+template <class Rule>
+bool a2a_overlap_rules(const LayoutRequest& r, Rule& rule) {
+  const Layout& l = r.layout;
+  if (l.ep < 2)
+    return rule("/strategy/moe_a2a_overlap", [&] {
+      return fmt::format(
+          "overlaps the expert-parallel all-to-alls with another micro-batch's compute: it needs ep > 1, "
+          "got ep = {}",
+          l.ep);
+    });
+  if (r.full_recompute)
+    return rule("/strategy/moe_a2a_overlap", [] {
+      return std::string("is not run with full recomputation (Megatron-Core refuses the combination)");
+    });
+  if (r.zero >= 3)
+    return rule("/strategy/moe_a2a_overlap",
+                [] { return std::string("is not modelled with ZeRO-3 / FSDP parameter sharding"); });
+  const bool interleaved = r.schedule == "interleaved-1f1b";
+  if (l.pp > 1 ? !interleaved : !interleaved && r.schedule != "1f1b")
+    return rule("/strategy/schedule", [&] {
+      return l.pp > 1 ? fmt::format(
+                            "moe_a2a_overlap with pp = {} needs the interleaved-1f1b schedule (Megatron-Core "
+                            "requires virtual pipeline stages), got {}",
+                            l.pp, r.schedule)
+                      : fmt::format(
+                            "moe_a2a_overlap pairs the passes of a 1F1B order: it needs 1f1b or "
+                            "interleaved-1f1b, got {}",
+                            r.schedule);
+    });
   return false;
 }
 

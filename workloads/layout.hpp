@@ -182,6 +182,10 @@ struct LayoutRequest {
   // of experts is not modelled).
   bool sequence_parallel = false;
   int zero = 0;
+  // MoE all-to-all overlap (StrategySpec::moe_a2a_overlap): ep > 1, 1F1B or interleaved 1F1B
+  // (interleaved with pp > 1), no full recomputation, no ZeRO-3.
+  bool moe_a2a_overlap = false;
+  bool full_recompute = false;
 };
 
 // Receives each broken rule: its code, JSON pointer and (on request) its message. Return

@@ -208,6 +208,9 @@ class Emitter {
     bool pending = false;
     const Item* first_op = nullptr;  // the first and last named items folded into acc
     const Item* last_op = nullptr;
+    // A pair's communication stream (emit_pair): the tasks of the last MoE collective either
+    // pass of the pair issued, which the next one waits for; null outside a pair.
+    std::vector<TaskId>* stream = nullptr;
   };
 
   PassCursor begin_pass(int s, const PipeOp& op, bool holds_buckets) {
@@ -299,7 +302,8 @@ class Emitter {
       }
       if (it.kind == Item::Kind::ep_comm) {
         flush(c);
-        groups_.ep_comm(s, op, it, c.chain, c.extra);
+        groups_.ep_comm(s, op, it, c.chain, c.extra, c.stream);
+        if (c.stream) *c.stream = c.chain;
         if (!to_end) return c.next < c.items->size();
         continue;
       }
@@ -368,15 +372,20 @@ class Emitter {
   }
 
   // DualPipe's pair (PipeOp::paired): forward `f` and whole backward `b` of two
-  // micro-batches on one device. As the DeepSeek-V3 report's Figure 4 overlaps them, the
-  // device computes a piece of one pass while the other's MoE dispatch or combine runs:
-  // f up to its first MoE collective, b up to its first, f up to its next, and so on, each
-  // piece after its own pass's collective; both outputs leave when both passes are done
-  // (the repository's order).
+  // micro-batches on one device (DualPipe's, or the MoE all-to-all overlap's). As the
+  // DeepSeek-V3 report's Figure 4 overlaps them, the device computes a piece of one pass while
+  // the other's MoE dispatch or combine runs: f up to its first MoE collective, b up to its
+  // first, f up to its next, and so on, each piece after its own pass's collective, each
+  // collective after the pair's previous one (one communication stream); both outputs leave
+  // when both passes are done (the repository's order).
   void emit_pair(int s, const PipeOp& f, const PipeOp& b, bool b_holds_buckets) {
     // One ZeRO-3 / FSDP pass at a time (ShardEmitter); the scenario refuses DualPipe with it.
     HCSIM_ASSERT(!stage(s).sharding.on, "a DualPipe pair under ZeRO-3 / FSDP");
     PassCursor cf = begin_pass(s, f, false), cb = begin_pass(s, b, b_holds_buckets);
+    // The pair's collectives one after another on one communication stream (analytical.hpp,
+    // pair_end).
+    std::vector<TaskId> stream(cf.chain.size(), kNoTask);
+    cf.stream = cb.stream = &stream;
     for (bool more_f = true, more_b = true; more_f || more_b;) {
       if (more_f) more_f = advance(cf, false);
       if (more_b) more_b = advance(cb, false);

@@ -101,7 +101,8 @@ void GroupCollectives::tp_comm(int s, const PipeOp& op, const Item& it, const st
 void GroupCollectives::emit_keyed(int s, const std::vector<TaskId>& chain, const std::vector<TaskId>* extra,
                                   std::vector<TaskId>& out, int all, const std::function<int(int, int)>& key,
                                   const std::function<std::uint32_t(int)>& group,
-                                  const std::function<TaskId(std::uint32_t, std::vector<TaskId>&)>& make, Sets& sets) {
+                                  const std::function<TaskId(std::uint32_t, std::vector<TaskId>&)>& make, Sets& sets,
+                                  const std::vector<TaskId>* also) {
   std::map<int, std::vector<std::size_t>> ranks;  // group key -> built ranks
   for (int d = 0; d < dp_; ++d)
     for (int t = 0; t < tp_; ++t) ranks[key(d, t)].push_back(static_cast<std::size_t>(d * tp_ + t));
@@ -111,6 +112,7 @@ void GroupCollectives::emit_keyed(int s, const std::vector<TaskId>& chain, const
     for (std::size_t r : rs) {
       deps.push_back(chain[r]);
       if (extra) deps.push_back((*extra)[r]);
+      if (also) deps.push_back((*also)[r]);
     }
     const TaskId id = make(group(k), deps);
     for (std::size_t r : rs) out[r] = id;
@@ -129,7 +131,7 @@ void GroupCollectives::emit_keyed(int s, const std::vector<TaskId>& chain, const
 }
 
 void GroupCollectives::ep_comm(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain,
-                               std::vector<TaskId>& extra) {
+                               std::vector<TaskId>& extra, const std::vector<TaskId>* after) {
   const Layout& lay = plan_.layout;
   const bool a2a = it.op == CollectiveOp::all_to_all;
   std::vector<TaskId> out = chain;
@@ -141,7 +143,7 @@ void GroupCollectives::ep_comm(int s, const PipeOp& op, const Item& it, std::vec
         return tasks_.collective(group, it.op, it.comm_bytes, CommClass::ep,
                                  op.forward() ? Phase::forward : Phase::backward, s, op.microbatch, deps, false);
       },
-      a2a ? ep_mirrors_ : etp_mirrors_);
+      a2a ? ep_mirrors_ : etp_mirrors_, after);
   chain = std::move(out);
   std::fill(extra.begin(), extra.end(), kNoTask);
 }

@@ -50,7 +50,10 @@ class GroupCollectives {
                const std::vector<TaskId>& extra, std::vector<TaskId>& out);
   // MoE dispatch or combine after `chain` and `extra`; `chain` gets the collectives' ids,
   // `extra` is cleared.
-  void ep_comm(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain, std::vector<TaskId>& extra);
+  // `after` (per built rank, or null): tasks the collective also waits for (a pair's
+  // communication stream).
+  void ep_comm(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain, std::vector<TaskId>& extra,
+               const std::vector<TaskId>* after = nullptr);
   // The routed experts' reduction of the last micro-batch's gradients after `chain`.
   void expert_reduction(int s, const GradReduction& red, const std::vector<TaskId>& chain);
   // The routed experts' parameter all-gather after `chain`; ids per built rank.
@@ -84,7 +87,8 @@ class GroupCollectives {
   std::uint32_t group_mirrors(Sets& sets, int s, int from, int to, const std::function<std::uint32_t(int)>& group);
   void emit_keyed(int s, const std::vector<TaskId>& chain, const std::vector<TaskId>* extra, std::vector<TaskId>& out,
                   int all, const std::function<int(int, int)>& key, const std::function<std::uint32_t(int)>& group,
-                  const std::function<TaskId(std::uint32_t, std::vector<TaskId>&)>& make, Sets& sets);
+                  const std::function<TaskId(std::uint32_t, std::vector<TaskId>&)>& make, Sets& sets,
+                  const std::vector<TaskId>* also = nullptr);
   std::vector<TaskId> expert_collective(int s, CollectiveOp op, Bytes bytes, CommClass cls, Phase phase, int mb,
                                         const std::vector<TaskId>& chain, Sets& sets);
 

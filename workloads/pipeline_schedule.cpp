@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <optional>
 
 #include "sim/core/error.hpp"
 
@@ -273,7 +274,51 @@ void add_schedule(const char* help,
   pipeline_schedules().add({S().type().data(), help, {}, [](const Params&) { return std::make_unique<S>(); }, source});
 }
 
+// with_a2a_overlap (pipeline_schedule.hpp).
+class A2aOverlap final : public PipelineSchedule {
+ public:
+  explicit A2aOverlap(std::unique_ptr<PipelineSchedule> base) : base_(std::move(base)) {}
+  std::string_view type() const override { return base_->type(); }
+  bool interleaved() const override { return base_->interleaved(); }
+  Placement placement(int p, int interleave) const override { return base_->placement(p, interleave); }
+  ScheduleNeeds needs() const override { return base_->needs(); }
+  bool pairs() const override { return true; }
+  std::vector<PipeOp> order(int stage, int p, int m, int v) const override {
+    std::vector<PipeOp> out;
+    std::optional<PipeOp> held;  // a backward waiting for the next forward
+    for (const PipeOp& op : base_->order(stage, p, m, v)) {
+      HCSIM_ASSERT(op.part == PassPart::whole && !op.paired, "the all-to-all overlap pairs whole passes");
+      if (op.backward) {
+        if (held) out.push_back(*held);
+        held = op;
+      } else if (held) {
+        out.push_back(op);
+        out.back().paired = true;
+        out.push_back(*held);
+        held.reset();
+      } else {
+        out.push_back(op);
+      }
+    }
+    if (held) out.push_back(*held);
+    return out;
+  }
+  double in_flight(int stage, int p, int m, int v) const override { return peak_chunks(order(stage, p, m, v), v); }
+
+ private:
+  std::unique_ptr<PipelineSchedule> base_;
+};
+
 }  // namespace
+
+std::unique_ptr<PipelineSchedule> with_a2a_overlap(std::unique_ptr<PipelineSchedule> base) {
+  return std::make_unique<A2aOverlap>(std::move(base));
+}
+
+std::unique_ptr<PipelineSchedule> make_schedule(std::string_view name, bool a2a_overlap, std::string_view path) {
+  auto s = pipeline_schedules().get(name, std::string(path)).make(Params());
+  return a2a_overlap ? with_a2a_overlap(std::move(s)) : std::move(s);
+}
 
 Registry<PipelineSchedule>& pipeline_schedules() {
   static Registry<PipelineSchedule> r("pipeline schedule");

@@ -20,6 +20,7 @@
 // but the forward fill of the first chunk-forward on each later device.
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -103,6 +104,9 @@ class PipelineSchedule {
   [[nodiscard]] virtual ScheduleNeeds needs() const { return {}; }
   // Whether the order's backward passes are split into B and W (PassPart input, weight).
   [[nodiscard]] virtual bool splits_backward() const { return false; }
+  // Whether the order pairs passes (PipeOp::paired): the analytical mode then replays the
+  // order (pipeline_ends) instead of the closed form.
+  [[nodiscard]] virtual bool pairs() const { return false; }
   // The order of passes on `stage` (0..p-1) for m micro-batches and v chunks.
   [[nodiscard]] virtual std::vector<PipeOp> order(int stage, int p, int m, int v) const = 0;
   // Micro-batches whose activations `stage` keeps at peak, in units of the stage's layers
@@ -112,5 +116,19 @@ class PipelineSchedule {
 
 Registry<PipelineSchedule>& pipeline_schedules();
 void register_builtin_schedules();
+
+// Megatron-Core's MoE all-to-all overlap (overlap_moe_expert_parallel_comm;
+// megatron/core/pipeline_parallel/combined_1f1b.py and schedules.py): `base`'s order
+// (1F1B, or interleaved 1F1B) with one more warm-up forward, so that each forward of the
+// steady state runs as a pair (PipeOp::paired, as DualPipe's) with the backward of an
+// earlier micro-batch that 1F1B would have run before it: F F ... F, F*B, F*B, ..., B B.
+// Every backward moves after the next forward; the passes of a pair are independent (the
+// backward's micro-batch went forward earlier). Without pipelining (p = 1) this is
+// Megatron-Core's combined_1f1b_schedule_for_no_pipelining: F0, F1*B0, ..., F(m-1)*B(m-2),
+// B(m-1). The stage keeps one micro-batch more at peak (the extra forward).
+std::unique_ptr<PipelineSchedule> with_a2a_overlap(std::unique_ptr<PipelineSchedule> base);
+// The schedule `name` of the registry, with_a2a_overlap when `a2a_overlap`; `path` names it
+// in the error for an unknown name.
+std::unique_ptr<PipelineSchedule> make_schedule(std::string_view name, bool a2a_overlap, std::string_view path);
 
 }  // namespace hcsim

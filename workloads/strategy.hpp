@@ -147,6 +147,11 @@ struct StrategySpec {
   // gradient that comes back to the experts' outputs likewise; the combine and the gradient
   // of the dispatch stay in the activations' precision (DeepSeek-V3 report §3.3.2).
   bool fp8_dispatch = false;
+  // MoE: one micro-batch's dispatch and combine run beside another's computation
+  // (Megatron-Core overlap_moe_expert_parallel_comm, the "combined 1F1B"): the schedule's
+  // steady state pairs each forward with the backward of an earlier micro-batch
+  // (workloads/pipeline_schedule.hpp, with_a2a_overlap).
+  bool moe_a2a_overlap = false;
 };
 
 // Bytes of one gradient element as accumulated and reduced (MainGrads).

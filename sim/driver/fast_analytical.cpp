@@ -61,9 +61,8 @@ struct FastAnalytical::Impl {
   const PipelineSchedule* schedule(std::string_view name) {
     for (const auto& [n, s] : schedules)
       if (n == name) return s.get();
-    const auto* e = pipeline_schedules().find(name);
-    if (!e) return nullptr;
-    schedules.emplace_back(std::string(name), e->make(Params()));
+    if (!pipeline_schedules().find(name)) return nullptr;
+    schedules.emplace_back(std::string(name), make_schedule(name, base.strategy.moe_a2a_overlap, "/strategy/schedule"));
     return schedules.back().second.get();
   }
 
@@ -100,6 +99,8 @@ LayoutRequest FastAnalytical::Impl::request(const FastLayout& l) {
   r.layout = {l.dp, l.tp, l.pp, l.cp, l.ep, l.etp};
   r.sequence_parallel = l.sequence_parallel;
   r.zero = l.zero;
+  r.moe_a2a_overlap = base.strategy.moe_a2a_overlap;
+  r.full_recompute = l.recompute == Recompute::full;
   r.devices = l.cluster_devices > 0 ? l.cluster_devices : r.layout.devices();
   r.interleaved = in.schedule && in.schedule->interleaved();
   r.interleave = l.interleave;

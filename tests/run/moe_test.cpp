@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/paths.hpp"
+#include "../support/small_moe_doc.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/collectives/cost.hpp"
 #include "sim/driver/collective_times.hpp"
@@ -75,32 +76,8 @@ TEST(MoeRun, ExpertGroupsAcrossALeafEdgeAgreeWithAndWithoutSymmetry) {
 }
 
 // 32 GPUs in four nodes of 8, a 4-layer MoE with 16 experts; ep 16 spans two nodes.
-nlohmann::json small(int ep, double skew) {
-  return {{"cluster",
-           {{"pools", {{{"preset", "nvidia-h100-sxm5"}, {"count", 32}}}},
-            {"topology",
-             {{"type", "nvswitch-cluster"},
-              {"gpus_per_node", 8},
-              {"nvlink", {{"preset", "nvlink4"}}},
-              {"nic", {{"preset", "roce-400g"}}}}}}},
-          {"workload",
-           {{"model",
-             {{"type", "llama"},
-              {"overrides",
-               {{"layers", 4},
-                {"hidden", 2048},
-                {"heads", 16},
-                {"kv_heads", 4},
-                {"ffn_hidden", 4096},
-                {"vocab", 32000},
-                {"seq_len", 2048},
-                {"experts", 16},
-                {"top_k", 2},
-                {"router_skew", skew}}}}},
-            {"global_batch", 64},
-            {"micro_batch", 1}}},
-          {"strategy", {{"dp", 16}, {"tp", 1}, {"pp", 2}, {"ep", ep}}}};
-}
+// The shared small MoE (tests/support/small_moe_doc.hpp) on 32 GPUs, dp 16, pp 2.
+nlohmann::json small(int ep, double skew) { return testing::small_moe_doc(32, 16, 2, ep, skew); }
 
 TEST(MoeRun, ExpertGroupAcrossNodesWithSymmetryMatchesTheFullSimulation) {
   const nlohmann::json doc = small(16, 0);
