@@ -66,10 +66,11 @@ class Interleaved final : public PipelineSchedule {
     while (b < total) out.push_back(step(b++, p, v, true));
     return out;
   }
-  // Korthikanti eq. 5: stage 0 holds p micro-batches times (1 + (p-1)/(p v)) of its layers.
+  // Korthikanti eq. 5: stage 0 holds p micro-batches times (1 + (p-1)/(p v)) of its layers;
+  // never more than the m v chunk forwards there are (all of them in the warm-up).
   double in_flight(int stage, int p, int m, int v) const override {
     const int warm = std::min((p - stage - 1) * 2 + (v - 1) * p, m * v);
-    return static_cast<double>(warm + 1) / v;
+    return static_cast<double>(std::min(warm + 1, m * v)) / v;
   }
 };
 

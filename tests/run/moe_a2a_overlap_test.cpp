@@ -91,6 +91,10 @@ TEST(A2aOverlap, InterleavedOrdersKeepEveryPassAndPairOnlyIndependentOnes) {
           // already in the warm-up (then all m micro-batches of the v chunks).
           EXPECT_DOUBLE_EQ(s->in_flight(st, p, m, v), std::min(base->in_flight(st, p, m, v) + 1.0 / v, 1.0 * m))
               << p << " " << m << " " << v << " " << st;
+          // Interleaved 1F1B itself: its formula is the peak of its order.
+          int held = 0, peak = 0;
+          for (const PipeOp& op : a) peak = std::max(peak, held += op.backward ? -1 : 1);
+          EXPECT_DOUBLE_EQ(base->in_flight(st, p, m, v), 1.0 * peak / v) << p << " " << m << " " << v << " " << st;
         }
 }
 
