@@ -128,8 +128,7 @@ bool a2a_overlap_rules(const LayoutRequest& r, Rule& rule) {
   if (r.zero >= 3)
     return rule("/strategy/moe_a2a_overlap",
                 [] { return std::string("is not modelled with ZeRO-3 / FSDP parameter sharding"); });
-  const bool interleaved = r.schedule == "interleaved-1f1b";
-  if (l.pp > 1 ? !interleaved : !interleaved && r.schedule != "1f1b")
+  if (l.pp > 1 ? !r.interleaved : !r.interleaved && r.schedule != "1f1b")
     return rule("/strategy/schedule", [&] {
       return l.pp > 1 ? fmt::format(
                             "moe_a2a_overlap with pp = {} needs the interleaved-1f1b schedule (Megatron-Core "
