@@ -183,7 +183,7 @@ std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Place
         const std::size_t at = slot(vs, op);
         Seconds ready{};
         if (op.paired) {
-          // DualPipe's pair: both passes' inputs, then pair_end.
+          // A pair (DualPipe's, the all-to-all overlap's): both passes' inputs, then pair_end.
           HCSIM_ASSERT(pos[s] + 1 < order[s].size(), "a paired forward ends the order");
           const PipeOp& ob = order[s][pos[s] + 1];
           HCSIM_ASSERT(ob.backward && ob.part == PassPart::whole, "a pair of a forward and a whole backward");

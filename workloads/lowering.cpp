@@ -89,7 +89,7 @@ class Emitter {
         while (pos[s] < order[s].size() && ready(s, order[s][pos[s]])) {
           const PipeOp& op = order[s][pos[s]];
           if (op.paired) {
-            // DualPipe's pair runs once both passes' inputs are there.
+            // A pair runs once both passes' inputs are there.
             HCSIM_ASSERT(pos[s] + 1 < order[s].size(), "a paired forward ends the order");
             const PipeOp& b = order[s][pos[s] + 1];
             if (!ready(s, b)) break;
@@ -371,7 +371,7 @@ class Emitter {
     if (!op.weight()) send(s, op, c.vs, c.chain);
   }
 
-  // DualPipe's pair (PipeOp::paired): forward `f` and whole backward `b` of two
+  // A pair (PipeOp::paired): forward `f` and whole backward `b` of two
   // micro-batches on one device (DualPipe's, or the MoE all-to-all overlap's). As the
   // DeepSeek-V3 report's Figure 4 overlaps them, the device computes a piece of one pass while
   // the other's MoE dispatch or combine runs: f up to its first MoE collective, b up to its
@@ -379,8 +379,9 @@ class Emitter {
   // collective after the pair's previous one (one communication stream); both outputs leave
   // when both passes are done (the repository's order).
   void emit_pair(int s, const PipeOp& f, const PipeOp& b, bool b_holds_buckets) {
-    // One ZeRO-3 / FSDP pass at a time (ShardEmitter); the scenario refuses DualPipe with it.
-    HCSIM_ASSERT(!stage(s).sharding.on, "a DualPipe pair under ZeRO-3 / FSDP");
+    // One ZeRO-3 / FSDP pass at a time (ShardEmitter); the scenario refuses DualPipe and the
+    // all-to-all overlap with it.
+    HCSIM_ASSERT(!stage(s).sharding.on, "a pair of passes under ZeRO-3 / FSDP");
     PassCursor cf = begin_pass(s, f, false), cb = begin_pass(s, b, b_holds_buckets);
     // The pair's collectives one after another on one communication stream (analytical.hpp,
     // pair_end).
