@@ -41,6 +41,7 @@ void Router::star_route(int src, int dst, int center, Route& r) const {
 }
 
 void Router::sum_links(Route& r) const {
+  if (no_sums_) return;
   for (std::size_t i = 0; i < r.edges.size(); ++i) {
     const auto& ed = g_.edges()[static_cast<std::size_t>(r.edges[i])];
     r.latency += ed.link().latency;
@@ -301,6 +302,14 @@ int Router::restricting_domain(int src, int dst) const {
   return domain_nodes_[static_cast<std::size_t>(d)].size() == g_.nodes().size() ? -1 : d;
 }
 
+int Router::device_star(int device) const {
+  const auto d = g_.nodes()[static_cast<std::size_t>(g_.device_node(device))].scale_up_domain;
+  if (d < 0 || star_center_[static_cast<std::size_t>(d)] < 0 ||
+      domain_nodes_[static_cast<std::size_t>(d)].size() == g_.nodes().size())
+    return -1;
+  return d;
+}
+
 void Router::domain_route(int src, int dst, int domain, Route& r) const {
   // A star (one switch, each member device joined to it by one link and to no other member):
   // the one path inside the domain, as the search below would find it.
@@ -439,19 +448,20 @@ const Route& Router::route(int src, int dst) const {
   return add_route(key, std::move(r));
 }
 
-const Route& Router::passing_device_route(int src_device, int dst_device) const {
+const Route& Router::passing_device_route(int src_device, int dst_device, bool sums) const {
   const int src = g_.device_node(src_device), dst = g_.device_node(dst_device);
   const std::uint64_t key = route_key(src, dst);
   if (const Route* hit = find_route(key)) return *hit;
   passing_route_ = Route{};
   passing_ = true;
+  no_sums_ = !sums;
   try {
     find(src, dst, passing_route_);
   } catch (...) {
-    passing_ = false;
+    passing_ = no_sums_ = false;
     throw;
   }
-  passing_ = false;
+  passing_ = no_sums_ = false;
   return passing_route_;
 }
 

@@ -85,9 +85,23 @@ class Router {
   // The same route, not cached when it is not already: its lists then live in the router's
   // scratch buffers, valid until the next call on this router. For routes read once and
   // dropped (a step's links, found once per shape of the step: step_loads.hpp), where
-  // caching a million of them costs more than finding them.
-  [[nodiscard]] const Route& passing_device_route(int src_device, int dst_device) const;
+  // caching a million of them costs more than finding them. `sums`: false leaves a route
+  // found afresh without its latency and bottleneck (zero), for callers that read its links
+  // only (a sibling's translate of a step's transfer); a cached route has them.
+  [[nodiscard]] const Route& passing_device_route(int src_device, int dst_device, bool sums = true) const;
   [[nodiscard]] const TopologyGraph& graph() const { return g_; }
+  // The directed link (2 x edge, + 1 when crossed from b to a) of r's i-th hop, read from a
+  // compact per-edge array rather than the graph's edge records.
+  [[nodiscard]] std::size_t link_slot(const Route& r, std::size_t i) const {
+    const auto e = static_cast<std::size_t>(r.edges[i]);
+    return 2 * e + (r.nodes[i] == edge_a_[e] ? 0 : 1);
+  }
+  // The scale-up domain of device `device` when it is a star that is not the whole graph
+  // (its routes are member, center, member: star_route), else -1; its count of domains; and
+  // the edge joining a star's member device to the center.
+  [[nodiscard]] int device_star(int device) const;
+  [[nodiscard]] int domains() const { return static_cast<int>(domain_nodes_.size()); }
+  [[nodiscard]] int star_edge(int device) const { return star_edge_[static_cast<std::size_t>(g_.device_node(device))]; }
   // Whether distances towards transit node `node` are in closed form (its component's core
   // is complete bipartite with one edge weight) rather than read from a Dijkstra table.
   [[nodiscard]] bool closed_form(int node) const {
@@ -176,6 +190,7 @@ class Router {
   };
   Adjacency adj_;
   std::vector<std::int64_t> weight_;                   // per edge
+  std::vector<int> edge_a_;                            // per edge: its node a
   std::vector<char> transit_;                          // per node: may carry others' traffic
   std::vector<int> component_, local_;                 // transit nodes: component; core ones: index in it
   std::vector<int> component_size_;                    // core transit nodes per component
@@ -226,6 +241,7 @@ class Router {
   // invariant), its lists kept (keep) unless passing_.
   void find(int src, int dst, Route& r) const;
   mutable bool passing_ = false;  // keep() leaves the lists in walk()'s buffers
+  mutable bool no_sums_ = false;  // sum_links() leaves the route's sums at zero
   mutable Route passing_route_;
   const Route& add_route(std::uint64_t key, Route r) const;
   mutable std::vector<RouteSlot> route_slots_;

@@ -29,8 +29,10 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
   {
     std::vector<std::size_t> next(adj_.first.begin(), adj_.first.end() - 1);
     weight_.reserve(g.edges().size());
+    edge_a_.reserve(g.edges().size());
     for (std::size_t e = 0; e < g.edges().size(); ++e) {
       const auto& ed = g.edges()[e];
+      edge_a_.push_back(ed.a);
       adj_.items[next[static_cast<std::size_t>(ed.a)]++] = {ed.b, static_cast<int>(e)};
       adj_.items[next[static_cast<std::size_t>(ed.b)]++] = {ed.a, static_cast<int>(e)};
       weight_.push_back(static_cast<std::int64_t>(std::llround(ed.link().latency.value() * 1e12)) + 1);

@@ -74,8 +74,7 @@ int reducing_switch(const TopologyGraph& g, const Route& r) {
 void CollectiveCostModel::charge(const Route& r, std::size_t from, std::size_t to, double bytes,
                                  std::vector<std::size_t>& touched, std::vector<std::size_t>* owned) const {
   for (std::size_t i = from; i < to; ++i) {
-    const auto e = static_cast<std::size_t>(r.edges[i]);
-    const std::size_t slot = 2 * e + (r.nodes[i] == g_.edges()[e].a ? 0 : 1);
+    const std::size_t slot = router_.link_slot(r, i);
     if (load_[slot] == 0) touched.push_back(slot);
     load_[slot] += bytes;
     if (owned) owned->push_back(slot);

@@ -26,6 +26,25 @@ std::size_t StepLoads::Hash::operator()(const std::vector<int>& v) const {
   return static_cast<std::size_t>(h);
 }
 
+StepLoads::StepLoads(const TopologyGraph& g, const Router& router)
+    : g_(g), router_(router), crossings_(2 * g.edges().size(), 0) {
+  edge_class_.reserve(g.edges().size());
+  for (const TopoEdge& e : g.edges()) {
+    const BytesPerSecond capacity = e.bandwidth() * e.link().efficiency;
+    // Few classes (one per kind of link): the last one matched is tried first.
+    std::size_t k = last_class_;
+    if (k >= classes_.size() || classes_[k].value() != capacity.value()) {
+      k = static_cast<std::size_t>(std::find_if(classes_.begin(), classes_.end(),
+                                                [&](BytesPerSecond c) { return c.value() == capacity.value(); }) -
+                                   classes_.begin());
+      if (k == classes_.size()) classes_.push_back(capacity);
+      last_class_ = k;
+    }
+    edge_class_.push_back(static_cast<std::uint32_t>(k));
+  }
+  class_place_.assign(classes_.size(), -1);
+}
+
 int StepLoads::siblings_id(const std::vector<int>& siblings) {
   if (siblings.empty()) return 0;
   return siblings_.try_emplace(siblings, static_cast<int>(siblings_.size()) + 1).first->second;
@@ -79,66 +98,101 @@ StepLoads::Shape& StepLoads::add(const std::vector<int>& key, const std::vector<
   return shapes_.emplace(key, std::move(s)).first->second;
 }
 
-namespace {
-
-std::size_t slot_of(const TopologyGraph& g, const Route& r, std::size_t i) {
-  const auto e = static_cast<std::size_t>(r.edges[i]);
-  return 2 * e + (r.nodes[i] == g.edges()[e].a ? 0 : 1);
-}
-
-}  // namespace
-
 StepLoads::Shape StepLoads::build(const std::vector<int>& key, const std::vector<int>* siblings) {
   Shape s;
+  // A link's count is at most the step's routes (two hops a transfer, each with its siblings').
+  HCSIM_ASSERT(static_cast<double>(key.size()) / 3 * 2 * (1.0 + (siblings ? siblings->size() : 0)) < 4294967295.0,
+               "a step with more routes than its link counts hold");
+  s.own_only = key[0] != 0 && disjoint_stars(key, *siblings);
   for_routes(
       key, siblings,
       [&](const Route& r, std::uint32_t) {
         for (std::size_t i = 0; i < r.edges.size(); ++i) {
-          const std::size_t slot = slot_of(g_, r, i);
+          const std::size_t slot = router_.link_slot(r, i);
           if (crossings_[slot] == 0) crossed_.push_back(slot);
           crossings_[slot] += 1;
         }
       },
-      s.latency, s.between, true);
+      s.latency, s.between, true, s.own_only);
+  // Each class's M_c, the classes in the order the crossed links first meet them.
+  std::vector<int>& place = class_place_;  // class -> its index in s.capacities, -1: none yet
   for (std::size_t slot : crossed_) {
-    const TopoEdge& e = g_.edges()[slot / 2];
-    const BytesPerSecond capacity = e.bandwidth() * e.link().efficiency;
-    const double m = crossings_[slot];
+    const std::uint32_t k = edge_class_[slot / 2];
+    const double m = crossings_[slot];  // exact: a count below 2^32
     s.most = std::max(s.most, m);
-    auto it = std::find_if(s.capacities.begin(), s.capacities.end(),
-                           [&](const Shape::Capacity& c) { return c.capacity.value() == capacity.value(); });
-    if (it == s.capacities.end())
-      s.capacities.push_back({capacity, m, 0});
-    else
-      it->most = std::max(it->most, m);
+    if (place[k] < 0) {
+      place[k] = static_cast<int>(s.capacities.size());
+      s.capacities.push_back({classes_[k], m, 0});
+    } else {
+      double& most = s.capacities[static_cast<std::size_t>(place[k])].most;
+      most = std::max(most, m);
+    }
   }
   // The links at M_c, grouped by capacity.
   for (Shape::Capacity& c : s.capacities) {
     c.first = static_cast<std::uint32_t>(s.top.size());
-    for (std::size_t slot : crossed_) {
-      const TopoEdge& e = g_.edges()[slot / 2];
-      if ((e.bandwidth() * e.link().efficiency).value() == c.capacity.value() && crossings_[slot] == c.most)
+    const auto index = static_cast<int>(&c - s.capacities.data());
+    for (std::size_t slot : crossed_)
+      if (place[edge_class_[slot / 2]] == index && crossings_[slot] == c.most)
         s.top.push_back(static_cast<std::uint32_t>(slot));
-    }
   }
+  for (std::size_t slot : crossed_) place[edge_class_[slot / 2]] = -1;
   for (std::size_t slot : crossed_) crossings_[slot] = 0;
   crossed_.clear();
   return s;
 }
 
+bool StepLoads::disjoint_stars(const std::vector<int>& key, const std::vector<int>& siblings) {
+  star_devices_.clear();
+  int home = -1;
+  for (std::size_t i = 1; i < key.size(); ++i) {
+    const int d = router_.device_star(key[i]);
+    if (d < 0 || (home >= 0 && d != home)) return false;
+    home = d;
+    star_devices_.push_back(key[i]);
+  }
+  if (home < 0) return false;
+  std::sort(star_devices_.begin(), star_devices_.end());
+  star_devices_.erase(std::unique(star_devices_.begin(), star_devices_.end()), star_devices_.end());
+  star_met_.resize(static_cast<std::size_t>(router_.domains()), 0);
+  star_seen_.assign(1, home);
+  star_met_[static_cast<std::size_t>(home)] = 1;
+  const auto same_class = [&](int x, int y) {
+    return edge_class_[static_cast<std::size_t>(router_.star_edge(x))] ==
+           edge_class_[static_cast<std::size_t>(router_.star_edge(y))];
+  };
+  bool disjoint = true;
+  for (std::size_t k = 0; disjoint && k < siblings.size(); ++k) {
+    const int o = siblings[k];
+    const int d = router_.device_star(star_devices_.front() + o);
+    if (d < 0 || star_met_[static_cast<std::size_t>(d)]) {
+      disjoint = false;
+      break;
+    }
+    star_met_[static_cast<std::size_t>(d)] = 1;
+    star_seen_.push_back(d);
+    for (int x : star_devices_)
+      if (router_.device_star(x + o) != d || !same_class(x, x + o)) {
+        disjoint = false;
+        break;
+      }
+  }
+  for (int d : star_seen_) star_met_[static_cast<std::size_t>(d)] = 0;
+  return disjoint;
+}
+
 void StepLoads::list_uses(Shape& s, const std::vector<int>& key, const std::vector<int>* siblings) {
   Seconds latency{};  // the shape has them
   int between = 0;
-  for (std::size_t k = 0; k < s.top.size(); ++k) crossings_[s.top[k]] = static_cast<double>(k + 1);
+  for (std::size_t k = 0; k < s.top.size(); ++k) crossings_[s.top[k]] = static_cast<std::uint32_t>(k + 1);
   marks_.clear();
   for_routes(
       key, siblings,
       [&](const Route& r, std::uint32_t transfer) {
         for (std::size_t i = 0; i < r.edges.size(); ++i)
-          if (const double k = crossings_[slot_of(g_, r, i)]; k > 0)
-            marks_.emplace_back(static_cast<std::uint32_t>(k) - 1, transfer);
+          if (const std::uint32_t k = crossings_[router_.link_slot(r, i)]; k > 0) marks_.emplace_back(k - 1, transfer);
       },
-      latency, between, true);
+      latency, between, true, s.own_only);
   for (std::uint32_t slot : s.top) crossings_[slot] = 0;
   std::sort(marks_.begin(), marks_.end());
   s.use_first.assign(s.top.size() + 1, 0);

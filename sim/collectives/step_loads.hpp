@@ -40,8 +40,7 @@ class StepLoads {
     int between = 0;      // transfers between nodes
   };
 
-  StepLoads(const TopologyGraph& g, const Router& router)
-      : g_(g), router_(router), crossings_(2 * g.edges().size(), 0.0) {}
+  StepLoads(const TopologyGraph& g, const Router& router);
 
   // Id of a set of sibling offsets (cost.hpp, estimate()), for the step keys; 0: none.
   int siblings_id(const std::vector<int>& siblings);
@@ -58,9 +57,11 @@ class StepLoads {
   // path latency goes into `latency`, the transfers between nodes are added to `between`.
   // `passing`: routes not yet cached are found without caching them
   // (Router::passing_device_route; f must not keep them) -- a shape routes its step once.
+  // `own_only`: the transfers' own routes alone (the siblings' load copies of their links:
+  // disjoint_stars).
   template <class F>
   void for_routes(const std::vector<int>& key, const std::vector<int>* siblings, F f, Seconds& latency, int& between,
-                  bool passing = false) const;
+                  bool passing = false, bool own_only = false) const;
 
  private:
   struct Shape {
@@ -81,7 +82,8 @@ class StepLoads {
     // Listed on first need: the crossings of top[k] in uses[use_first[k], use_first[k + 1]).
     std::vector<std::uint32_t> use_first;
     std::vector<Use> uses;
-    int unequal = 0;  // times asked with unequal bytes
+    int unequal = 0;        // times asked with unequal bytes
+    bool own_only = false;  // found from the own routes alone (disjoint_stars)
   };
   struct Hash {
     std::size_t operator()(const std::vector<int>& v) const;
@@ -89,22 +91,39 @@ class StepLoads {
   Shape& add(const std::vector<int>& key, const std::vector<int>* siblings);
   Shape build(const std::vector<int>& key, const std::vector<int>* siblings);
   void list_uses(Shape& s, const std::vector<int>& key, const std::vector<int>* siblings);
+  // Whether every device of the step's transfers is in one star scale-up domain D (every hop
+  // is device, center, device: a node's NVSwitch) and each sibling's translate of them lands
+  // in a star domain of its own (not D, not another sibling's), each device's edge to the
+  // center of the same capacity as its original's. Then a sibling's routes cross links of
+  // their own, each as many times as the own routes cross its original, so every M_c, and
+  // every sum over a link at M_c, is the own routes' alone.
+  bool disjoint_stars(const std::vector<int>& key, const std::vector<int>& siblings);
 
   const TopologyGraph& g_;
   const Router& router_;
   std::unordered_map<std::vector<int>, int, Hash> siblings_;
   std::unordered_map<std::vector<int>, Shape, Hash> shapes_;
   std::size_t stored_ = 0;                                      // what shapes_ holds, in ints, bounded (step_loads.cpp)
-  std::vector<double> crossings_;                               // per directed link, zero between uses
+  std::vector<std::uint32_t> crossings_;                        // per directed link, zero between uses
+  // Each edge's capacity (lanes x bandwidth x efficiency) as an index into classes_: the
+  // shapes read four bytes a crossed link, not its edge record and link spec.
+  std::vector<BytesPerSecond> classes_;
+  std::vector<std::uint32_t> edge_class_;
+  std::size_t last_class_ = 0;
+  std::vector<int> class_place_;   // per class, its place in the shape being built; -1 between
+  std::vector<int> star_devices_;  // disjoint_stars(): the step's devices
+  std::vector<int> star_seen_;     // disjoint_stars(): the domains met
+  std::vector<char> star_met_;     // per scale-up domain, zero between uses
   std::vector<std::size_t> crossed_;                            // the links with crossings
   std::vector<std::pair<std::uint32_t, std::uint32_t>> marks_;  // (top link, transfer), reused
 };
 
 template <class F>
 void StepLoads::for_routes(const std::vector<int>& key, const std::vector<int>* siblings, F f, Seconds& latency,
-                           int& between, bool passing) const {
-  const auto route = [&](int a, int b) -> const Route& {
-    return passing ? router_.passing_device_route(a, b) : router_.device_route(a, b);
+                           int& between, bool passing, bool own_only) const {
+  // A sibling's translate is read for its links only: a passing one skips its sums.
+  const auto route = [&](int a, int b, bool sums = true) -> const Route& {
+    return passing ? router_.passing_device_route(a, b, sums) : router_.device_route(a, b);
   };
   HCSIM_ASSERT(key.size() % 3 == 1, "a step key is a siblings id and device triples");
   HCSIM_ASSERT(key[0] == 0 || (siblings && !siblings->empty()), "a step key names siblings it is not given");
@@ -119,8 +138,8 @@ void StepLoads::for_routes(const std::vector<int>& key, const std::vector<int>* 
       HCSIM_ASSERT(r.reachable, "collective between unconnected devices");
       path += r.latency;
       f(r, static_cast<std::uint32_t>(i));
-      if (key[0] != 0)
-        for (int o : *siblings) f(route(from + o, to + o), static_cast<std::uint32_t>(i));
+      if (key[0] != 0 && !own_only)
+        for (int o : *siblings) f(route(from + o, to + o, false), static_cast<std::uint32_t>(i));
     }
     latency = max(latency, path);
     between += g_.node_of(a) != g_.node_of(b) ? 1 : 0;

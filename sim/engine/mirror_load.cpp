@@ -9,10 +9,7 @@ template <class F>
 void MirrorLoad::for_slots(const DevicePair& p, F&& f) const {
   if (p.first == p.second) return;
   const Route& r = router_.device_route(static_cast<int>(p.first), static_cast<int>(p.second));
-  for (std::size_t i = 0; i < r.edges.size(); ++i) {
-    const auto e = static_cast<std::size_t>(r.edges[i]);
-    f(2 * e + (r.nodes[i] == g_.edges()[e].a ? 0 : 1));
-  }
+  for (std::size_t i = 0; i < r.edges.size(); ++i) f(router_.link_slot(r, i));
 }
 
 std::unordered_map<std::uint64_t, double> MirrorLoad::stretches(const std::vector<DevicePair>& built,

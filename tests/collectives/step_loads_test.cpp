@@ -38,9 +38,9 @@ void expect_same(const CollectiveEstimate& got, const CollectiveEstimate& want, 
 
 // Groups with and without siblings on two fabrics: rail-optimised leaves (one NIC per GPU;
 // a group straddling a leaf edge) and two NICs per node (four GPUs and their siblings share
-// a port). Every algorithm by name and "auto", at sizes that divide evenly among the ranks
-// (one step shape, reused) and sizes that do not (unequal bytes: routed afresh), each model
-// asked many sizes in turn so that later ones reuse the shapes of earlier ones.
+// a port; groups inside a node with siblings in other nodes, in their own, or overlapping). Every algorithm by name and
+// "auto", at sizes that divide evenly among the ranks (one step shape, reused) and sizes that do not (unequal bytes:
+// routed afresh), each model asked many sizes in turn so that later ones reuse the shapes of earlier ones.
 TEST(StepLoads, ReusedShapesGiveTheTimesOfRoutingEveryTransfer) {
   register_builtin_collectives();
   std::vector<int> stride8;
@@ -60,7 +60,15 @@ TEST(StepLoads, ReusedShapesGiveTheTimesOfRoutingEveryTransfer) {
   cases.push_back({testing::test_topology({{"type", "nvswitch-cluster"}, {"nics_per_node", 2}}, 64),
                    {{{0, 8, 16, 24}, CollectiveOp::all_reduce, {1, 2, 3, 4, 5, 6, 7}},
                     {{0, 8, 16, 24}, CollectiveOp::all_gather, {1, 2, 3}},
-                    {consecutive(16), CollectiveOp::all_reduce, {16, 32, 48}}}});
+                    {consecutive(16), CollectiveOp::all_reduce, {16, 32, 48}},
+                    // Inside one node, siblings in nodes of their own (their routes are
+                    // copies: the own routes alone, StepLoads::disjoint_stars), in the same
+                    // node, and overlapping the group (devices 1-3 carry two transfers).
+                    {consecutive(8), CollectiveOp::all_reduce, {8, 16, 24, 32, 40, 48, 56}},
+                    {consecutive(8, 8), CollectiveOp::all_gather, {-8, 16}},
+                    {consecutive(4), CollectiveOp::all_reduce, {4}},
+                    {consecutive(4), CollectiveOp::all_reduce, {1}},
+                    {consecutive(4), CollectiveOp::all_to_all, {1, 8}}}});
   const std::vector<double> sizes{4096, 4096 * 3 + 1, 1048576, 1048576 + 7, 268435456, 25165824, 1e9 + 3};
   for (const Case& c : cases) {
     std::vector<std::string> names{"auto"};
@@ -129,6 +137,34 @@ TEST(StepLoads, BandwidthIsTheBusiestLinkPerCapacity) {
   EXPECT_FALSE(loads.time(other, &siblings, {b, b + 1}, t));
   EXPECT_FALSE(loads.time(other, &siblings, {b, b + 1}, t));
   EXPECT_EQ(loads.size(), 1U);
+}
+
+// A ring over GPUs 0-3 of node 0, each hop GPU -> NVSwitch -> GPU: every NVLink edge
+// carries one transfer each way, so with b bytes the term is b / B_nv (B_nv: the route's
+// bottleneck). Siblings in nodes 1-3 load copies of those links and leave it so; a sibling
+// offset by one GPU (1-4) shares node 0, and GPUs 1-3's links then carry two transfers each
+// way: 2 b / B_nv.
+TEST(StepLoads, SiblingsInNodesOfTheirOwnLeaveTheTermAsAlone) {
+  const TopologyGraph g = testing::test_topology({{"type", "nvswitch-cluster"}, {"nics_per_node", 2}}, 32);
+  const Router router(g);
+  StepLoads loads(g, router);
+  std::vector<int> ring{0};
+  for (int d = 0; d < 4; ++d) ring.insert(ring.end(), {d, (d + 1) % 4, (d + 1) % 4});
+  const double b = 1 << 20, nv = router.device_route(0, 1).bottleneck.value();
+  const std::vector<int> nodes{8, 16, 24}, shifted{1};
+  const std::vector<double> bytes(4, b);
+  StepLoads::StepTime alone, apart, overlapping;
+  ASSERT_TRUE(loads.time(ring, nullptr, bytes, alone));
+  std::vector<int> key = ring;
+  key[0] = loads.siblings_id(nodes);
+  ASSERT_TRUE(loads.time(key, &nodes, bytes, apart));
+  key[0] = loads.siblings_id(shifted);
+  ASSERT_TRUE(loads.time(key, &shifted, bytes, overlapping));
+  EXPECT_DOUBLE_EQ(alone.bandwidth.value(), b / nv);
+  EXPECT_EQ(apart.bandwidth.value(), alone.bandwidth.value());
+  EXPECT_EQ(apart.latency.value(), alone.latency.value());
+  EXPECT_EQ(apart.between, 0);
+  EXPECT_DOUBLE_EQ(overlapping.bandwidth.value(), 2 * b / nv);
 }
 
 }  // namespace
