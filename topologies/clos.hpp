@@ -43,6 +43,10 @@ struct ClosSummary {
 // A leaf's ports to endpoints: floor(radix r / (1 + r)), at least 1 and at most radix - 1.
 int clos_down_ports(int radix, double oversubscription);
 
+// The leaves and spines add_two_tier_clos() builds for groups (rails) of these sizes, in
+// group order; its edges: one per endpoint, plus leaves x spines.
+ClosSummary clos_shape(const std::vector<int>& group_sizes, const ClosOptions& o);
+
 ClosSummary add_two_tier_clos(TopologyGraph& g, const std::vector<ClosEndpoint>& endpoints, const ClosOptions& o);
 
 }  // namespace hcsim

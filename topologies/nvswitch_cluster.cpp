@@ -128,6 +128,29 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
     if (dims.empty()) return g;
   }
   if (nvlink.bandwidth.value() <= 0 || nic.bandwidth.value() <= 0) return g;  // resolver reported it
+  const bool rails = p_.string("fabric") == "rail-optimised";
+  ClosOptions o;
+  o.radix = static_cast<int>(p_.integer("switch_radix"));
+  o.oversubscription = p_.number("oversubscription");
+  o.endpoint_link = nic;
+  o.switch_link = nic;
+  o.switch_link.latency = p_.get<Seconds>("switch_latency");
+  o.in_switch_reduction = p_.boolean("fabric_reduction");
+  {
+    // The graph's size: devices, NVSwitches, shared NICs, then the fabric (a Clos, or a torus
+    // of node routers).
+    const auto devices = static_cast<std::size_t>(ctx.devices), nodes = static_cast<std::size_t>(s.nodes);
+    const auto ports = nodes * static_cast<std::size_t>(s.nics);
+    const std::size_t shared = s.per_node / s.nics > 1 ? ports : 0;
+    std::size_t fabric_nodes = 0, fabric_edges = 0;
+    if (s.nodes > 1 && dims.empty()) {
+      const std::vector<int> sizes(rails ? static_cast<std::size_t>(s.nics) : 1U, rails ? s.nodes : s.nodes * s.nics);
+      const ClosSummary c = clos_shape(sizes, o);
+      fabric_nodes = static_cast<std::size_t>(c.leaves + c.spines);
+      fabric_edges = ports + static_cast<std::size_t>(c.leaves) * static_cast<std::size_t>(c.spines);
+    }
+    g.reserve(devices + nodes + shared + fabric_nodes, devices + (shared > 0 ? devices : 0) + fabric_edges, devices);
+  }
   for (int d = 0; d < ctx.devices; ++d) {
     g.add_device(fmt::format("node{}/gpu{}", d / s.per_node, d % s.per_node), d);
     g.set_node_of(d, d / s.per_node);
@@ -150,14 +173,6 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
     g.description += add_node_torus(g, s, nic, p_, dims);
     return g;
   }
-  const bool rails = p_.string("fabric") == "rail-optimised";
-  ClosOptions o;
-  o.radix = static_cast<int>(p_.integer("switch_radix"));
-  o.oversubscription = p_.number("oversubscription");
-  o.endpoint_link = nic;
-  o.switch_link = nic;
-  o.switch_link.latency = p_.get<Seconds>("switch_latency");
-  o.in_switch_reduction = p_.boolean("fabric_reduction");
   g.destination_routing = p_.string("fabric_routing") == "d-mod-k";
   const std::vector<ClosEndpoint> eps = attach_nics(g, s, nic, rails);
   const ClosSummary c = add_two_tier_clos(g, eps, o);

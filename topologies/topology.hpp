@@ -48,6 +48,9 @@ struct TopoEdge {
 
 class TopologyGraph {
  public:
+  // Room for this many nodes, edges and devices in all (a builder that knows them spares the
+  // graph's arrays their regrowth: a million devices copy hundreds of megabytes each time).
+  void reserve(std::size_t nodes, std::size_t edges, std::size_t devices);
   int add_device(std::string name, int device_index);
   int add_switch(std::string name, bool in_switch_reduction = false);
   int add_memory(std::string name, Bytes capacity);

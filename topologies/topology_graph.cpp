@@ -4,6 +4,13 @@
 
 namespace hcsim {
 
+void TopologyGraph::reserve(std::size_t nodes, std::size_t edges, std::size_t devices) {
+  nodes_.reserve(nodes);
+  edges_.reserve(edges);
+  device_node_.reserve(devices);
+  node_of_.reserve(devices);
+}
+
 int TopologyGraph::add_device(std::string name, int device_index) {
   HCSIM_ASSERT(device_index == static_cast<int>(device_node_.size()), "devices must be added in index order");
   nodes_.push_back({TopoNode::Kind::device, std::move(name), device_index, false, Bytes{}, Seconds{}, BytesPerSecond{}, -1});

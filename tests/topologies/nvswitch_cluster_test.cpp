@@ -61,6 +61,23 @@ TEST(NvswitchCluster, FatTreeWithOneNicPerGpu) {
             "16 nodes x 8 GPUs, NVSwitch (nvlink3) inside, 8 x ib-hdr per node, fat-tree (7 leaves, 20 spines, 1:1)");
 }
 
+// The builder reserves the graph's arrays for what it adds (TopologyGraph::reserve): with a
+// Clos fabric (or none) they are full, never regrown, for any NIC count and fabric.
+TEST(NvswitchCluster, BuildsTheGraphInTheRoomItReserves) {
+  const std::vector<std::pair<nlohmann::json, int>> shapes{{nlohmann::json::object(), 4},
+                                                           {nlohmann::json::object(), 8},
+                                                           {nlohmann::json::object(), 128},
+                                                           {{{"fabric", "rail-optimised"}}, 128},
+                                                           {{{"fabric", "rail-optimised"}, {"nics_per_node", 2}}, 64},
+                                                           {{{"nics_per_node", 4}, {"oversubscription", 3.0}}, 256},
+                                                           {{{"nics_per_node", 1}, {"switch_radix", 8}}, 96}};
+  for (const auto& [desc, devices] : shapes) {
+    const TopologyGraph g = build_nvswitch(desc, devices);
+    EXPECT_EQ(g.nodes().capacity(), g.nodes().size()) << desc.dump() << " x " << devices;
+    EXPECT_EQ(g.edges().capacity(), g.edges().size()) << desc.dump() << " x " << devices;
+  }
+}
+
 TEST(NvswitchCluster, RailOptimisedGivesEachRailItsLeaves) {
   // 32 nodes, rail k holds NIC k of each node: 32 ports per rail / 20 down = 2 leaves per rail, 16 in all.
   TopologyGraph g = build_nvswitch({{"fabric", "rail-optimised"}}, 256);
