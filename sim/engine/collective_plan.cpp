@@ -261,6 +261,39 @@ CollectiveExpansion CollectivePlanner::build(const std::vector<int>& devices, Co
   return p;
 }
 
+std::unique_ptr<CollectiveExpansion> CollectivePlanner::shifted(const CollectiveExpansion& base,
+                                                                const std::vector<std::uint32_t>& base_group,
+                                                                const std::vector<std::uint32_t>& group) const {
+  if (flow_ || base.rank_devices.empty() || group.empty() || group.size() != base_group.size()) return nullptr;
+  const CollectiveAlgorithm* a = find_collective_algorithm(base.algorithm);
+  if (!a || a->pipelined || a->analytic_only || a->node_switch_reduction) return nullptr;
+  const std::int64_t o = std::int64_t{group[0]} - std::int64_t{base_group[0]};
+  for (std::size_t i = 0; i < group.size(); ++i)
+    if (std::int64_t{group[i]} - std::int64_t{base_group[i]} != o) return nullptr;
+  std::vector<int> ranks, base_ranks;
+  const GroupShape s = model_.shape_of(as_int(group), ranks);
+  const GroupShape b = model_.shape_of(as_int(base_group), base_ranks);
+  if (s.ranks != b.ranks || s.nodes != b.nodes || s.per_node != b.per_node || s.torus_dims != b.torus_dims ||
+      s.pxn != b.pxn || ranks.size() != base.rank_devices.size())
+    return nullptr;
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    if (ranks[i] - std::int64_t{base.rank_devices[i]} != o) return nullptr;
+  HCSIM_ASSERT(base.switch_bytes.empty() && base.reduction_root < 0 && !base.flow, "a shifted plan with no flows");
+  auto p = std::make_unique<CollectiveExpansion>(base);
+  const auto shift = [o](std::uint32_t& d) { d = static_cast<std::uint32_t>(std::int64_t{d} + o); };
+  for (std::uint32_t& d : p->rank_devices) shift(d);
+  for (CoarsePhase& ph : p->phases)
+    for (PlannedFlow& f : ph.flows) {
+      shift(f.src);
+      shift(f.dst);
+    }
+  for (PlannedFlow& f : p->pair_bytes) {
+    shift(f.src);
+    shift(f.dst);
+  }
+  return p;
+}
+
 void CollectivePlanner::coarse_phases(CollectiveExpansion& p, const Schedule& sc, const std::vector<int>& ranks) const {
   std::vector<Pair> pairs;
   std::vector<const Step*> cur;

@@ -132,6 +132,18 @@ class CollectivePlanner {
   const CollectiveExpansion& plan(const std::vector<std::uint32_t>& group, CollectiveOp op, double bytes,
                                   std::string_view algorithm = {}, CollectiveFamily family = {});
 
+  // The plan plan() would build for `group` with base's algorithm and bytes, taken from
+  // `base` (the plan of `base_group`) where it is base shifted: in event mode, for an
+  // algorithm whose schedule is a function of the group's shape alone (not pipelined, no
+  // multimem transfers, not analytic), when group is base_group shifted by one offset o and
+  // the cost model shapes it alike (its ranks the base's shifted by o, an equal GroupShape).
+  // Its devices and flows are then base's shifted by o, exactly; its timers and estimate are
+  // base's, not its own (for a mirror's flows, which are read for their links and bytes:
+  // collective_replay.hpp). Null where it is not such a shift.
+  [[nodiscard]] std::unique_ptr<CollectiveExpansion> shifted(const CollectiveExpansion& base,
+                                                             const std::vector<std::uint32_t>& base_group,
+                                                             const std::vector<std::uint32_t>& group) const;
+
   // Bytes the plan puts on each topology edge (both directions summed), times `copies`,
   // added to `edge_bytes`.
   void add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes, double copies = 1) const;

@@ -459,6 +459,10 @@ void CollectiveReplay::finish(int c) {
 
 const CollectiveExpansion& CollectiveReplay::mirror_plan(const Task& t, std::uint32_t group_id) {
   const auto& group = g_.groups()[group_id];
+  const CollectiveExpansion& base = plan_of(t);
+  auto [it, added] = shifted_.try_emplace({&base, group_id});
+  if (added) it->second = planner_.shifted(base, g_.groups()[t.group], group);
+  if (it->second) return *it->second;
   try {  // the mirrored collective's algorithm; a symmetric group always supports it
     return planner_.plan(group, t.op, t.bytes.value(), plan_of(t).algorithm);
   } catch (const InputError&) {

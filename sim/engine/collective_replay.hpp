@@ -50,6 +50,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <set>
 #include <span>
 #include <tuple>
@@ -193,6 +194,9 @@ class CollectiveReplay {
   std::vector<std::uint32_t> pair_slots_;  // the pairs' directed links, end to end
   std::vector<double> slot_bandwidth_;     // per directed link (MirrorLoad::slot_bandwidth)
   std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, SlotCounts> mirror_slots_;
+  // Mirror plans that are their collective's plan shifted (CollectivePlanner::shifted), by
+  // (that plan, mirror group); null where the mirror is planned as its own.
+  std::map<std::pair<const CollectiveExpansion*, std::uint32_t>, std::unique_ptr<CollectiveExpansion>> shifted_;
   std::map<std::uint32_t, SlotCounts> send_mirror_slots_;  // by mirror set
   std::vector<char> solo_;  // per task: a collective that runs as one timer (empty: none)
   std::map<std::pair<const CollectiveExpansion*, std::uint32_t>, double> solo_times_;  // (plan, mirror set)

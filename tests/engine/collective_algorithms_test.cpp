@@ -400,5 +400,70 @@ TEST(CollectiveAlgorithms, MirroredCollectiveChargesTheSameBytes) {
   }
 }
 
+// A mirror's plan taken from its collective's plan (CollectivePlanner::shifted) is, flow for
+// flow, the plan built for the mirror's group, wherever shifted() gives one; it gives none
+// for a pipelined algorithm, a group that is not one offset from the base, or one the cost
+// model shapes otherwise (a node boundary inside it). Rail-optimised H800 nodes (PXN shapes)
+// and an ECMP fat-tree; every algorithm of "auto" by name.
+TEST(CollectiveAlgorithms, AShiftedPlanIsThePlanBuiltForTheShiftedGroup) {
+  register_builtin_collectives();
+  const auto range = [](std::uint32_t from, std::uint32_t n, std::uint32_t stride = 1) {
+    std::vector<std::uint32_t> v;
+    for (std::uint32_t i = 0; i < n; ++i) v.push_back(from + i * stride);
+    return v;
+  };
+  struct Shift {
+    std::vector<std::uint32_t> base, group;
+    bool applies;  // a shift that shapes alike
+  };
+  const std::vector<Shift> shifts{{range(0, 16, 8), range(1, 16, 8), true}, {range(0, 16, 8), range(8, 16, 8), true},
+                                  {range(0, 16), range(48, 16), true},      {range(0, 4), range(4, 4), true},
+                                  {range(0, 4), range(6, 4), false},          // nodes 0 and 1
+                                  {range(0, 4), {5, 4, 6, 7}, false},         // not one offset
+                                  {range(0, 64, 2), range(1, 64, 2), true}};  // four ranks a node
+  int taken = 0;
+  for (const TopologyGraph& topo :
+       {testing::h800_rails_of_20_nodes(), testing::h800_leaves_of_20_nodes("fat-tree", "ecmp-hash")})
+    for (CollectiveOp op :
+         {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter, CollectiveOp::all_to_all})
+      for (const CollectiveAlgorithm* a : auto_candidates())
+        for (const Shift& sh : shifts) {
+          if (a->analytic_only || a->node_switch_reduction) continue;  // no reducing switches here
+          CollectivePlanner planner(topo, "auto", false), fresh(topo, "auto", false);
+          std::vector<int> ranks;
+          if (!a->supports(op, planner.model().shape_of({sh.base.begin(), sh.base.end()}, ranks))) continue;
+          const CollectiveExpansion& base = planner.plan(sh.base, op, 64e6, a->name);
+          const auto p = planner.shifted(base, sh.base, sh.group);
+          const std::string what =
+              a->name + " " + std::string(collective_op_name(op)) + " to " + std::to_string(sh.group[0]);
+          if (!sh.applies || a->pipelined) {
+            EXPECT_EQ(p, nullptr) << what;
+            continue;
+          }
+          ASSERT_NE(p, nullptr) << what;
+          ++taken;
+          const CollectiveExpansion& want = fresh.plan(sh.group, op, 64e6, a->name);
+          EXPECT_EQ(p->algorithm, want.algorithm) << what;
+          EXPECT_EQ(p->rank_devices, want.rank_devices) << what;
+          const auto same = [&](const std::vector<PlannedFlow>& x, const std::vector<PlannedFlow>& y) {
+            ASSERT_EQ(x.size(), y.size()) << what;
+            for (std::size_t i = 0; i < x.size(); ++i) {
+              EXPECT_EQ(x[i].src, y[i].src) << what;
+              EXPECT_EQ(x[i].dst, y[i].dst) << what;
+              EXPECT_EQ(x[i].bytes, y[i].bytes) << what;
+            }
+          };
+          same(p->pair_bytes, want.pair_bytes);
+          ASSERT_EQ(p->phases.size(), want.phases.size()) << what;
+          for (std::size_t k = 0; k < p->phases.size(); ++k) same(p->phases[k].flows, want.phases[k].flows);
+        }
+  EXPECT_GT(taken, 40);
+  // Flow mode plans flows of its own: no shifted plans.
+  const TopologyGraph topo = testing::h800_rails_of_20_nodes();
+  CollectivePlanner flow(topo, "ring", true);
+  EXPECT_EQ(flow.shifted(flow.plan(range(0, 16, 8), CollectiveOp::all_reduce, 64e6), range(0, 16, 8), range(1, 16, 8)),
+            nullptr);
+}
+
 }  // namespace
 }  // namespace hcsim
