@@ -464,7 +464,7 @@ const CollectiveExpansion& CollectiveReplay::mirror_plan(const Task& t, std::uin
   if (added) it->second = planner_.shifted(base, g_.groups()[t.group], group);
   if (it->second) return *it->second;
   try {  // the mirrored collective's algorithm; a symmetric group always supports it
-    return planner_.plan(group, t.op, t.bytes.value(), plan_of(t).algorithm);
+    return planner_.plan(group, t.op, t.bytes.value(), base.algorithm);
   } catch (const InputError&) {
     return planner_.plan(group, t.op, t.bytes.value());
   }
