@@ -302,14 +302,6 @@ int Router::restricting_domain(int src, int dst) const {
   return domain_nodes_[static_cast<std::size_t>(d)].size() == g_.nodes().size() ? -1 : d;
 }
 
-int Router::device_star(int device) const {
-  const auto d = g_.nodes()[static_cast<std::size_t>(g_.device_node(device))].scale_up_domain;
-  if (d < 0 || star_center_[static_cast<std::size_t>(d)] < 0 ||
-      domain_nodes_[static_cast<std::size_t>(d)].size() == g_.nodes().size())
-    return -1;
-  return d;
-}
-
 void Router::domain_route(int src, int dst, int domain, Route& r) const {
   // A star (one switch, each member device joined to it by one link and to no other member):
   // the one path inside the domain, as the search below would find it.

@@ -99,9 +99,27 @@ class Router {
   // The scale-up domain of device `device` when it is a star that is not the whole graph
   // (its routes are member, center, member: star_route), else -1; its count of domains; and
   // the edge joining a star's member device to the center.
-  [[nodiscard]] int device_star(int device) const;
+  [[nodiscard]] int device_star(int device) const {
+    return node_star_[static_cast<std::size_t>(g_.device_node(device))];
+  }
   [[nodiscard]] int domains() const { return static_cast<int>(domain_nodes_.size()); }
   [[nodiscard]] int star_edge(int device) const { return star_edge_[static_cast<std::size_t>(g_.device_node(device))]; }
+  // Calls f(directed link) for each link of the route between two devices, in order
+  // (link_slot); two members of one star domain (device_star) are read from their edges to
+  // the center, as star_route() routes them, without looking the route up.
+  template <class F>
+  void for_link_slots(int src_device, int dst_device, F&& f) const {
+    const auto a = static_cast<std::size_t>(g_.device_node(src_device)),
+               b = static_cast<std::size_t>(g_.device_node(dst_device));
+    if (const int d = node_star_[a]; d >= 0 && d == node_star_[b] && a != b) {
+      const auto ea = static_cast<std::size_t>(star_edge_[a]), eb = static_cast<std::size_t>(star_edge_[b]);
+      f(2 * ea + (static_cast<int>(a) == edge_a_[ea] ? 0 : 1));
+      f(2 * eb + (star_center_[static_cast<std::size_t>(d)] == edge_a_[eb] ? 0 : 1));
+      return;
+    }
+    const Route& r = device_route(src_device, dst_device);
+    for (std::size_t i = 0; i < r.edges.size(); ++i) f(link_slot(r, i));
+  }
   // Whether distances towards transit node `node` are in closed form (its component's core
   // is complete bipartite with one edge weight) rather than read from a Dijkstra table.
   [[nodiscard]] bool closed_form(int node) const {
@@ -223,6 +241,7 @@ class Router {
   std::vector<int> domain_local_;               // node -> index in its domain's list (-1: none)
   std::vector<int> star_center_;                // domain -> its center when a star, else -1
   std::vector<int> star_edge_;                  // a star's member device -> its edge to the center
+  std::vector<int> node_star_;                  // node -> its star domain (not the whole graph), else -1
   std::size_t max_searches_ = 64;
   mutable std::map<int, Search> searches_;
   mutable std::vector<int> search_order_;

@@ -138,6 +138,7 @@ void Router::set_hops() {
 void Router::find_star_domains() {
   star_center_.assign(domain_nodes_.size(), -1);
   star_edge_.assign(adj_.size(), -1);
+  node_star_.assign(adj_.size(), -1);
   if (whole_graph_) return;  // the reference searches every domain (routing_tables_test.cpp)
   for (std::size_t d = 0; d < domain_nodes_.size(); ++d) {
     const auto& members = domain_nodes_[d];
@@ -166,7 +167,11 @@ void Router::find_star_domains() {
       }
       star_edge_[static_cast<std::size_t>(v)] = edge;
     }
-    if (star) star_center_[d] = center;
+    if (!star) continue;
+    star_center_[d] = center;
+    // A domain that is the whole graph is not routed as a domain (restricting_domain).
+    if (members.size() != adj_.size())
+      for (int v : members) node_star_[static_cast<std::size_t>(v)] = static_cast<int>(d);
   }
 }
 

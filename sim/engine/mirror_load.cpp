@@ -8,8 +8,7 @@ namespace hcsim::engine {
 template <class F>
 void MirrorLoad::for_slots(const DevicePair& p, F&& f) const {
   if (p.first == p.second) return;
-  const Route& r = router_.device_route(static_cast<int>(p.first), static_cast<int>(p.second));
-  for (std::size_t i = 0; i < r.edges.size(); ++i) f(router_.link_slot(r, i));
+  router_.for_link_slots(static_cast<int>(p.first), static_cast<int>(p.second), f);
 }
 
 std::unordered_map<std::uint64_t, double> MirrorLoad::stretches(const std::vector<DevicePair>& built,

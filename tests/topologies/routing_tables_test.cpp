@@ -96,6 +96,40 @@ TEST(RouterTables, PassingRoutesAreTheCachedRoutes) {
   }
 }
 
+// for_link_slots() reads a pair inside one NVSwitch node from the two star edges without the
+// route; every pair's links are those of the route, in order (the reference router's: a
+// whole-graph search, no stars), on fabrics with one, two and eight NICs a node, a torus of
+// node routers and a single node (its domain is the whole graph: no star shortcut).
+TEST(RouterTables, StarPairsGiveTheRoutesLinks) {
+  std::vector<TopologyGraph> graphs;
+  graphs.push_back(build({{"type", "nvswitch-cluster"}}, 32));
+  graphs.push_back(build({{"type", "nvswitch-cluster"}, {"fabric", "rail-optimised"}, {"nics_per_node", 2}}, 32));
+  graphs.push_back(build({{"type", "nvswitch-cluster"}, {"nics_per_node", 1}}, 32));
+  graphs.push_back(
+      build({{"type", "nvswitch-cluster"}, {"gpus_per_node", 4}, {"fabric", "torus"}, {"fabric_dims", {3, 2, 2}}}, 48));
+  graphs.push_back(build({{"type", "nvswitch-cluster"}}, 8));
+  int stars = 0;
+  for (const TopologyGraph& g : graphs) {
+    const Router router(g), reference(g, true);
+    const int n = g.device_count();
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
+        if (a == b) continue;
+        std::vector<std::size_t> got, want;
+        router.for_link_slots(a, b, [&](std::size_t s) { got.push_back(s); });
+        const Route& r = reference.device_route(a, b);
+        for (std::size_t i = 0; i < r.edges.size(); ++i) want.push_back(reference.link_slot(r, i));
+        EXPECT_EQ(got, want) << a << " -> " << b;
+      }
+    for (int a = 0; a < n; ++a) stars += router.device_star(a) >= 0 ? 1 : 0;
+    if (n == 8) {
+      EXPECT_EQ(router.device_star(0), -1);  // one node: the domain is the whole graph
+    }
+    EXPECT_EQ(reference.device_star(0), -1);  // the reference has no stars
+  }
+  EXPECT_EQ(stars, 32 * 3 + 48);
+}
+
 int node_named(const TopologyGraph& g, const std::string& name) {
   for (std::size_t i = 0; i < g.nodes().size(); ++i)
     if (g.nodes()[i].name == name) return static_cast<int>(i);
