@@ -92,10 +92,7 @@ class Router {
   [[nodiscard]] const TopologyGraph& graph() const { return g_; }
   // The directed link (2 x edge, + 1 when crossed from b to a) of r's i-th hop, read from a
   // compact per-edge array rather than the graph's edge records.
-  [[nodiscard]] std::size_t link_slot(const Route& r, std::size_t i) const {
-    const auto e = static_cast<std::size_t>(r.edges[i]);
-    return 2 * e + (r.nodes[i] == edge_a_[e] ? 0 : 1);
-  }
+  [[nodiscard]] std::size_t link_slot(const Route& r, std::size_t i) const { return directed(r.edges[i], r.nodes[i]); }
   // The scale-up domain of device `device` when it is a star that is not the whole graph
   // (its routes are member, center, member: star_route), else -1; its count of domains; and
   // the edge joining a star's member device to the center.
@@ -112,9 +109,8 @@ class Router {
     const auto a = static_cast<std::size_t>(g_.device_node(src_device)),
                b = static_cast<std::size_t>(g_.device_node(dst_device));
     if (const int d = node_star_[a]; d >= 0 && d == node_star_[b] && a != b) {
-      const auto ea = static_cast<std::size_t>(star_edge_[a]), eb = static_cast<std::size_t>(star_edge_[b]);
-      f(2 * ea + (static_cast<int>(a) == edge_a_[ea] ? 0 : 1));
-      f(2 * eb + (star_center_[static_cast<std::size_t>(d)] == edge_a_[eb] ? 0 : 1));
+      f(directed(star_edge_[a], static_cast<int>(a)));
+      f(directed(star_edge_[b], star_center_[static_cast<std::size_t>(d)]));
       return;
     }
     const Route& r = device_route(src_device, dst_device);
@@ -209,6 +205,11 @@ class Router {
   Adjacency adj_;
   std::vector<std::int64_t> weight_;                   // per edge
   std::vector<int> edge_a_;                            // per edge: its node a
+  // The directed link of edge e left from node `from`: 2 e, + 1 when `from` is its node b.
+  [[nodiscard]] std::size_t directed(int e, int from) const {
+    const auto i = static_cast<std::size_t>(e);
+    return 2 * i + (from == edge_a_[i] ? 0 : 1);
+  }
   std::vector<char> transit_;                          // per node: may carry others' traffic
   std::vector<int> component_, local_;                 // transit nodes: component; core ones: index in it
   std::vector<int> component_size_;                    // core transit nodes per component
