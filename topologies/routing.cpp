@@ -45,7 +45,7 @@ void Router::sum_links(Route& r) const {
   for (std::size_t i = 0; i < r.edges.size(); ++i) {
     const auto& ed = g_.edges()[static_cast<std::size_t>(r.edges[i])];
     r.latency += ed.link().latency;
-    const BytesPerSecond bw = ed.bandwidth() * ed.link().efficiency;
+    const BytesPerSecond bw = ed.effective_bandwidth();
     r.bottleneck = i == 0 ? bw : min(r.bottleneck, bw);
   }
 }

@@ -44,6 +44,9 @@ struct TopoEdge {
   // Report grouping, e.g. "nvlink", "infiniband", "ici".
   [[nodiscard]] const std::string& link_class() const { return *link_class_; }
   [[nodiscard]] BytesPerSecond bandwidth() const { return spec->bandwidth * static_cast<double>(lanes); }
+  // What one direction carries: the lanes' bandwidth times the link's protocol efficiency
+  // (the rate every cost path and the engine's link give a flow alone on it).
+  [[nodiscard]] BytesPerSecond effective_bandwidth() const { return bandwidth() * spec->efficiency; }
 };
 
 class TopologyGraph {

@@ -36,7 +36,7 @@ std::vector<Resource> resources_of(const TopologyGraph& g, const Route& r, int s
 double capacity_of(const TopologyGraph& g, const Resource& res) {
   if (res.first < 0) return g.nodes()[static_cast<std::size_t>(-1 - res.first)].memory_bandwidth.value();
   const TopoEdge& e = g.edges()[static_cast<std::size_t>(res.first)];
-  return e.bandwidth().value() * e.link().efficiency;
+  return e.effective_bandwidth().value();
 }
 
 }  // namespace

@@ -150,7 +150,7 @@ std::vector<Seconds> CollectiveCostModel::multimem_times(const Step& st, const s
     Seconds bw{};
     for (std::size_t slot : owners[r].slots) {
       const auto& e = g_.edges()[slot / 2];
-      bw = max(bw, Bytes(load_[slot]) / (e.bandwidth() * e.link().efficiency));
+      bw = max(bw, Bytes(load_[slot]) / e.effective_bandwidth());
     }
     out[r] = owners[r].slots.empty() ? Seconds{} : owners[r].latency + bw;
   }
@@ -217,7 +217,7 @@ CollectiveEstimate CollectiveCostModel::schedule_time(const Schedule& sc, const 
     }
     for (std::size_t slot : touched) {
       const auto& e = g_.edges()[slot / 2];
-      bw = max(bw, Bytes(load_[slot]) / (e.bandwidth() * e.link().efficiency));
+      bw = max(bw, Bytes(load_[slot]) / e.effective_bandwidth());
       load_[slot] = 0;
     }
     touched.clear();

@@ -30,7 +30,7 @@ StepLoads::StepLoads(const TopologyGraph& g, const Router& router)
     : g_(g), router_(router), crossings_(2 * g.edges().size(), 0) {
   edge_class_.reserve(g.edges().size());
   for (const TopoEdge& e : g.edges()) {
-    const BytesPerSecond capacity = e.bandwidth() * e.link().efficiency;
+    const BytesPerSecond capacity = e.effective_bandwidth();
     // Few classes (one per kind of link): the last one matched is tried first.
     std::size_t k = last_class_;
     if (k >= classes_.size() || classes_[k].value() != capacity.value()) {

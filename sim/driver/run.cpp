@@ -166,13 +166,12 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
   m.step_time = a.step_time;
   const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
   const Seconds step = a.step_time;
-  m.devices.reserve(static_cast<std::size_t>(sc.device_count()));
-  for (int d = 0; d < sc.device_count(); ++d) {
+  // One class of figures per stage: its dp * cp * tp devices are alike.
+  for (int s = 0; s < sc.strategy.pp; ++s) {
     DeviceMetrics dm;
-    dm.device = static_cast<std::uint32_t>(d);
-    dm.stage = d / per_stage;
-    dm.pool = sc.stage_pool[static_cast<std::size_t>(dm.stage)];
-    const AnalyticalStage& st = a.stages[static_cast<std::size_t>(dm.stage)];
+    dm.stage = s;
+    dm.pool = sc.stage_pool[static_cast<std::size_t>(s)];
+    const AnalyticalStage& st = a.stages[static_cast<std::size_t>(s)];
     dm.compute = st.compute + st.optimizer;
     dm.exposed_comm[static_cast<std::size_t>(sc.strategy.sequence_parallel ? CommClass::sp : CommClass::tp)] =
         st.tp_comm;
@@ -187,7 +186,7 @@ Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const st
     dm.flops = st.flops;
     dm.model_flops = st.model_flops;
     dm.dynamic_energy = st.dynamic_energy;
-    m.devices.push_back(dm);
+    m.devices.append_class(dm, static_cast<std::size_t>(per_stage));
   }
   // Memory, energy, throughput and the totals from the per-device figures.
   return complete_metrics(sc, std::move(m), shapes, metrics_options(sc));

@@ -42,7 +42,7 @@ void MirrorLoad::slots(const DevicePair& p, std::vector<std::uint32_t>& out) con
 
 double MirrorLoad::slot_bandwidth(std::size_t slot) const {
   const TopoEdge& e = g_.edges()[slot / 2];
-  return e.bandwidth().value() * e.link().efficiency;
+  return e.effective_bandwidth().value();
 }
 
 std::vector<MirrorLoad::SharedTime> MirrorLoad::shared_times(const std::vector<DevicePair>& pairs,

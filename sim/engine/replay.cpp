@@ -137,8 +137,7 @@ void build_platform(const TopologyGraph& topo, const TaskGraph& g,
       const auto e = static_cast<std::size_t>(r.edges[h]);
       const TopoEdge& ed = topo.edges()[e];
       if (!link[e]) {
-        link[e] =
-            zone->create_split_duplex_link("e" + std::to_string(e), ed.bandwidth().value() * ed.link().efficiency);
+        link[e] = zone->create_split_duplex_link("e" + std::to_string(e), ed.effective_bandwidth().value());
         link[e]->set_latency(ed.link().latency.value());
         link[e]->seal();
       }

@@ -62,8 +62,8 @@ void spread(Timeline& tl, double a, double b, double joules) {
 // Dynamic energy of devices (each simulated device stands for its replicas) and network.
 Timeline dynamic_timeline(const TaskGraph& g, const EngineResult& r, const Metrics& m) {
   std::vector<double> weight(m.devices.size(), 0.0);
-  for (const auto& dm : m.devices)
-    if (dm.twin >= 0) weight[static_cast<std::size_t>(dm.twin)] += 1.0;
+  for (std::size_t d = 0; d < m.devices.size(); ++d)
+    if (const int twin = m.devices.twin(d); twin >= 0) weight[static_cast<std::size_t>(twin)] += 1.0;
   std::vector<Bytes> mirrored(g.size());  // payload of mirrors, by the task they mirror
   for (const auto& mr : g.mirrors()) mirrored[mr.task] += g[mr.task].bytes * g.mirror_sets()[mr.set].copies;
   auto payload = [&](TaskId id) {
@@ -110,7 +110,8 @@ std::vector<double> sample(const Series& s, const std::vector<Delta>& impulses, 
 void energy_and_power(const Scenario& sc, const TaskGraph& g, const EngineResult& r, int samples, Metrics& m) {
   const Seconds step = m.step_time;
   Watts idle_w{}, headroom{};
-  for (const auto& dm : m.devices) {
+  for (std::size_t d = 0; d < m.devices.size(); ++d) {
+    const DeviceMetrics& dm = m.devices.shared(d);
     m.device_dynamic += dm.dynamic_energy;
     m.device_static += dm.static_energy;
     idle_w += dm.idle_power;

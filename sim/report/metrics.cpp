@@ -1,6 +1,7 @@
 #include "metrics.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "sim/report/metrics_parts.hpp"
 
@@ -23,60 +24,144 @@ Seconds DeviceMetrics::exposed_comm_total() const {
 
 Seconds DeviceMetrics::accounted() const { return compute + exposed_comm_total() + bubble + idle; }
 
+void DeviceTable::push_back(DeviceMetrics dm) {
+  dm.device = static_cast<std::uint32_t>(size());
+  class_of_.push_back(static_cast<std::uint32_t>(classes_.size()));
+  classes_.push_back({dm, false});
+}
+
+void DeviceTable::assign(std::vector<DeviceMetrics> figures, std::vector<std::uint32_t> class_of) {
+  classes_.clear();
+  classes_.reserve(figures.size());
+  for (DeviceMetrics& f : figures) {
+    HCSIM_ASSERT(f.device < class_of.size() && class_of[f.device] == classes_.size(),
+                 "a class's first device is its member");
+    classes_.push_back({f, false});
+  }
+  class_of_ = std::move(class_of);
+}
+
+void DeviceTable::append_class(DeviceMetrics dm, std::size_t count) {
+  if (count == 0) return;
+  dm.device = static_cast<std::uint32_t>(size());
+  dm.simulated = true;
+  dm.twin = static_cast<int>(dm.device);
+  class_of_.insert(class_of_.end(), count, static_cast<std::uint32_t>(classes_.size()));
+  classes_.push_back({dm, true});
+}
+
+void DeviceTable::join(std::size_t d, std::size_t twin) {
+  const Class& t = classes_[class_of_[twin]];
+  const DeviceMetrics& own = classes_[class_of_[d]].figures;
+  HCSIM_ASSERT(t.figures.device == twin && !t.all_simulated && t.figures.simulated && !simulated(d),
+               "a twin must be a simulated device, its replica not");
+  HCSIM_ASSERT(own.stage == t.figures.stage && own.pool == t.figures.pool, "a twin is of its replica's stage and pool");
+  class_of_[d] = class_of_[twin];
+}
+
+void DeviceTable::compact() {
+  constexpr auto kNone = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> place(classes_.size(), kNone);
+  std::vector<Class> kept;
+  for (std::uint32_t& c : class_of_) {
+    if (place[c] == kNone) {
+      place[c] = static_cast<std::uint32_t>(kept.size());
+      kept.push_back(classes_[c]);
+    }
+    c = place[c];
+  }
+  classes_ = std::move(kept);
+}
+
+DeviceMetrics DeviceTable::operator[](std::size_t d) const {
+  const Class& c = classes_[class_of_[d]];
+  DeviceMetrics v = c.figures;
+  if (v.device == d) return v;
+  v.device = static_cast<std::uint32_t>(d);
+  if (c.all_simulated) {
+    v.twin = static_cast<int>(d);
+    return v;
+  }
+  // A replica: its twin's figures, its own idle power under the twin's peak (one pool: equal).
+  v.simulated = false;
+  v.twin = static_cast<int>(c.figures.device);
+  v.peak_power = c.figures.peak_power - c.figures.idle_power + v.idle_power;
+  return v;
+}
+
+std::size_t DeviceTable::least_headroom() const {
+  std::size_t at = 0;
+  for (std::size_t d = 1; d < size(); ++d)
+    if (shared(d).headroom() < shared(at).headroom()) at = d;
+  return at;
+}
+
+bool DeviceTable::simulated(std::size_t d) const {
+  const Class& c = classes_[class_of_[d]];
+  return c.all_simulated || (c.figures.device == d && c.figures.simulated);
+}
+
+int DeviceTable::twin(std::size_t d) const {
+  const Class& c = classes_[class_of_[d]];
+  if (c.all_simulated) return static_cast<int>(d);
+  return c.figures.device == d ? c.figures.twin : static_cast<int>(c.figures.device);
+}
+
+DeviceMetrics& DeviceTable::own(std::size_t d) {
+  Class& c = classes_[class_of_[d]];
+  HCSIM_ASSERT(c.figures.device == d && !c.all_simulated, "a device's own figures are its class's");
+  return c.figures;
+}
+
 std::vector<int> default_twins(const Metrics& m) {
   std::vector<int> first;  // first simulated device per stage
-  for (const auto& dm : m.devices) {
-    const auto s = static_cast<std::size_t>(dm.stage);
+  for (std::size_t d = 0; d < m.devices.size(); ++d) {
+    const auto s = static_cast<std::size_t>(m.devices.shared(d).stage);
     if (first.size() <= s) first.resize(s + 1, -1);
-    if (dm.simulated && first[s] < 0) first[s] = static_cast<int>(dm.device);
+    if (m.devices.simulated(d) && first[s] < 0) first[s] = static_cast<int>(d);
   }
   std::vector<int> twin(m.devices.size(), -1);
   for (std::size_t d = 0; d < m.devices.size(); ++d)
-    twin[d] = m.devices[d].simulated ? static_cast<int>(d) : first[static_cast<std::size_t>(m.devices[d].stage)];
+    twin[d] = m.devices.simulated(d) ? static_cast<int>(d) : first[static_cast<std::size_t>(m.devices.shared(d).stage)];
   return twin;
 }
 
 void apply_twins(Metrics& m, const std::vector<int>& twin) {
   HCSIM_ASSERT(twin.size() == m.devices.size(), "one twin per device");
+  bool joined = false;
   for (std::size_t d = 0; d < m.devices.size(); ++d) {
-    auto& dm = m.devices[d];
-    if (dm.simulated) {
-      dm.twin = static_cast<int>(d);
+    if (m.devices.simulated(d)) {
+      DeviceMetrics& own = m.devices.figures(m.devices.class_of(d));
+      if (own.device == d) own.twin = static_cast<int>(d);
       continue;
     }
-    dm.twin = twin[d];
-    if (twin[d] < 0) continue;
-    const auto& tw = m.devices[static_cast<std::size_t>(twin[d])];
-    HCSIM_ASSERT(tw.simulated, "a twin must be a simulated device");
-    dm.compute = tw.compute;
-    dm.exposed_comm = tw.exposed_comm;
-    dm.bubble = tw.bubble;
-    dm.idle = tw.idle;
-    dm.flops = tw.flops;
-    dm.model_flops = tw.model_flops;
-    dm.dynamic_energy = tw.dynamic_energy;
-    dm.peak_power = tw.peak_power - tw.idle_power + dm.idle_power;
+    if (twin[d] < 0 || m.devices.class_of(d) == m.devices.class_of(static_cast<std::size_t>(twin[d]))) continue;
+    m.devices.join(d, static_cast<std::size_t>(twin[d]));
+    joined = true;
   }
+  if (joined) m.devices.compact();
 }
 
 namespace {
 
+// Each class's memory, capacity and idle power: those of its stage and pool (a class's devices
+// are of one stage and pool).
 void init_devices(const Scenario& sc, const std::vector<StageShape>& shapes, Metrics& m) {
   const auto n = static_cast<std::size_t>(sc.device_count());
   const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
-  m.devices.resize(n);
+  HCSIM_ASSERT(m.devices.size() == n, "one figure per device");
   // One memory breakdown per stage: every device of a stage holds the same shard.
   std::vector<MemoryBreakdown> stage_mem;
   stage_mem.reserve(shapes.size());
   for (const StageShape& shape : shapes) stage_mem.push_back(stage_memory(sc.model, sc.strategy, sc.workload, shape));
-  for (std::size_t d = 0; d < n; ++d) {
-    auto& dm = m.devices[d];
-    dm.device = static_cast<std::uint32_t>(d);
-    dm.stage = static_cast<int>(d) / per_stage;
+  for (std::size_t c = 0; c < m.devices.classes(); ++c) {
+    auto& dm = m.devices.figures(c);
+    dm.stage = static_cast<int>(dm.device) / per_stage;
     dm.pool = sc.stage_pool[static_cast<std::size_t>(dm.stage)];
     const auto& dev = *sc.pools[static_cast<std::size_t>(dm.pool)].device;
     dm.memory = stage_mem[static_cast<std::size_t>(dm.stage)];
     dm.capacity = dev.memory_capacity();
+    dm.tiers = {};
     dm.tiers[static_cast<std::size_t>(MemoryTier::hbm)] = {dm.memory.total(), dm.capacity};
     dm.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)].used = dm.memory.offloaded;
     if (dm.memory.total() > dm.capacity) m.memory_fits = false;
@@ -89,8 +174,45 @@ void init_devices(const Scenario& sc, const std::vector<StageShape>& shapes, Met
   for (const auto& node : sc.topology.nodes())
     if (node.kind == TopoNode::Kind::memory) cxl.capacity += node.memory_capacity;
   Bytes offloaded{};
-  for (const auto& dm : m.devices) offloaded += dm.memory.offloaded;
+  for (std::size_t d = 0; d < n; ++d) offloaded += m.devices.shared(d).memory.offloaded;
   if (offloaded > cxl.capacity) m.memory_fits = false;
+}
+
+// The devices of an engine run in classes: each device that ran a compute task (simulated)
+// in a class of its own, every other one a replica in its twin's class (`custom`, or the
+// first simulated device of its stage), or alone where it has none.
+DeviceTable twin_classes(const Scenario& sc, const TaskGraph& g, const std::vector<int>& custom) {
+  const auto n = static_cast<std::size_t>(sc.device_count());
+  const auto per_stage = static_cast<std::size_t>(sc.strategy.grad_ranks() * sc.strategy.tp);
+  std::vector<char> ran(n, 0);
+  for (const Task& t : g.tasks())
+    if (t.kind == TaskKind::compute && t.device < n) ran[t.device] = 1;
+  std::vector<int> first(static_cast<std::size_t>(sc.strategy.pp), -1);  // first simulated device per stage
+  for (std::size_t d = n; d-- > 0;)
+    if (ran[d]) first[d / per_stage] = static_cast<int>(d);
+  HCSIM_ASSERT(custom.empty() || custom.size() == n, "one twin per device");
+  const auto twin_of = [&](std::size_t d) { return custom.empty() ? first[d / per_stage] : custom[d]; };
+  constexpr auto kNone = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> class_of(n, kNone);
+  std::vector<DeviceMetrics> figures;
+  for (std::size_t d = 0; d < n; ++d) {
+    if (!ran[d] && twin_of(d) >= 0) continue;
+    class_of[d] = static_cast<std::uint32_t>(figures.size());
+    DeviceMetrics f;
+    f.device = static_cast<std::uint32_t>(d);
+    f.simulated = ran[d] != 0;
+    f.twin = ran[d] ? static_cast<int>(d) : -1;
+    figures.push_back(f);
+  }
+  for (std::size_t d = 0; d < n; ++d) {
+    if (class_of[d] != kNone) continue;
+    const auto t = static_cast<std::size_t>(twin_of(d));
+    HCSIM_ASSERT(ran[t] && t / per_stage == d / per_stage, "a twin is a simulated device of its replica's stage");
+    class_of[d] = class_of[t];
+  }
+  DeviceTable table;
+  table.assign(std::move(figures), std::move(class_of));
+  return table;
 }
 
 void stage_metrics(const Scenario& sc, Metrics& m) {
@@ -101,7 +223,8 @@ void stage_metrics(const Scenario& sc, Metrics& m) {
     st.pool = sc.stage_pool[static_cast<std::size_t>(s)];
     st.layers = sc.layers_per_stage[static_cast<std::size_t>(s)];
   }
-  for (const auto& dm : m.devices) {
+  for (std::size_t d = 0; d < m.devices.size(); ++d) {
+    const DeviceMetrics& dm = m.devices.shared(d);
     auto& st = m.stages[static_cast<std::size_t>(dm.stage)];
     ++st.devices;
     st.compute += dm.compute;
@@ -132,10 +255,11 @@ void stage_metrics(const Scenario& sc, Metrics& m) {
 
 void throughput(const Scenario& sc, double train_tokens, Metrics& m) {
   const Seconds step = m.step_time;
-  for (const auto& dm : m.devices) {
+  for (std::size_t d = 0; d < m.devices.size(); ++d) {
+    const DeviceMetrics& dm = m.devices.shared(d);
     m.model_flops += dm.model_flops;
     m.hardware_flops += dm.flops;
-    if (dm.simulated) ++m.simulated_devices;
+    if (m.devices.simulated(d)) ++m.simulated_devices;
     for (std::size_t t = 0; t < kMemoryTiers; ++t) {
       m.tiers[t].used += dm.tiers[t].used;
       m.tiers[t].capacity += dm.tiers[t].capacity;
@@ -173,12 +297,13 @@ Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResu
   m.step_time = Seconds(r.makespan);
   m.tasks = g.size();
   m.activities = r.activities;
+  m.devices = twin_classes(sc, g, opt.twin);
   init_devices(sc, shapes, m);
   report_detail::time_breakdown(g, r, sc.strategy.pp > 1, m);
   if (opt.power_curve) {
     const auto power = report_detail::device_power_series(g, r, m);
     for (std::size_t d = 0; d < m.devices.size(); ++d)
-      if (m.devices[d].simulated) m.devices[d].peak_power = Watts(power[d].max());
+      if (m.devices.simulated(d)) m.devices.own(d).peak_power = Watts(power[d].max());
   }
   finish(sc, g, r, opt, m);
   return m;
@@ -191,13 +316,16 @@ Metrics complete_metrics(const Scenario& sc, Metrics partial, const std::vector<
   m.tasks = partial.tasks;
   m.activities = partial.activities;
   HCSIM_ASSERT(partial.devices.size() == static_cast<std::size_t>(sc.device_count()), "one partial figure per device");
-  // The partial figures' vector becomes the result's (a million devices: one vector, not two);
-  // each entry keeps only the figures taken from the partial ones.
+  // The partial figures' classes become the result's; each keeps only the figures taken from
+  // the partial ones.
   m.devices = std::move(partial.devices);
-  for (DeviceMetrics& dm : m.devices) {
+  for (std::size_t c = 0; c < m.devices.classes(); ++c) {
+    DeviceMetrics& dm = m.devices.figures(c);
     const DeviceMetrics p = dm;
     dm = DeviceMetrics{};
+    dm.device = p.device;
     dm.simulated = p.simulated;
+    dm.twin = p.twin;
     dm.compute = p.compute;
     dm.exposed_comm = p.exposed_comm;
     dm.bubble = p.bubble;
@@ -208,8 +336,10 @@ Metrics complete_metrics(const Scenario& sc, Metrics partial, const std::vector<
   }
   init_devices(sc, shapes, m);  // keeps the figures above; sets memory, capacity and idle power
   // No timeline: the dynamic energy at its mean over the step.
-  for (DeviceMetrics& dm : m.devices)
+  for (std::size_t c = 0; c < m.devices.classes(); ++c) {
+    DeviceMetrics& dm = m.devices.figures(c);
     dm.peak_power = dm.idle_power + (m.step_time > Seconds{} ? dm.dynamic_energy / m.step_time : Watts{});
+  }
   finish(sc, TaskGraph{}, EngineResult{}, opt, m);
   return m;
 }

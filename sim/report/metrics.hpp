@@ -19,6 +19,7 @@
 // twin's per-device figures (apply_twins) before the totals are formed.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -67,6 +68,73 @@ struct DeviceMetrics {
   [[nodiscard]] Bytes headroom() const { return capacity - memory.total(); }
 };
 
+// The per-device figures of a step, held once per class of devices that share them: a
+// simulated device and the replicas that take its figures (symmetry), or in analytical mode
+// a stage's devices. Device d reads as its class's figures with its own number and, for a
+// replica, simulated false, its twin and the twin's peak power over its own idle power.
+// A million devices in a few classes take 4 bytes each, not a DeviceMetrics each.
+class DeviceTable {
+ public:
+  class iterator {
+   public:
+    using value_type = DeviceMetrics;
+    using difference_type = std::ptrdiff_t;
+    iterator(const DeviceTable* t, std::size_t d) : t_(t), d_(d) {}
+    DeviceMetrics operator*() const { return (*t_)[d_]; }
+    iterator& operator++() {
+      ++d_;
+      return *this;
+    }
+    bool operator==(const iterator& o) const { return d_ == o.d_; }
+
+   private:
+    const DeviceTable* t_;
+    std::size_t d_;
+  };
+
+  // Appends device size() in a class of its own holding `dm` (its number set).
+  void push_back(DeviceMetrics dm);
+  // class_of.size() devices, device d in class class_of[d]; figures[c] names the class's first
+  // device (a member, simulated or not), the others its replicas.
+  void assign(std::vector<DeviceMetrics> figures, std::vector<std::uint32_t> class_of);
+  // Appends `count` devices in one class holding `dm`, each of them simulated (its own twin).
+  void append_class(DeviceMetrics dm, std::size_t count);
+  // Device d takes the figures of twin's class from now on: a replica of twin, which must be
+  // simulated, of d's stage and of its pool.
+  void join(std::size_t d, std::size_t twin);
+  // Drops the classes no device is in any more (after join).
+  void compact();
+
+  [[nodiscard]] std::size_t size() const { return class_of_.size(); }
+  [[nodiscard]] bool empty() const { return class_of_.empty(); }
+  [[nodiscard]] DeviceMetrics operator[](std::size_t d) const;
+  [[nodiscard]] iterator begin() const { return {this, 0}; }
+  [[nodiscard]] iterator end() const { return {this, size()}; }
+  // What every member of d's class shares, read in place: all but device, simulated, twin
+  // and peak power (operator[] gives those).
+  [[nodiscard]] const DeviceMetrics& shared(std::size_t d) const { return classes_[class_of_[d]].figures; }
+  // The first device of least memory headroom (0 when empty).
+  [[nodiscard]] std::size_t least_headroom() const;
+  [[nodiscard]] bool simulated(std::size_t d) const;
+  [[nodiscard]] int twin(std::size_t d) const;
+  // The classes, to set a figure of all their members at once; the class's first device
+  // is figures(c).device.
+  [[nodiscard]] std::size_t classes() const { return classes_.size(); }
+  [[nodiscard]] DeviceMetrics& figures(std::size_t c) { return classes_[c].figures; }
+  [[nodiscard]] const DeviceMetrics& figures(std::size_t c) const { return classes_[c].figures; }
+  [[nodiscard]] std::size_t class_of(std::size_t d) const { return class_of_[d]; }
+  // The figures of simulated device d, which holds its class alone or with its replicas.
+  [[nodiscard]] DeviceMetrics& own(std::size_t d);
+
+ private:
+  struct Class {
+    DeviceMetrics figures;
+    bool all_simulated = false;  // every member simulated; else the first alone, the others its replicas
+  };
+  std::vector<Class> classes_;
+  std::vector<std::uint32_t> class_of_;
+};
+
 // Mean over the stage's devices (time), the stage's worst device (memory), sums (energy).
 struct StageMetrics {
   int stage = 0;
@@ -104,7 +172,7 @@ struct Metrics {
   double train_tokens = kDefaultTrainTokens;
   Seconds time_to_train{};
   std::array<Bytes, kCommClasses> comm_bytes{};  // payload: per send, per rank of a collective
-  std::vector<DeviceMetrics> devices;
+  DeviceTable devices;
   std::vector<StageMetrics> stages;
   std::vector<LinkClassMetrics> links;
   std::array<TierUsage, kMemoryTiers> tiers{};  // cluster totals
@@ -127,8 +195,8 @@ struct MetricsOptions {
   // false: neither the power curve nor peak power (device or total) is computed -- they stay
   // empty and zero -- for callers that read neither (the search's confirmations).
   bool power_curve = true;
-  // twin[d]: the simulated device whose figures device d takes; empty: each replica takes
-  // the first simulated device of its pipeline stage (default_twins).
+  // twin[d]: the simulated device of d's stage and pool whose figures device d takes; empty:
+  // each replica takes the first simulated device of its pipeline stage (default_twins).
   std::vector<int> twin;
 };
 
@@ -144,9 +212,9 @@ Metrics complete_metrics(const Scenario& sc, Metrics partial, const std::vector<
                          const MetricsOptions& opt = {});
 
 // Symmetry. default_twins: d itself when simulated, else the first simulated device of its
-// stage (-1 if none). apply_twins copies the per-device time breakdown, work, dynamic
-// energy and peak power of twin[d] onto every device d that was not simulated; it leaves
-// the totals alone (compute_metrics forms them afterwards).
+// stage (-1 if none). apply_twins makes every device d that was not simulated a replica of
+// twin[d] (DeviceTable::join: the twin's time breakdown, work, dynamic energy and peak
+// power); it leaves the totals alone (compute_metrics forms them afterwards).
 std::vector<int> default_twins(const Metrics& m);
 void apply_twins(Metrics& m, const std::vector<int>& twin);
 

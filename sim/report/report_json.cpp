@@ -1,6 +1,7 @@
 // The JSON report (format hcsim-report/2; schema docs/report.schema.json).
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string_view>
 
@@ -86,16 +87,14 @@ json energy_json(const Scenario& sc, const Metrics& m) {
 }
 
 json memory_summary(const Metrics& m) {
-  const DeviceMetrics* worst = nullptr;
-  for (const auto& d : m.devices)
-    if (!worst || d.headroom() < worst->headroom()) worst = &d;
   json j = {{"fits", m.memory_fits}, {"tiers", tiers_json(m.tiers)}};
-  if (worst) {
-    j["worst_device"] = worst->device;
-    j["worst_stage"] = worst->stage;
-    j["peak_bytes"] = worst->memory.total().value();
-    j["capacity_bytes"] = worst->capacity.value();
-    j["headroom_bytes"] = worst->headroom().value();
+  if (!m.devices.empty()) {
+    const DeviceMetrics worst = m.devices[m.devices.least_headroom()];
+    j["worst_device"] = worst.device;
+    j["worst_stage"] = worst.stage;
+    j["peak_bytes"] = worst.memory.total().value();
+    j["capacity_bytes"] = worst.capacity.value();
+    j["headroom_bytes"] = worst.headroom().value();
   }
   return j;
 }
@@ -103,7 +102,8 @@ json memory_summary(const Metrics& m) {
 json mean_breakdown(const Metrics& m) {
   Seconds c{}, b{}, i{};
   std::array<Seconds, kCommClasses> x{};
-  for (const auto& d : m.devices) {
+  for (std::size_t k = 0; k < m.devices.size(); ++k) {
+    const DeviceMetrics& d = m.devices.shared(k);
     c += d.compute;
     b += d.bubble;
     i += d.idle;
@@ -249,7 +249,7 @@ void write_report_json(std::ostream& os, const Scenario& sc, const RunOutput& ru
   // numbers ("device" is the third key, "twin" the last), and a device that
   // same_but_numbers() it reuses the text.
   struct Printed {
-    const DeviceMetrics* d = nullptr;
+    std::optional<DeviceMetrics> d;
     std::string head, middle, tail;  // head, device, middle, twin, tail
   };
   std::map<std::pair<int, int>, Printed> printed;  // by (stage, pool)
@@ -260,7 +260,7 @@ void write_report_json(std::ostream& os, const Scenario& sc, const RunOutput& ru
     HCSIM_ASSERT(at != std::string::npos && twin != std::string::npos && at < twin, "a device's JSON has its numbers");
     const std::size_t after = text.find_first_not_of("0123456789", at + kDevice.size());
     const std::size_t end = text.find_first_not_of("-0123456789", twin + kTwin.size());
-    p = {&d, text.substr(0, at + kDevice.size()), text.substr(after, twin + kTwin.size() - after), text.substr(end)};
+    p = {d, text.substr(0, at + kDevice.size()), text.substr(after, twin + kTwin.size() - after), text.substr(end)};
   };
   bool first = true, streamed = false;
   auto key = [&](const std::string& k) {
@@ -276,7 +276,7 @@ void write_report_json(std::ostream& os, const Scenario& sc, const RunOutput& ru
     }
     os << "[\n";
     for (std::size_t i = 0; i < devices.size(); ++i) {
-      const DeviceMetrics& d = devices[i];
+      const DeviceMetrics d = devices[i];
       Printed& p = printed[{d.stage, d.pool}];
       if (!p.d || !same_but_numbers(d, *p.d)) print(d, p);
       os << (i ? ",\n" : "") << pad2 << p.head << d.device << p.middle << d.twin << p.tail;

@@ -89,7 +89,8 @@ std::string time_section(const Scenario& sc, const Metrics& m) {
   const double step = m.step_time.value();
   const double n = std::max<double>(1.0, static_cast<double>(m.devices.size()));
   DeviceMetrics avg;
-  for (const auto& d : m.devices) {
+  for (std::size_t k = 0; k < m.devices.size(); ++k) {
+    const DeviceMetrics& d = m.devices.shared(k);
     avg.compute += d.compute / n;
     avg.bubble += d.bubble / n;
     avg.idle += d.idle / n;
@@ -127,14 +128,12 @@ std::string time_section(const Scenario& sc, const Metrics& m) {
 }
 
 std::string memory_section(const Metrics& m) {
-  const DeviceMetrics* worst = nullptr;
-  for (const auto& d : m.devices)
-    if (!worst || d.headroom().value() < worst->headroom().value()) worst = &d;
-  if (!worst) return "";
-  const auto& mem = worst->memory;
-  std::string out = fmt::format("memory/device {} of {} GiB HBM, {} (stage {}, device {})\n", gib1(mem.total().value()),
-                                gib1(worst->capacity.value()), m.memory_fits ? "fits" : "DOES NOT FIT", worst->stage,
-                                worst->device);
+  if (m.devices.empty()) return "";
+  const DeviceMetrics worst = m.devices[m.devices.least_headroom()];
+  const auto& mem = worst.memory;
+  std::string out =
+      fmt::format("memory/device {} of {} GiB HBM, {} (stage {}, device {})\n", gib1(mem.total().value()),
+                  gib1(worst.capacity.value()), m.memory_fits ? "fits" : "DOES NOT FIT", worst.stage, worst.device);
   out += fmt::format("  weights {} · grads {} · optimizer {} · activations {} · buffers {} GiB\n",
                      gib1(mem.weights.value()), gib1(mem.gradients.value()), gib1(mem.optimizer.value()),
                      gib1(mem.activations.value()), gib1(mem.buffers.value()));

@@ -44,7 +44,7 @@ std::vector<Series> device_power_series(const TaskGraph& g, const EngineResult& 
   }
   std::vector<Series> out(m.devices.size());
   for (std::size_t d = 0; d < m.devices.size(); ++d)
-    if (m.devices[d].simulated) out[d] = step_series(std::move(deltas[d]), m.devices[d].idle_power.value());
+    if (m.devices.simulated(d)) out[d] = step_series(std::move(deltas[d]), m.devices.shared(d).idle_power.value());
   return out;
 }
 
@@ -69,7 +69,7 @@ std::vector<Series> device_memory_series(const TaskGraph& g, const EngineResult&
   for (TaskId id = 0; id < g.size(); ++id) {
     const Task& t = g[id];
     if (!pass(t)) continue;
-    const DeviceMetrics& dm = m.devices[t.device];
+    const DeviceMetrics& dm = m.devices.shared(t.device);
     const double in_flight = std::max(1.0, shapes[static_cast<std::size_t>(dm.stage)].in_flight);
     const double per_mb = dm.memory.activations.value() / in_flight;
     const bool bwd = t.phase == Phase::backward;
@@ -80,9 +80,8 @@ std::vector<Series> device_memory_series(const TaskGraph& g, const EngineResult&
   }
   std::vector<Series> out(m.devices.size());
   for (std::size_t d = 0; d < m.devices.size(); ++d) {
-    const DeviceMetrics& dm = m.devices[d];
-    if (!dm.simulated) continue;
-    const MemoryBreakdown& mb = dm.memory;
+    if (!m.devices.simulated(d)) continue;
+    const MemoryBreakdown& mb = m.devices.shared(d).memory;
     out[d] = step_series(std::move(deltas[d]), (mb.weights + mb.gradients + mb.optimizer + mb.buffers).value());
   }
   return out;

@@ -53,18 +53,17 @@ void add_interval(std::vector<Event>& ev, double a, double b, int cls) {
 void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, Metrics& m) {
   const std::size_t n = m.devices.size();
   std::vector<double> pass_end(n, 0.0);
-  // A device is simulated when it runs compute tasks; only those get a sweep (the others take
-  // their twin's figures), so only their tasks are listed: a collective of a symmetric run
-  // spans mostly others.
-  for (auto& dm : m.devices) dm.simulated = false;
-  for (const Task& t : g.tasks())
-    if (t.kind == TaskKind::compute) m.devices[t.device].simulated = true;
+  // A device is simulated when it runs compute tasks (compute_metrics' classes); only those
+  // get a sweep (the others take their twin's figures), so only their tasks are listed: a
+  // collective of a symmetric run spans mostly others.
+  std::vector<char> simulated(n, 0);
+  for (std::size_t d = 0; d < n; ++d) simulated[d] = m.devices.simulated(d) ? 1 : 0;
   // Each simulated device's tasks in id order (CSR: first[d], first[d + 1]), so that one
   // device's events at a time are held: all of them at once took 32 bytes per task and device.
   std::vector<std::size_t> first(n + 1, 0);
   const auto each_device = [&](const Task& t, auto&& f) {
     const auto one = [&](std::uint32_t d) {
-      if (d < n && m.devices[d].simulated) f(d);
+      if (d < n && simulated[d]) f(d);
     };
     switch (t.kind) {
       case TaskKind::compute:
@@ -84,7 +83,7 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
     const Task t = g[id];
     switch (t.kind) {
       case TaskKind::compute: {
-        auto& dm = m.devices[t.device];
+        auto& dm = m.devices.own(t.device);
         dm.flops += t.flops;
         dm.model_flops += t.model_flops;
         dm.dynamic_energy += t.energy;
@@ -115,14 +114,14 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
   const double span = pipelined && !pass_end.empty() ? *std::max_element(pass_end.begin(), pass_end.end()) : 0.0;
   std::vector<Event> ev;
   for (std::size_t d = 0; d < n; ++d) {
-    if (!m.devices[d].simulated) continue;
+    if (!simulated[d]) continue;
     ev.clear();
     for (std::size_t k = first[d]; k < first[d + 1]; ++k) {
       const TaskId id = tasks[k];
       const Task t = g[id];
       add_interval(ev, r.start[id], r.end[id], t.kind == TaskKind::compute ? -1 : static_cast<int>(t.comm));
     }
-    sweep(m.devices[d], ev, span, m.step_time.value());
+    sweep(m.devices.own(d), ev, span, m.step_time.value());
   }
 }
 

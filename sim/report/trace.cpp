@@ -37,7 +37,7 @@ struct Slice {
 std::vector<Slice> collect(const TaskGraph& g, const EngineResult& r, const Metrics& m) {
   std::vector<Slice> out;
   auto add = [&](std::uint32_t d, const Task& t, TaskId id, bool recv) {
-    if (g.is_memory(d) || !m.devices[d].simulated) return;  // memory endpoints: no device track
+    if (g.is_memory(d) || !m.devices.simulated(d)) return;  // memory endpoints: no device track
     out.push_back({d, t.stream == Stream::compute ? 0 : 1, ns(r.start[id]), ns(r.end[id]), id, recv});
   };
   for (TaskId id = 0; id < g.size(); ++id) {

@@ -201,33 +201,73 @@ TEST(Memory, TiersAndHeadroom) {
 }
 
 TEST(Symmetry, ApplyTwinsCopiesPerDeviceFigures) {
+  // Six devices in two stages of three; 0, 1 and 3 simulated.
   Metrics m;
-  m.devices.resize(4);
-  for (std::uint32_t d = 0; d < 4; ++d) {
-    m.devices[d].device = d;
-    m.devices[d].stage = static_cast<int>(d / 2);
-    m.devices[d].simulated = d % 2 == 0;
-    m.devices[d].idle_power = Watts(50);
+  for (std::uint32_t d = 0; d < 6; ++d) {
+    DeviceMetrics dm;
+    dm.stage = static_cast<int>(d / 3);
+    dm.simulated = d == 0 || d == 1 || d == 3;
+    dm.idle_power = Watts(50);
+    if (d == 0) {
+      dm.compute = Seconds(1.5);
+      dm.bubble = Seconds(0.5);
+      dm.dynamic_energy = Joules(7);
+      dm.peak_power = Watts(300);
+    }
+    if (d == 1) dm.compute = Seconds(1.75);
+    if (d == 3) {
+      dm.compute = Seconds(2.0);
+      dm.exposed_comm[static_cast<std::size_t>(CommClass::pp)] = Seconds(0.25);
+    }
+    m.devices.push_back(dm);
   }
-  m.devices[0].compute = Seconds(1.5);
-  m.devices[0].bubble = Seconds(0.5);
-  m.devices[0].dynamic_energy = Joules(7);
-  m.devices[0].peak_power = Watts(300);
-  m.devices[2].compute = Seconds(2.0);
-  m.devices[2].exposed_comm[static_cast<std::size_t>(CommClass::pp)] = Seconds(0.25);
   const auto twin = default_twins(m);
-  EXPECT_EQ(twin, (std::vector<int>{0, 0, 2, 2}));
+  EXPECT_EQ(twin, (std::vector<int>{0, 1, 0, 3, 3, 3}));
   apply_twins(m, twin);
-  EXPECT_EQ(m.devices[1].twin, 0);
-  EXPECT_EQ(m.devices[1].compute.value(), 1.5);
-  EXPECT_EQ(m.devices[1].bubble.value(), 0.5);
-  EXPECT_EQ(m.devices[1].dynamic_energy.value(), 7);
-  EXPECT_EQ(m.devices[1].peak_power.value(), 300);
-  EXPECT_EQ(m.devices[3].exposed_comm[static_cast<std::size_t>(CommClass::pp)].value(), 0.25);
-  EXPECT_EQ(m.devices[2].twin, 2);
-  // A custom mapping: device 3 takes device 0's figures.
-  apply_twins(m, {0, 0, 2, 0});
-  EXPECT_EQ(m.devices[3].compute.value(), 1.5);
+  EXPECT_EQ(m.devices.classes(), 3u);  // one per simulated device: the replicas hold none
+  EXPECT_EQ(m.devices[2].device, 2u);
+  EXPECT_FALSE(m.devices[2].simulated);
+  EXPECT_EQ(m.devices[2].twin, 0);
+  EXPECT_EQ(m.devices[2].compute.value(), 1.5);
+  EXPECT_EQ(m.devices[2].bubble.value(), 0.5);
+  EXPECT_EQ(m.devices[2].dynamic_energy.value(), 7);
+  EXPECT_EQ(m.devices[2].peak_power.value(), 300);
+  EXPECT_EQ(m.devices[5].exposed_comm[static_cast<std::size_t>(CommClass::pp)].value(), 0.25);
+  EXPECT_EQ(m.devices[5].twin, 3);
+  EXPECT_EQ(m.devices[3].twin, 3);
+  EXPECT_TRUE(m.devices[3].simulated);
+  // A custom mapping: device 2 takes device 1's figures.
+  apply_twins(m, {0, 1, 1, 3, 3, 3});
+  EXPECT_EQ(m.devices[2].compute.value(), 1.75);
+  EXPECT_EQ(m.devices[2].twin, 1);
+  EXPECT_EQ(m.devices.classes(), 3u);
+}
+
+// A class of devices reads as one DeviceMetrics per device, each with its own number: a
+// stage's devices in analytical mode (all simulated, each its own twin).
+TEST(DeviceTable, AClassReadsAsItsDevices) {
+  DeviceTable t;
+  DeviceMetrics a;
+  a.stage = 0;
+  a.compute = Seconds(2);
+  DeviceMetrics b;
+  b.stage = 1;
+  b.compute = Seconds(3);
+  t.append_class(a, 4);
+  t.append_class(b, 2);
+  ASSERT_EQ(t.size(), 6u);
+  EXPECT_EQ(t.classes(), 2u);
+  std::vector<std::uint32_t> numbers;
+  for (const DeviceMetrics& d : t) {
+    numbers.push_back(d.device);
+    EXPECT_TRUE(d.simulated);
+    EXPECT_EQ(d.twin, static_cast<int>(d.device));
+    EXPECT_EQ(d.compute.value(), d.device < 4 ? 2.0 : 3.0);
+    EXPECT_EQ(d.stage, d.device < 4 ? 0 : 1);
+  }
+  EXPECT_EQ(numbers, (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5}));
+  t.figures(t.class_of(5)).compute = Seconds(4);  // a class's figure, set once for its members
+  EXPECT_EQ(t[4].compute.value(), 4.0);
 }
 
 // One NVSwitch node: every rank sees the same links, so simulating one rank per stage
