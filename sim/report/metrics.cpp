@@ -50,29 +50,6 @@ void DeviceTable::append_class(DeviceMetrics dm, std::size_t count) {
   classes_.push_back({dm, true});
 }
 
-void DeviceTable::join(std::size_t d, std::size_t twin) {
-  const Class& t = classes_[class_of_[twin]];
-  const DeviceMetrics& own = classes_[class_of_[d]].figures;
-  HCSIM_ASSERT(t.figures.device == twin && !t.all_simulated && t.figures.simulated && !simulated(d),
-               "a twin must be a simulated device, its replica not");
-  HCSIM_ASSERT(own.stage == t.figures.stage && own.pool == t.figures.pool, "a twin is of its replica's stage and pool");
-  class_of_[d] = class_of_[twin];
-}
-
-void DeviceTable::compact() {
-  constexpr auto kNone = std::numeric_limits<std::uint32_t>::max();
-  std::vector<std::uint32_t> place(classes_.size(), kNone);
-  std::vector<Class> kept;
-  for (std::uint32_t& c : class_of_) {
-    if (place[c] == kNone) {
-      place[c] = static_cast<std::uint32_t>(kept.size());
-      kept.push_back(classes_[c]);
-    }
-    c = place[c];
-  }
-  classes_ = std::move(kept);
-}
-
 DeviceMetrics DeviceTable::operator[](std::size_t d) const {
   const Class& c = classes_[class_of_[d]];
   DeviceMetrics v = c.figures;
@@ -111,35 +88,6 @@ DeviceMetrics& DeviceTable::own(std::size_t d) {
   Class& c = classes_[class_of_[d]];
   HCSIM_ASSERT(c.figures.device == d && !c.all_simulated, "a device's own figures are its class's");
   return c.figures;
-}
-
-std::vector<int> default_twins(const Metrics& m) {
-  std::vector<int> first;  // first simulated device per stage
-  for (std::size_t d = 0; d < m.devices.size(); ++d) {
-    const auto s = static_cast<std::size_t>(m.devices.shared(d).stage);
-    if (first.size() <= s) first.resize(s + 1, -1);
-    if (m.devices.simulated(d) && first[s] < 0) first[s] = static_cast<int>(d);
-  }
-  std::vector<int> twin(m.devices.size(), -1);
-  for (std::size_t d = 0; d < m.devices.size(); ++d)
-    twin[d] = m.devices.simulated(d) ? static_cast<int>(d) : first[static_cast<std::size_t>(m.devices.shared(d).stage)];
-  return twin;
-}
-
-void apply_twins(Metrics& m, const std::vector<int>& twin) {
-  HCSIM_ASSERT(twin.size() == m.devices.size(), "one twin per device");
-  bool joined = false;
-  for (std::size_t d = 0; d < m.devices.size(); ++d) {
-    if (m.devices.simulated(d)) {
-      DeviceMetrics& own = m.devices.figures(m.devices.class_of(d));
-      if (own.device == d) own.twin = static_cast<int>(d);
-      continue;
-    }
-    if (twin[d] < 0 || m.devices.class_of(d) == m.devices.class_of(static_cast<std::size_t>(twin[d]))) continue;
-    m.devices.join(d, static_cast<std::size_t>(twin[d]));
-    joined = true;
-  }
-  if (joined) m.devices.compact();
 }
 
 namespace {
@@ -281,9 +229,8 @@ void throughput(const Scenario& sc, double train_tokens, Metrics& m) {
   }
 }
 
-// Twins, stages, throughput, energy and power, from the per-device figures.
+// Stages, throughput, energy and power, from the per-device figures.
 void finish(const Scenario& sc, const TaskGraph& g, const EngineResult& r, const MetricsOptions& opt, Metrics& m) {
-  apply_twins(m, opt.twin.empty() ? default_twins(m) : opt.twin);
   stage_metrics(sc, m);
   throughput(sc, opt.train_tokens, m);
   report_detail::energy_and_power(sc, g, r, opt.power_curve ? opt.power_samples : -1, m);

@@ -16,7 +16,8 @@
 //    energy per byte) + network static (link static power x lanes x step: lasers, SerDes);
 //    facility = IT x PUE (The Green Grid 2012); power over time from the timeline.
 // Symmetry: a device that ran no task is a replica of a simulated twin and takes its
-// twin's per-device figures (apply_twins) before the totals are formed.
+// twin's per-device figures (it is in the twin's class of the DeviceTable) before the
+// totals are formed.
 
 #include <array>
 #include <cstddef>
@@ -99,11 +100,6 @@ class DeviceTable {
   void assign(std::vector<DeviceMetrics> figures, std::vector<std::uint32_t> class_of);
   // Appends `count` devices in one class holding `dm`, each of them simulated (its own twin).
   void append_class(DeviceMetrics dm, std::size_t count);
-  // Device d takes the figures of twin's class from now on: a replica of twin, which must be
-  // simulated, of d's stage and of its pool.
-  void join(std::size_t d, std::size_t twin);
-  // Drops the classes no device is in any more (after join).
-  void compact();
 
   [[nodiscard]] std::size_t size() const { return class_of_.size(); }
   [[nodiscard]] bool empty() const { return class_of_.empty(); }
@@ -195,8 +191,8 @@ struct MetricsOptions {
   // false: neither the power curve nor peak power (device or total) is computed -- they stay
   // empty and zero -- for callers that read neither (the search's confirmations).
   bool power_curve = true;
-  // twin[d]: the simulated device of d's stage and pool whose figures device d takes; empty:
-  // each replica takes the first simulated device of its pipeline stage (default_twins).
+  // twin[d]: the simulated device of d's stage whose figures device d takes when d ran no
+  // compute task; empty: each such replica takes the first simulated device of its stage.
   std::vector<int> twin;
 };
 
@@ -210,12 +206,5 @@ Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResu
 // the links' static part only.
 Metrics complete_metrics(const Scenario& sc, Metrics partial, const std::vector<StageShape>& shapes,
                          const MetricsOptions& opt = {});
-
-// Symmetry. default_twins: d itself when simulated, else the first simulated device of its
-// stage (-1 if none). apply_twins makes every device d that was not simulated a replica of
-// twin[d] (DeviceTable::join: the twin's time breakdown, work, dynamic energy and peak
-// power); it leaves the totals alone (compute_metrics forms them afterwards).
-std::vector<int> default_twins(const Metrics& m);
-void apply_twins(Metrics& m, const std::vector<int>& twin);
 
 }  // namespace hcsim

@@ -200,47 +200,53 @@ TEST(Memory, TiersAndHeadroom) {
   EXPECT_GT(m.stages[0].memory.activations, m.stages[1].memory.activations);
 }
 
-TEST(Symmetry, ApplyTwinsCopiesPerDeviceFigures) {
-  // Six devices in two stages of three; 0, 1 and 3 simulated.
-  Metrics m;
-  for (std::uint32_t d = 0; d < 6; ++d) {
-    DeviceMetrics dm;
-    dm.stage = static_cast<int>(d / 3);
-    dm.simulated = d == 0 || d == 1 || d == 3;
-    dm.idle_power = Watts(50);
-    if (d == 0) {
-      dm.compute = Seconds(1.5);
-      dm.bubble = Seconds(0.5);
-      dm.dynamic_energy = Joules(7);
-      dm.peak_power = Watts(300);
+// Under symmetry a device that ran no compute task takes the figures of its twin: by default
+// the first simulated device of its stage, else the one MetricsOptions::twin names; the
+// replicas hold no figures of their own (one class per simulated device).
+TEST(Symmetry, ReplicasTakeTheirTwinsFigures) {
+  // dp 2 · cp 2 · pp 2: symmetry builds the first replica's context-parallel ring, two
+  // simulated devices of the four of each stage.
+  nlohmann::json doc = small_doc(2, 2, 2, testing::nvlink3());
+  doc["strategy"]["tp"] = 1;
+  doc["strategy"]["cp"] = 2;
+  doc["simulation"]["symmetry"] = true;
+  const auto r = run_doc(doc);
+  const auto check = [&](const Metrics& m, const std::vector<int>& expected_twin) {
+    ASSERT_EQ(m.devices.size(), 8u);
+    EXPECT_EQ(m.devices.classes(), static_cast<std::size_t>(m.simulated_devices));
+    for (std::size_t d = 0; d < m.devices.size(); ++d) {
+      const DeviceMetrics dm = m.devices[d];
+      EXPECT_EQ(dm.device, d);
+      EXPECT_EQ(dm.twin, expected_twin[d]) << d;
+      const DeviceMetrics tw = m.devices[static_cast<std::size_t>(dm.twin)];
+      EXPECT_TRUE(tw.simulated);
+      EXPECT_EQ(dm.simulated, dm.twin == static_cast<int>(d));
+      EXPECT_EQ(dm.stage, tw.stage);
+      EXPECT_EQ(dm.compute.value(), tw.compute.value());
+      EXPECT_EQ(dm.exposed_comm, tw.exposed_comm);
+      EXPECT_EQ(dm.bubble.value(), tw.bubble.value());
+      EXPECT_EQ(dm.dynamic_energy.value(), tw.dynamic_energy.value());
+      EXPECT_EQ(dm.peak_power.value(), tw.peak_power.value());
     }
-    if (d == 1) dm.compute = Seconds(1.75);
-    if (d == 3) {
-      dm.compute = Seconds(2.0);
-      dm.exposed_comm[static_cast<std::size_t>(CommClass::pp)] = Seconds(0.25);
-    }
-    m.devices.push_back(dm);
+  };
+  // Per stage of 4 devices, its first and its last simulated device.
+  const DeviceTable& t = r->out.metrics.devices;
+  ASSERT_EQ(r->out.metrics.simulated_devices, 4);
+  std::vector<int> stage_first(2, -1), stage_last(2, -1), first(8), last(8);
+  for (std::size_t d = 0; d < 8; ++d) {
+    if (!t.simulated(d)) continue;
+    if (stage_first[d / 4] < 0) stage_first[d / 4] = static_cast<int>(d);
+    stage_last[d / 4] = static_cast<int>(d);
   }
-  const auto twin = default_twins(m);
-  EXPECT_EQ(twin, (std::vector<int>{0, 1, 0, 3, 3, 3}));
-  apply_twins(m, twin);
-  EXPECT_EQ(m.devices.classes(), 3u);  // one per simulated device: the replicas hold none
-  EXPECT_EQ(m.devices[2].device, 2u);
-  EXPECT_FALSE(m.devices[2].simulated);
-  EXPECT_EQ(m.devices[2].twin, 0);
-  EXPECT_EQ(m.devices[2].compute.value(), 1.5);
-  EXPECT_EQ(m.devices[2].bubble.value(), 0.5);
-  EXPECT_EQ(m.devices[2].dynamic_energy.value(), 7);
-  EXPECT_EQ(m.devices[2].peak_power.value(), 300);
-  EXPECT_EQ(m.devices[5].exposed_comm[static_cast<std::size_t>(CommClass::pp)].value(), 0.25);
-  EXPECT_EQ(m.devices[5].twin, 3);
-  EXPECT_EQ(m.devices[3].twin, 3);
-  EXPECT_TRUE(m.devices[3].simulated);
-  // A custom mapping: device 2 takes device 1's figures.
-  apply_twins(m, {0, 1, 1, 3, 3, 3});
-  EXPECT_EQ(m.devices[2].compute.value(), 1.75);
-  EXPECT_EQ(m.devices[2].twin, 1);
-  EXPECT_EQ(m.devices.classes(), 3u);
+  for (std::size_t d = 0; d < 8; ++d) {
+    first[d] = t.simulated(d) ? static_cast<int>(d) : stage_first[d / 4];
+    last[d] = t.simulated(d) ? static_cast<int>(d) : stage_last[d / 4];
+  }
+  ASSERT_NE(first, last);
+  check(r->out.metrics, first);
+  MetricsOptions opt;
+  opt.twin = last;
+  check(compute_metrics(r->sc, r->out.graph, r->out.engine, r->out.shapes, opt), last);
 }
 
 // A class of devices reads as one DeviceMetrics per device, each with its own number: a
