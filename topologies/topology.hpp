@@ -18,19 +18,26 @@
 
 namespace hcsim {
 
+// The media behind a memory node (a CXL pool's DRAM).
+struct MemoryMedia {
+  Bytes capacity{};            // pool capacity
+  Seconds latency{};           // media access latency behind the last link
+  BytesPerSecond bandwidth{};  // media bandwidth (0: bounded by links only)
+};
+
+// 48 bytes: a million-device cluster holds over a million of them.
 struct TopoNode {
   enum class Kind : std::uint8_t { device, switch_node, memory };
   Kind kind = Kind::device;
-  std::string name;
-  int device = -1;           // global device index for Kind::device, else -1
   bool in_switch_reduction = false;  // switch can reduce in network (NVLink SHARP)
-  Bytes memory_capacity{};   // Kind::memory: pool capacity
-  Seconds memory_latency{};  // Kind::memory: media access latency behind the last link
-  BytesPerSecond memory_bandwidth{};  // Kind::memory: media bandwidth (0: bounded by links only)
+  int device = -1;                   // global device index for Kind::device, else -1
   // Scale-up domain (the GPUs and NVSwitch of one board, a torus's chips): nodes of one
   // domain share an id >= 0; -1 for nodes of none (NIC attachments, leaves, spines, memory).
   int scale_up_domain = -1;
+  int media = -1;  // Kind::memory: its MemoryMedia (TopologyGraph::media), else -1
+  std::string name;
 };
+static_assert(sizeof(TopoNode) <= 16 + sizeof(std::string), "a topology node stays small");
 
 // An edge names its link spec and class among the graph's few distinct ones (a million-GPU
 // fabric has millions of edges and a handful of link kinds): 32 bytes an edge, not 152.
@@ -67,6 +74,8 @@ class TopologyGraph {
 
   [[nodiscard]] const std::vector<TopoNode>& nodes() const { return nodes_; }
   [[nodiscard]] const std::vector<TopoEdge>& edges() const { return edges_; }
+  // The media of memory node `node` (Kind::memory).
+  [[nodiscard]] const MemoryMedia& media(int node) const;
   [[nodiscard]] int device_count() const { return static_cast<int>(device_node_.size()); }
   [[nodiscard]] int device_node(int device) const { return device_node_.at(static_cast<std::size_t>(device)); }
   // Devices that share a first-level switch or board (e.g. one NVSwitch node): the
@@ -113,6 +122,7 @@ class TopologyGraph {
  private:
   std::vector<TopoNode> nodes_;
   std::vector<TopoEdge> edges_;
+  std::vector<MemoryMedia> media_;  // of the memory nodes, by TopoNode::media
   // The distinct link specs and classes the edges point to. Shared by copies of the graph
   // (a deque keeps its elements in place as it grows), so a copy's edges stay valid.
   std::shared_ptr<std::deque<LinkSpec>> specs_ = std::make_shared<std::deque<LinkSpec>>();

@@ -13,19 +13,21 @@ void TopologyGraph::reserve(std::size_t nodes, std::size_t edges, std::size_t de
 
 int TopologyGraph::add_device(std::string name, int device_index) {
   HCSIM_ASSERT(device_index == static_cast<int>(device_node_.size()), "devices must be added in index order");
-  nodes_.push_back({TopoNode::Kind::device, std::move(name), device_index, false, Bytes{}, Seconds{}, BytesPerSecond{}, -1});
+  nodes_.push_back({.kind = TopoNode::Kind::device, .device = device_index, .name = std::move(name)});
   device_node_.push_back(static_cast<int>(nodes_.size()) - 1);
   node_of_.push_back(device_index);
   return static_cast<int>(nodes_.size()) - 1;
 }
 
 int TopologyGraph::add_switch(std::string name, bool in_switch_reduction) {
-  nodes_.push_back({TopoNode::Kind::switch_node, std::move(name), -1, in_switch_reduction, Bytes{}, Seconds{}, BytesPerSecond{}, -1});
+  nodes_.push_back(
+      {.kind = TopoNode::Kind::switch_node, .in_switch_reduction = in_switch_reduction, .name = std::move(name)});
   return static_cast<int>(nodes_.size()) - 1;
 }
 
 int TopologyGraph::add_memory(std::string name, Bytes capacity) {
-  nodes_.push_back({TopoNode::Kind::memory, std::move(name), -1, false, capacity, Seconds{}, BytesPerSecond{}, -1});
+  nodes_.push_back({.kind = TopoNode::Kind::memory, .media = static_cast<int>(media_.size()), .name = std::move(name)});
+  media_.push_back({.capacity = capacity});
   return static_cast<int>(nodes_.size()) - 1;
 }
 
@@ -58,8 +60,15 @@ int TopologyGraph::add_edge(int a, int b, const LinkSpec& link, int lanes, std::
 void TopologyGraph::set_memory_performance(int node, Seconds latency, BytesPerSecond bandwidth) {
   auto& n = nodes_.at(static_cast<std::size_t>(node));
   HCSIM_ASSERT(n.kind == TopoNode::Kind::memory, "memory performance set on a non-memory node");
-  n.memory_latency = latency;
-  n.memory_bandwidth = bandwidth;
+  MemoryMedia& m = media_[static_cast<std::size_t>(n.media)];
+  m.latency = latency;
+  m.bandwidth = bandwidth;
+}
+
+const MemoryMedia& TopologyGraph::media(int node) const {
+  const TopoNode& n = nodes_.at(static_cast<std::size_t>(node));
+  HCSIM_ASSERT(n.kind == TopoNode::Kind::memory, "media of a node that is not memory");
+  return media_[static_cast<std::size_t>(n.media)];
 }
 
 void TopologyGraph::set_scale_up_domain(int node, int domain) {

@@ -28,13 +28,13 @@ std::vector<Resource> resources_of(const TopologyGraph& g, const Route& r, int s
   }
   for (int n : {src, dst}) {
     const TopoNode& node = g.nodes()[static_cast<std::size_t>(n)];
-    if (node.kind == TopoNode::Kind::memory && node.memory_bandwidth.value() > 0) out.emplace_back(-1 - n, 0);
+    if (node.kind == TopoNode::Kind::memory && g.media(n).bandwidth.value() > 0) out.emplace_back(-1 - n, 0);
   }
   return out;
 }
 
 double capacity_of(const TopologyGraph& g, const Resource& res) {
-  if (res.first < 0) return g.nodes()[static_cast<std::size_t>(-1 - res.first)].memory_bandwidth.value();
+  if (res.first < 0) return g.media(-1 - res.first).bandwidth.value();
   const TopoEdge& e = g.edges()[static_cast<std::size_t>(res.first)];
   return e.effective_bandwidth().value();
 }
@@ -58,7 +58,7 @@ Seconds concurrent_transfer_time(const Router& router, const std::vector<NodeTra
     double lat = router.route(t.src, t.dst).latency.value();
     for (int n : {t.src, t.dst}) {
       const TopoNode& node = g.nodes()[static_cast<std::size_t>(n)];
-      if (node.kind == TopoNode::Kind::memory) lat += node.memory_latency.value();
+      if (node.kind == TopoNode::Kind::memory) lat += g.media(n).latency.value();
     }
     double serial = 0;
     for (const Resource& res : path[i]) serial = std::max(serial, load[res] / capacity_of(g, res));

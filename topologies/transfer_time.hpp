@@ -4,7 +4,7 @@
 //   T = max over transfers f of ( latency_f + max over resources r on f's path of load_r / capacity_r )
 // where a resource is one direction of a topology edge (capacity lanes x bandwidth x
 // efficiency; load: the bytes of every transfer crossing it that way) or the media of a
-// memory node an endpoint sits on (capacity TopoNode::memory_bandwidth, shared by reads and
+// memory node an endpoint sits on (capacity MemoryMedia::bandwidth, shared by reads and
 // writes; none when that is zero), and latency_f is the route's latency plus the media
 // latency of a memory endpoint. Exact under max-min fair sharing when the transfers that
 // share a bottleneck are alike (a uniform cluster streaming to its pool); with mixed

@@ -32,7 +32,7 @@ std::optional<Issue> pool_shortfall(const TopologyGraph& topology, const Layout&
                                     const std::vector<Bytes>& state) {
   Bytes need, cap;
   for (int s = 0; s < layout.pp; ++s) need += state[static_cast<std::size_t>(s)] * layout.per_stage();
-  for (int n : memory_nodes(topology)) cap += topology.nodes()[static_cast<std::size_t>(n)].memory_capacity;
+  for (int n : memory_nodes(topology)) cap += topology.media(n).capacity;
   if (need <= cap) return std::nullopt;
   return Issue{"/strategy/offload",
                fmt::format("the optimizer state of all {} devices, {}, does not fit in the pool's {}, short by {}; "

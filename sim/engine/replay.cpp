@@ -99,7 +99,7 @@ void chained_compute(const TaskGraph& g, Platform& pf) {
 // used pairs): at scale most devices are symmetric replicas that run nothing, and a host
 // costs memory and engine time. Every topology edge a used route crosses is a split-duplex
 // link whose UP direction runs from edge.a to edge.b; a memory node's media is one more
-// link, shared by reads and writes (bandwidth TopoNode::memory_bandwidth, or unbounded when
+// link, shared by reads and writes (bandwidth MemoryMedia::bandwidth, or unbounded when
 // zero; its media latency). Routes are hcsim's own (topologies/routing), declared only for
 // the pairs used, so the platform stays small at scale.
 void build_platform(const TopologyGraph& topo, const TaskGraph& g,
@@ -120,10 +120,10 @@ void build_platform(const TopologyGraph& topo, const TaskGraph& g,
   auto media_link = [&](int node) {
     auto& l = media[node];
     if (!l) {
-      const TopoNode& n = topo.nodes()[static_cast<std::size_t>(node)];
-      const double bw = n.memory_bandwidth.value() > 0 ? n.memory_bandwidth.value() : 1e30;
+      const MemoryMedia& m = topo.media(node);
+      const double bw = m.bandwidth.value() > 0 ? m.bandwidth.value() : 1e30;
       l = zone->create_link("media" + std::to_string(node), bw);
-      l->set_latency(n.memory_latency.value());
+      l->set_latency(m.latency.value());
       l->seal();
     }
     return sg4::LinkInRoute(l);

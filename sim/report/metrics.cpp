@@ -119,8 +119,9 @@ void init_devices(const Scenario& sc, const std::vector<StageShape>& shapes, Met
   // Memory pools of the topology (CXL): capacity shared by the cluster, holding the
   // optimizer state offloaded to it (strategy.offload = "pool").
   auto& cxl = m.tiers[static_cast<std::size_t>(MemoryTier::cxl_pool)];
-  for (const auto& node : sc.topology.nodes())
-    if (node.kind == TopoNode::Kind::memory) cxl.capacity += node.memory_capacity;
+  for (std::size_t n = 0; n < sc.topology.nodes().size(); ++n)
+    if (sc.topology.nodes()[n].kind == TopoNode::Kind::memory)
+      cxl.capacity += sc.topology.media(static_cast<int>(n)).capacity;
   Bytes offloaded{};
   for (std::size_t d = 0; d < n; ++d) offloaded += m.devices.shared(d).memory.offloaded;
   if (offloaded > cxl.capacity) m.memory_fits = false;

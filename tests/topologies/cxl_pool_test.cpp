@@ -18,9 +18,9 @@ TEST(CxlPool, HostsReachMemoryThroughTheSwitch) {
   for (std::size_t i = 0; i < g.nodes().size(); ++i)
     if (g.nodes()[i].kind == TopoNode::Kind::memory) { mem = static_cast<int>(i); break; }
   ASSERT_GE(mem, 0);
-  const auto& node = g.nodes()[static_cast<std::size_t>(mem)];
-  EXPECT_DOUBLE_EQ(node.memory_capacity.value(), 512.0 * 1073741824.0);
-  EXPECT_NEAR(node.memory_latency.value(), 90e-9, 1e-18);  // default local DRAM media latency
+  const MemoryMedia& media = g.media(mem);
+  EXPECT_DOUBLE_EQ(media.capacity.value(), 512.0 * 1073741824.0);
+  EXPECT_NEAR(media.latency.value(), 90e-9, 1e-18);  // default local DRAM media latency
   Router r(g);
   const Route& rt = r.route(g.device_node(2), mem);
   ASSERT_TRUE(rt.reachable);
