@@ -5,7 +5,8 @@
 //   hcsim_bench_search BASE.json DEVICES
 //
 // The base is parsed and its cluster grown to DEVICES once (setup), then the layouts are
-// enumerated and each valid one evaluated (step time, memory, MFU, energy). Sequence
+// enumerated and each valid one evaluated (memory; step time, MFU and energy where it fits,
+// as `hcsim search` screens). Sequence
 // parallelism is on whenever tp > 1 and ZeRO-1 whenever dp > 1 (so neither is a search
 // dimension). Prints a RESULT line for scripts/bench.
 #include <sys/resource.h>
@@ -59,7 +60,8 @@ void search(hcsim::FastAnalytical& fast, const hcsim::Scenario& base, int budget
           for (const auto& [sched, v] : schedules)
             for (Recompute rc : {Recompute::none, Recompute::selective, Recompute::full}) {
               const hcsim::FastLayout l{tp, pp, dp, mb, sched, v, rc, dp > 1 ? 1 : 0, tp > 1};
-              const hcsim::FastResult r = fast.evaluate(l);
+              // As `hcsim search` screens: a layout that does not fit is refused untimed.
+              const hcsim::FastResult r = fast.evaluate(l, hcsim::FastAnalytical::Timed::fitting_only);
               if (!r.valid()) continue;
               ++t.valid;
               if (!r.fits) continue;

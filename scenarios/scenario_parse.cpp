@@ -285,8 +285,7 @@ struct Parser {
     st.schedule = s.string("schedule");
     st.interleave = static_cast<int>(s.integer("interleave"));
     st.sequence_parallel = s.boolean("sequence_parallel");
-    const std::string r = s.string("recompute");
-    st.recompute = r == "full" ? Recompute::full : r == "selective" ? Recompute::selective : Recompute::none;
+    st.recompute = recompute_named(s.string("recompute")).value_or(Recompute::none);
     st.zero = static_cast<int>(s.integer("zero"));
     st.offload = s.string("offload") == "pool" ? Offload::pool : Offload::none;
     st.flash_attention = s.boolean("flash_attention");

@@ -101,6 +101,7 @@ class Router {
   }
   [[nodiscard]] int domains() const { return static_cast<int>(domain_nodes_.size()); }
   [[nodiscard]] int star_edge(int device) const { return star_edge_[static_cast<std::size_t>(g_.device_node(device))]; }
+  [[nodiscard]] int star_center(int domain) const { return star_center_[static_cast<std::size_t>(domain)]; }
   // Calls f(directed link) for each link of the route between two devices, in order
   // (link_slot); two members of one star domain (device_star) are read from their edges to
   // the center, as star_route() routes them, without looking the route up.

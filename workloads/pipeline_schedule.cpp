@@ -355,4 +355,10 @@ std::string_view recompute_name(Recompute r) {
   return "?";
 }
 
+std::optional<Recompute> recompute_named(std::string_view name) {
+  for (const Recompute r : {Recompute::none, Recompute::selective, Recompute::full})
+    if (recompute_name(r) == name) return r;
+  return std::nullopt;
+}
+
 }  // namespace hcsim

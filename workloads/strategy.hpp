@@ -5,18 +5,23 @@
 // al. 2022), ZeRO stage (Rajbhandari et al. SC20), and where each pipeline stage runs.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/compression/codec.hpp"
 #include "models/kernel.hpp"
 #include "sim/core/units.hpp"
+
 #include "workloads/layout.hpp"
 
 namespace hcsim {
 
 enum class Recompute : std::uint8_t { none, selective, full };
 std::string_view recompute_name(Recompute r);
+// The inverse of recompute_name; none for a name that is not one.
+std::optional<Recompute> recompute_named(std::string_view name);
 
 // Where the optimizer state (fp32 master weights, Adam m and v: 12 B per parameter) lives.
 // "pool": in the topology's memory nodes (a CXL pool; host DRAM where the memory node sits

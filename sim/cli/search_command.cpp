@@ -25,11 +25,8 @@ struct SearchArgs {
 };
 
 std::string short_label(const sweep::Candidate& c) {
-  const auto& p = c.params;
-  const int ep = p["/strategy/ep"].get<int>(), etp = p["/strategy/etp"].get<int>();
-  return fmt::format("tp{} pp{} dp{}{}{} mb{}", p["/strategy/tp"].get<int>(), p["/strategy/pp"].get<int>(),
-                     p["/strategy/dp"].get<int>(), ep > 1 ? fmt::format(" ep{}", ep) : "",
-                     etp > 1 ? fmt::format(" etp{}", etp) : "", p["/workload/micro_batch"].get<int>());
+  return fmt::format("tp{} pp{} dp{}{}{} mb{}", c.tp, c.pp, c.dp, c.ep > 1 ? fmt::format(" ep{}", c.ep) : "",
+                     c.etp > 1 ? fmt::format(" etp{}", c.etp) : "", c.micro_batch);
 }
 
 std::string search_table(const sweep::SearchResult& r, const std::vector<std::size_t>& which) {
@@ -47,9 +44,13 @@ std::string search_table(const sweep::SearchResult& r, const std::vector<std::si
 
 void write_outputs(const sweep::SearchSpec& spec, const sweep::SearchResult& r, const std::string& dir) {
   std::filesystem::create_directories(dir);
-  std::string csv = sweep::csv_header(sweep::search_columns());
-  for (const auto& row : r.rows) csv += r.csv->read(row.csv);
-  write_file_atomic(dir + "/candidates.csv", csv);
+  std::vector<sweep::CsvSpill::Ref> rows;
+  rows.reserve(r.rows.size());
+  for (const auto& row : r.rows) rows.push_back(row.csv);
+  write_stream_atomic(dir + "/candidates.csv", [&](std::ostream& os) {
+    os << sweep::csv_header(sweep::search_columns());
+    r.csv->copy(rows, os);
+  });
   // The confirmed layouts in ranking order, then those only screened (feasible at the
   // screening fidelity), in enumeration order.
   std::string pts = "devices,step_time_s,energy_per_token_j,on_front,confirmed,label\n";
@@ -77,16 +78,16 @@ int run_search_command(const SearchArgs& a) {
   const sweep::SearchResult r = sweep::run_search(spec, a.jobs, !a.quiet);
   std::size_t confirmed = 0;
   for (const auto& row : r.rows) confirmed += row.confirmed ? 1 : 0;
-  std::cout << fmt::format("search: {} candidate layouts{}, {} feasible after screening ({} mode), {} confirmed "
-                           "(event mode{}), {:.2f} s\n",
-                           r.rows.size(),
-                           r.fast_screened > 0 ? fmt::format(" ({} screened by the fast path)", r.fast_screened) : "",
-                           r.screened_ok, spec.prune_mode, confirmed,
-                           r.confirm_rounds > 0 ? fmt::format("; the best in {} rounds, until the screen's bound left "
-                                                              "none that could enter the top {}",
-                                                              r.confirm_rounds, spec.top_k)
-                                                : "",
-                           r.seconds);
+  std::cout << fmt::format(
+      "search: {} candidate layouts{}, {} feasible after screening ({} mode), {} confirmed "
+      "(event mode{}), {:.2f} s (the screen {:.2f} s, {:.0f} layouts/s)\n",
+      r.rows.size(), r.fast_screened > 0 ? fmt::format(" ({} screened by the fast path)", r.fast_screened) : "",
+      r.screened_ok, spec.prune_mode, confirmed,
+      r.confirm_rounds > 0 ? fmt::format("; the best in {} rounds, until the screen's bound left "
+                                         "none that could enter the top {}",
+                                         r.confirm_rounds, spec.top_k)
+                           : "",
+      r.seconds, r.screen_seconds, r.screen_seconds > 0 ? static_cast<double>(r.rows.size()) / r.screen_seconds : 0.0);
   const std::string out = a.out.empty() ? "search-out" : a.out;
   write_outputs(spec, r, out);
   if (r.ranking.empty()) {

@@ -58,6 +58,31 @@ std::size_t CollectiveCostModel::KeyHash::operator()(const AloneKey& k) const {
 CollectiveCostModel::CollectiveCostModel(const TopologyGraph& g, CostOptions opt)
     : g_(g), opt_(std::move(opt)), router_(g), load_(2 * g.edges().size(), 0.0), step_loads_(g, router_) {
   register_builtin_collectives();
+  std::vector<char> center(g.nodes().size(), 0);
+  for (int d = 0; d < router_.domains(); ++d)
+    if (const int c = router_.star_center(d); c >= 0) center[static_cast<std::size_t>(c)] = 1;
+  for (std::size_t n = 0; n < g.nodes().size() && !fabric_reduces_; ++n)
+    fabric_reduces_ = g.nodes()[n].in_switch_reduction && !center[n];
+}
+
+std::optional<CollectiveCostModel::StarGroup> CollectiveCostModel::star_group(const std::vector<int>& devices,
+                                                                              const std::vector<int>& siblings) const {
+  if (devices.empty() || fabric_reduces_ || !g_.torus_dims.empty() ||
+      static_cast<int>(devices.size()) >= g_.device_count())
+    return std::nullopt;
+  const int home = router_.device_star(devices.front());
+  if (home < 0) return std::nullopt;
+  const TopoEdge& link = g_.edges()[static_cast<std::size_t>(router_.star_edge(devices.front()))];
+  StarGroup k{static_cast<int>(devices.size()), link.effective_bandwidth().value(), link.link().latency.value(),
+              g_.nodes()[static_cast<std::size_t>(router_.star_center(home))].in_switch_reduction};
+  for (const int d : devices) {
+    const TopoEdge& e = g_.edges()[static_cast<std::size_t>(router_.star_edge(d))];
+    if (router_.device_star(d) != home || e.effective_bandwidth().value() != k.bandwidth ||
+        e.link().latency.value() != k.latency)
+      return std::nullopt;
+  }
+  if (!siblings.empty() && !step_loads_.disjoint_stars(devices, siblings)) return std::nullopt;
+  return k;
 }
 
 namespace {

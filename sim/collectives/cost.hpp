@@ -121,6 +121,22 @@ class CollectiveCostModel {
   // device order on a whole torus) and the shape it then presents to algorithms.
   [[nodiscard]] GroupShape shape_of(const std::vector<int>& devices, std::vector<int>& rank_devices) const;
 
+  // What a collective over `devices` depends on when they lie in one star scale-up domain
+  // (routes member, center, member: a node's NVSwitch) whose member links are alike, the
+  // group is not the whole graph, the graph is no torus and reduces in no switch but at
+  // star centers, and the siblings' translates each lie in a star domain of their own
+  // (StepLoads::disjoint_stars: they load none of the group's links): then every cost path
+  // reads the group's count and those links alone, so any cost model of the same options
+  // gives such a group with equal StarGroup the same estimate. None otherwise.
+  struct StarGroup {
+    int count = 0;
+    double bandwidth = 0, latency = 0;  // a member link's effective bandwidth and latency
+    bool center_reduces = false;        // the center's in-switch reduction (NVLink SHARP)
+    bool operator==(const StarGroup&) const = default;
+  };
+  [[nodiscard]] std::optional<StarGroup> star_group(const std::vector<int>& devices,
+                                                    const std::vector<int>& siblings) const;
+
   [[nodiscard]] const Router& router() const { return router_; }
   // Step shapes held for reuse (CostOptions::reuse_step_shapes; step_loads.hpp).
   [[nodiscard]] std::size_t step_shapes() const { return step_loads_.size(); }
@@ -184,6 +200,7 @@ class CollectiveCostModel {
   mutable const std::vector<int>* siblings_ = nullptr;  // of the estimate() under way
   mutable int siblings_id_ = 0;                         // theirs in step_loads_ (0: none)
   mutable StepLoads step_loads_;
+  bool fabric_reduces_ = false;             // a switch other than a star's center reduces in network
   mutable std::vector<int> step_key_;       // a step's StepLoads key, reused
   mutable std::vector<double> step_bytes_;  // its transfers' bytes, reused
   // (devices, op, bytes, algorithm, siblings' id in step_loads_)

@@ -103,7 +103,7 @@ StepLoads::Shape StepLoads::build(const std::vector<int>& key, const std::vector
   // A link's count is at most the step's routes (two hops a transfer, each with its siblings').
   HCSIM_ASSERT(static_cast<double>(key.size()) / 3 * 2 * (1.0 + (siblings ? siblings->size() : 0)) < 4294967295.0,
                "a step with more routes than its link counts hold");
-  s.own_only = key[0] != 0 && disjoint_stars(key, *siblings);
+  s.own_only = key[0] != 0 && disjoint_stars(std::span<const int>(key).subspan(1), *siblings);
   for_routes(
       key, siblings,
       [&](const Route& r, std::uint32_t) {
@@ -142,42 +142,46 @@ StepLoads::Shape StepLoads::build(const std::vector<int>& key, const std::vector
   return s;
 }
 
-bool StepLoads::disjoint_stars(const std::vector<int>& key, const std::vector<int>& siblings) {
+bool StepLoads::disjoint_stars(std::span<const int> devices, const std::vector<int>& siblings) {
   star_devices_.clear();
   int home = -1;
-  for (std::size_t i = 1; i < key.size(); ++i) {
-    const int d = router_.device_star(key[i]);
+  for (const int x : devices) {
+    const int d = router_.device_star(x);
     if (d < 0 || (home >= 0 && d != home)) return false;
     home = d;
-    star_devices_.push_back(key[i]);
+    star_devices_.push_back(x);
   }
   if (home < 0) return false;
   std::sort(star_devices_.begin(), star_devices_.end());
   star_devices_.erase(std::unique(star_devices_.begin(), star_devices_.end()), star_devices_.end());
-  star_met_.resize(static_cast<std::size_t>(router_.domains()), 0);
-  star_seen_.assign(1, home);
-  star_met_[static_cast<std::size_t>(home)] = 1;
+  star_met_.resize(static_cast<std::size_t>(g_.device_count()), 0);
+  star_seen_.clear();
+  const auto claim = [&](int x) {  // false when a device is met twice
+    if (star_met_[static_cast<std::size_t>(x)]) return false;
+    star_met_[static_cast<std::size_t>(x)] = 1;
+    star_seen_.push_back(x);
+    return true;
+  };
   const auto same_class = [&](int x, int y) {
     return edge_class_[static_cast<std::size_t>(router_.star_edge(x))] ==
            edge_class_[static_cast<std::size_t>(router_.star_edge(y))];
   };
+  for (const int x : star_devices_) claim(x);
   bool disjoint = true;
   for (std::size_t k = 0; disjoint && k < siblings.size(); ++k) {
     const int o = siblings[k];
     const int d = router_.device_star(star_devices_.front() + o);
-    if (d < 0 || star_met_[static_cast<std::size_t>(d)]) {
+    if (d < 0) {
       disjoint = false;
       break;
     }
-    star_met_[static_cast<std::size_t>(d)] = 1;
-    star_seen_.push_back(d);
-    for (int x : star_devices_)
-      if (router_.device_star(x + o) != d || !same_class(x, x + o)) {
+    for (const int x : star_devices_)
+      if (router_.device_star(x + o) != d || !same_class(x, x + o) || !claim(x + o)) {
         disjoint = false;
         break;
       }
   }
-  for (int d : star_seen_) star_met_[static_cast<std::size_t>(d)] = 0;
+  for (const int x : star_seen_) star_met_[static_cast<std::size_t>(x)] = 0;
   return disjoint;
 }
 

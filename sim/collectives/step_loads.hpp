@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -63,6 +64,16 @@ class StepLoads {
   void for_routes(const std::vector<int>& key, const std::vector<int>* siblings, F f, Seconds& latency, int& between,
                   bool passing = false, bool own_only = false) const;
 
+  // Whether every device of `devices` (repeats allowed) is in one star scale-up domain D
+  // (every hop between them is device, center, device: a node's NVSwitch) and each sibling's
+  // translate of them lands in one star domain (D or another) on devices of its own (none
+  // of `devices`, none of another sibling's), each device's edge to the center of the same
+  // capacity as its original's. A member's only link in its star is its own edge to the
+  // center, so a sibling's routes cross links of their own, each as many times as the own
+  // routes cross its original, and every M_c, and every sum over a link at M_c, is the own
+  // routes' alone.
+  bool disjoint_stars(std::span<const int> devices, const std::vector<int>& siblings);
+
  private:
   struct Shape {
     Seconds latency{};
@@ -91,13 +102,6 @@ class StepLoads {
   Shape& add(const std::vector<int>& key, const std::vector<int>* siblings);
   Shape build(const std::vector<int>& key, const std::vector<int>* siblings);
   void list_uses(Shape& s, const std::vector<int>& key, const std::vector<int>* siblings);
-  // Whether every device of the step's transfers is in one star scale-up domain D (every hop
-  // is device, center, device: a node's NVSwitch) and each sibling's translate of them lands
-  // in a star domain of its own (not D, not another sibling's), each device's edge to the
-  // center of the same capacity as its original's. Then a sibling's routes cross links of
-  // their own, each as many times as the own routes cross its original, so every M_c, and
-  // every sum over a link at M_c, is the own routes' alone.
-  bool disjoint_stars(const std::vector<int>& key, const std::vector<int>& siblings);
 
   const TopologyGraph& g_;
   const Router& router_;
@@ -112,8 +116,8 @@ class StepLoads {
   std::size_t last_class_ = 0;
   std::vector<int> class_place_;   // per class, its place in the shape being built; -1 between
   std::vector<int> star_devices_;  // disjoint_stars(): the step's devices
-  std::vector<int> star_seen_;     // disjoint_stars(): the domains met
-  std::vector<char> star_met_;     // per scale-up domain, zero between uses
+  std::vector<int> star_seen_;     // disjoint_stars(): the devices met
+  std::vector<char> star_met_;     // per device, zero between uses
   std::vector<std::size_t> crossed_;                            // the links with crossings
   std::vector<std::pair<std::uint32_t, std::uint32_t>> marks_;  // (top link, transfer), reused
 };

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/collectives/cost.hpp"
@@ -18,10 +20,46 @@
 
 namespace hcsim {
 
+// Times of collectives over star groups (CollectiveCostModel::star_group), shared by the
+// CollectiveTimes of cost models with the same options and algorithm "auto": a search's
+// clusters of every device count ask for the same tensor-parallel all-reduce in one node,
+// whatever the layout around it.
+class StarTimes {
+ public:
+  [[nodiscard]] const Seconds* find(const CollectiveCostModel::StarGroup& g, CollectiveOp op, Bytes bytes) const {
+    for (const Entry& e : by_bytes(bytes))
+      if (e.group == g && e.op == op) return &e.time;
+    return nullptr;
+  }
+  void add(const CollectiveCostModel::StarGroup& g, CollectiveOp op, Bytes bytes, Seconds t) {
+    map_[std::bit_cast<std::uint64_t>(bytes.value())].push_back({g, op, t});
+  }
+  [[nodiscard]] std::size_t size() const {
+    std::size_t n = 0;
+    for (const auto& [b, v] : map_) n += v.size();
+    return n;
+  }
+
+ private:
+  struct Entry {
+    CollectiveCostModel::StarGroup group;
+    CollectiveOp op;
+    Seconds time;
+  };
+  [[nodiscard]] const std::vector<Entry>& by_bytes(Bytes bytes) const {
+    static const std::vector<Entry> none;
+    const auto it = map_.find(std::bit_cast<std::uint64_t>(bytes.value()));
+    return it == map_.end() ? none : it->second;
+  }
+  std::unordered_map<std::uint64_t, std::vector<Entry>> map_;
+};
+
 class CollectiveTimes {
  public:
-  CollectiveTimes(const CollectiveCostModel& model, std::string algorithm)
-      : model_(model), algorithm_(std::move(algorithm)) {}
+  // `shared`: times of star groups that other cost models of the same options found (with
+  // algorithm "auto" only); null: none.
+  CollectiveTimes(const CollectiveCostModel& model, std::string algorithm, StarTimes* shared = nullptr)
+      : model_(model), algorithm_(std::move(algorithm)), shared_(algorithm_ == "auto" ? shared : nullptr) {}
 
   // The time of `op` moving `bytes` per rank over `g` (0 for a group of one or no bytes).
   Seconds operator()(const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
@@ -31,7 +69,16 @@ class CollectiveTimes {
     if (const Seconds* t = find(k)) return *t;
     g.devices(group_);
     g.sibling_offsets(siblings_);
+    // An all-to-all's cost may read the MoE routing by rank; the rest read the star alone.
+    std::optional<CollectiveCostModel::StarGroup> star;
+    if (shared_ && op != CollectiveOp::all_to_all) star = model_.star_group(group_, siblings_);
+    if (star)
+      if (const Seconds* t = shared_->find(*star, op, bytes)) {
+        insert(k, *t);
+        return *t;
+      }
     const Seconds t = analytical_collective_time(model_, group_, op, bytes, algorithm_, siblings_);
+    if (star) shared_->add(*star, op, bytes, t);
     insert(k, t);
     return t;
   }
@@ -85,6 +132,7 @@ class CollectiveTimes {
 
   const CollectiveCostModel& model_;
   std::string algorithm_;
+  StarTimes* shared_;
   std::vector<int> group_, siblings_;
   std::vector<Slot> slots_;
   std::size_t size_ = 0;

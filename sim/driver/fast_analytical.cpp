@@ -1,6 +1,7 @@
 #include "sim/driver/fast_analytical.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,11 @@ struct Pool {
 }  // namespace
 
 struct FastAnalytical::Impl {
-  explicit Impl(const Scenario& b)
-      : base(b), model(b.topology, scenario_cost_options(b)), cache(), costs(model, b.simulation.collective_algorithm) {
+  Impl(const Scenario& b, StarTimes* star_times)
+      : base(b),
+        model(b.topology, scenario_cost_options(b)),
+        cache(),
+        costs(model, b.simulation.collective_algorithm, star_times) {
     std::vector<int> index;  // attached PIM stacks are folded into their pool's device
     spans = compute_pool_spans(b, &index);
     for (const int k : index) {
@@ -195,15 +199,36 @@ void FastAnalytical::Impl::memory(FastResult& r) {
 }
 
 // run_scenario's memory check: the stages that do not fit, else the pool's shortfall.
+// Stages of one shape (their index aside) on one pool need the same, so each such class is
+// evaluated and its shortfall written once.
 std::vector<Issue> FastAnalytical::Impl::memory_issues() const {
+  struct Class {
+    StageShape shape;
+    int pool = 0;
+    Bytes offloaded{};
+    std::optional<std::string> why;  // stage_shortfall
+  };
+  std::vector<Class> seen;
   std::vector<Issue> out;
   std::vector<Bytes> state;
+  const int n = strategy.layout().per_stage();
   for (const StageShape& sh : stage_shapes(in)) {
-    state.push_back(stage_memory(base.model, strategy, workload, sh).offloaded);
     const Pool& pool = stage_pool(sh.stage);
-    if (auto issue = stage_shortfall(base.model, strategy, workload, sh,
-                                     base.pools[static_cast<std::size_t>(pool.index)].name, Bytes(pool.capacity)))
-      out.push_back(*issue);
+    auto c = std::find_if(seen.begin(), seen.end(), [&](const Class& k) {
+      const StageShape& o = k.shape;
+      return k.pool == pool.index && o.layers == sh.layers && o.has_embedding == sh.has_embedding &&
+             o.has_head == sh.has_head && o.in_flight == sh.in_flight && o.moe_layers == sh.moe_layers &&
+             o.chunks == sh.chunks;
+    });
+    if (c == seen.end()) {
+      const MemoryBreakdown m = stage_memory(base.model, strategy, workload, sh);
+      c = seen.insert(seen.end(), {sh, pool.index, m.offloaded,
+                                   stage_shortfall(base.model, strategy, workload, sh, Bytes(pool.capacity), &m)});
+    }
+    state.push_back(c->offloaded);
+    if (c->why)
+      out.push_back(memory_shortfall(sh.stage, sh.stage * n, (sh.stage + 1) * n - 1,
+                                     base.pools[static_cast<std::size_t>(pool.index)].name, *c->why));
   }
   if (out.empty() && router)
     if (auto issue = pool_shortfall(base.topology, strategy.layout(), state)) out.push_back(*issue);
@@ -254,16 +279,18 @@ Scenario resized_cluster(const Scenario& base, int devices) {
   return s;
 }
 
-FastAnalytical::FastAnalytical(const Scenario& base) : impl_(std::make_unique<Impl>(base)) {}
+FastAnalytical::FastAnalytical(const Scenario& base, StarTimes* star_times)
+    : impl_(std::make_unique<Impl>(base, star_times)) {}
 FastAnalytical::~FastAnalytical() = default;
 
-FastResult FastAnalytical::evaluate(const FastLayout& l) {
+FastResult FastAnalytical::evaluate(const FastLayout& l, Timed timed) {
   FastResult r;
   r.issue = impl_->configure(l);
   if (r.issue != LayoutIssue::none) return r;
   r.devices = static_cast<int>(impl_->strategy.layout().devices());
   r.collective_schedule = estimate_collective_schedule(impl_->strategy, impl_->base.simulation.symmetry);
   impl_->memory(r);
+  if (!r.fits && timed == Timed::fitting_only) return r;
   if (impl_->router)  // the closed form reads only the stream times (the endpoints are the emitter's)
     impl_->in.offload_stream.assign(
         static_cast<std::size_t>(l.pp),

@@ -33,6 +33,8 @@
 
 namespace hcsim {
 
+class StarTimes;
+
 struct FastLayout {
   int tp = 1, pp = 1, dp = 1;
   std::int64_t micro_batch = 1;
@@ -72,14 +74,20 @@ class FastAnalytical {
  public:
   // `base` must outlive this object; its topology, pools, model, workload, codecs and
   // other strategy settings are those of every layout (its stage_pools are not: stages are
-  // placed by device order).
-  explicit FastAnalytical(const Scenario& base);
+  // placed by device order). `star_times`: collective times of star groups shared with
+  // other FastAnalytical objects of bases that differ in their device count alone
+  // (CollectiveTimes, sim/driver/collective_times.hpp); it must outlive this object.
+  explicit FastAnalytical(const Scenario& base, StarTimes* star_times = nullptr);
   ~FastAnalytical();
   FastAnalytical(const FastAnalytical&) = delete;
   FastAnalytical& operator=(const FastAnalytical&) = delete;
 
-  // Not thread-safe (caches); step time computed for every valid layout, fitting or not.
-  FastResult evaluate(const FastLayout& layout);
+  // What evaluate computes for a valid layout that does not fit in memory: its step time
+  // and metrics too (every_layout), or only its memory (fitting_only: a search refuses it
+  // without reading them, and costing its step is most of a screen's time).
+  enum class Timed { every_layout, fitting_only };
+  // Not thread-safe (caches).
+  FastResult evaluate(const FastLayout& layout, Timed timed = Timed::every_layout);
   // The memory check's issues for `layout` (run.hpp memory_shortfall), stage by stage, as
   // run_scenario raises them; empty when it fits or is invalid. Formatted on request only:
   // a search screens many layouts that do not fit and reports few of them.

@@ -53,9 +53,10 @@ void check_memory(const Scenario& sc, const std::vector<StageShape>& shapes) {
   std::vector<Issue> issues;
   for (int s = 0; s < sc.strategy.pp; ++s) {
     const auto& pool = sc.pools[sc.stage_pool[s]];
-    if (auto issue = stage_shortfall(sc.model, sc.strategy, sc.workload, shapes[s], pool.name,
-                                     pool.device->memory_capacity()))
-      issues.push_back(*issue);
+    if (auto why = stage_shortfall(sc.model, sc.strategy, sc.workload, shapes[s], pool.device->memory_capacity())) {
+      const int n = sc.strategy.layout().per_stage();
+      issues.push_back(memory_shortfall(s, s * n, (s + 1) * n - 1, pool.name, *why));
+    }
   }
   if (!issues.empty()) throw InputError(issues);
   if (sc.strategy.offload == Offload::pool)
@@ -66,9 +67,9 @@ void check_memory(const Scenario& sc, const std::vector<StageShape>& shapes) {
 
 void check_scenario_memory(const Scenario& sc) { check_memory(sc, stage_shapes(lowering_input(sc))); }
 
-std::optional<Issue> stage_shortfall(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
-                                     const StageShape& sh, const std::string& pool, Bytes capacity) {
-  const MemoryBreakdown m = stage_memory(c, st, w, sh);
+std::optional<std::string> stage_shortfall(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
+                                           const StageShape& sh, Bytes capacity, const MemoryBreakdown* need) {
+  const MemoryBreakdown m = need ? *need : stage_memory(c, st, w, sh);
   if (m.total() <= capacity) return std::nullopt;
   std::optional<Bytes> with_sp;
   if (st.tp > 1 && !st.sequence_parallel) {
@@ -76,12 +77,10 @@ std::optional<Issue> stage_shortfall(const TransformerConfig& c, const StrategyS
     sp.sequence_parallel = true;
     with_sp = stage_memory(c, sp, w, sh).total();
   }
-  const int n = st.layout().per_stage(), s = sh.stage;
-  return memory_shortfall(s, s * n, (s + 1) * n - 1, pool, capacity, m, with_sp);
+  return shortfall_text(capacity, m, with_sp);
 }
 
-Issue memory_shortfall(int stage, int first, int last, const std::string& pool, Bytes capacity,
-                       const MemoryBreakdown& need, std::optional<Bytes> with_sp) {
+std::string shortfall_text(Bytes capacity, const MemoryBreakdown& need, std::optional<Bytes> with_sp) {
   const Bytes total = need.total();
   std::string sp;
   if (with_sp && *with_sp < total)
@@ -90,16 +89,20 @@ Issue memory_shortfall(int stage, int first, int last, const std::string& pool, 
                            format_quantity(with_sp->value(), Dim::data))
              : fmt::format("; sequence_parallel: true would save {} per device",
                            format_quantity((total - *with_sp).value(), Dim::data));
-  return {"/strategy",
-          fmt::format("does not fit in memory: stage {} (devices {}..{}, pool \"{}\") needs {} per device but has {}, "
-                      "short by {} (weights {}, gradients {}, optimizer {}, activations {}, buffers {}); try more "
-                      "tp/pp (or cp for long sequences), ZeRO, recomputation or a smaller micro-batch",
-                      stage, first, last, pool, format_quantity(total.value(), Dim::data),
-                      format_quantity(capacity.value(), Dim::data), format_quantity((total - capacity).value(), Dim::data), format_quantity(need.weights.value(), Dim::data),
-                      format_quantity(need.gradients.value(), Dim::data),
-                      format_quantity(need.optimizer.value(), Dim::data),
-                      format_quantity(need.activations.value(), Dim::data),
-                      format_quantity(need.buffers.value(), Dim::data)) + sp};
+  return fmt::format(
+             "needs {} per device but has {}, short by {} (weights {}, gradients {}, optimizer {}, activations "
+             "{}, buffers {}); try more tp/pp (or cp for long sequences), ZeRO, recomputation or a smaller "
+             "micro-batch",
+             format_quantity(total.value(), Dim::data), format_quantity(capacity.value(), Dim::data),
+             format_quantity((total - capacity).value(), Dim::data), format_quantity(need.weights.value(), Dim::data),
+             format_quantity(need.gradients.value(), Dim::data), format_quantity(need.optimizer.value(), Dim::data),
+             format_quantity(need.activations.value(), Dim::data), format_quantity(need.buffers.value(), Dim::data)) +
+         sp;
+}
+
+Issue memory_shortfall(int stage, int first, int last, const std::string& pool, const std::string& why) {
+  return {"/strategy", fmt::format("does not fit in memory: stage {} (devices {}..{}, pool \"{}\") {}", stage, first,
+                                   last, pool, why)};
 }
 
 double estimate_tasks(const Scenario& sc) {

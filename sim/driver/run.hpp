@@ -18,15 +18,18 @@ double estimate_tasks(const Scenario& sc);
 double estimate_collective_schedule(const Scenario& sc);
 double estimate_collective_schedule(const StrategySpec& st, bool symmetry);
 
-// The issue the memory check raises for a stage that does not fit: its devices
-// first..last, in pool `pool` of `capacity` bytes per device, need `need` per device.
-// `with_sp`: the need with sequence parallelism, when the layout has tp > 1 without it;
-// the message then says whether turning it on fits the stage or how much it saves.
-Issue memory_shortfall(int stage, int first, int last, const std::string& pool, Bytes capacity,
-                       const MemoryBreakdown& need, std::optional<Bytes> with_sp = std::nullopt);
-// The memory check of one stage (shape `sh`) on devices of `capacity`: none when it fits.
-std::optional<Issue> stage_shortfall(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
-                                     const StageShape& sh, const std::string& pool, Bytes capacity);
+// Why a stage needing `need` per device does not fit devices of `capacity` bytes: "needs
+// ... per device but has ..., short by ... (weights ..., ...); try ...". `with_sp`: the
+// need with sequence parallelism, when the layout has tp > 1 without it; the text then says
+// whether turning it on fits the stage or how much it saves.
+std::string shortfall_text(Bytes capacity, const MemoryBreakdown& need, std::optional<Bytes> with_sp = std::nullopt);
+// The memory check of one stage (shape `sh`) on devices of `capacity`: its shortfall_text,
+// none when it fits. `need`: the stage's stage_memory when the caller has it.
+std::optional<std::string> stage_shortfall(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,
+                                           const StageShape& sh, Bytes capacity, const MemoryBreakdown* need = nullptr);
+// The issue the memory check raises for stage `stage` on devices first..last of pool
+// `pool`, which does not fit for the reason `why` (shortfall_text).
+Issue memory_shortfall(int stage, int first, int last, const std::string& pool, const std::string& why);
 
 // One collective's time in analytical mode: the algorithm the engine would run (the named
 // one where it applies, else the cost model's choice), costed by the model; 0 for a group

@@ -1,12 +1,12 @@
 #include "sim/sweep/fast_screen.hpp"
 
-#include <map>
+#include <algorithm>
 #include <memory>
 #include <optional>
-#include <set>
 
 #include "scenarios/scenario.hpp"
 #include "sim/core/error.hpp"
+#include "sim/driver/collective_times.hpp"
 #include "sim/driver/fast_analytical.hpp"
 #include "sim/driver/run.hpp"
 #include "sim/sweep/record.hpp"
@@ -46,52 +46,20 @@ std::optional<Scenario> fast_base(const SearchSpec& spec) {
   }
 }
 
-// cp: the base's unless the candidate sets it.
-FastLayout layout_of(const Candidate& c, int base_cp) {
-  const auto& p = c.params;
-  FastLayout l;
-  l.cp = base_cp;
-  l.cluster_devices = c.devices;
-  l.tp = p.at("/strategy/tp").get<int>();
-  l.pp = p.at("/strategy/pp").get<int>();
-  l.dp = p.at("/strategy/dp").get<int>();
-  l.ep = p.at("/strategy/ep").get<int>();
-  l.etp = p.at("/strategy/etp").get<int>();
-  l.micro_batch = p.at("/workload/micro_batch").get<std::int64_t>();
-  l.schedule = p.at("/strategy/schedule").get_ref<const std::string&>();
-  l.interleave = p.at("/strategy/interleave").get<int>();
-  const std::string& rc = p.at("/strategy/recompute").get_ref<const std::string&>();
-  l.recompute = rc == "full" ? Recompute::full : rc == "selective" ? Recompute::selective : Recompute::none;
-  l.zero = p.at("/strategy/zero").get<int>();
-  l.sequence_parallel = p.at("/strategy/sequence_parallel").get<bool>();
-  if (const auto it = p.find("/strategy/cp"); it != p.end()) l.cp = it->get<int>();
-  return l;
-}
-
-// The candidate sets exactly the fields a FastLayout holds, and its pool's count (with
-// several pools, none: their counts stay).
-bool plain_layout(const Candidate& c, bool fixed_pools) {
-  static const std::set<std::string> keys = {"/strategy/tp",
-                                             "/strategy/pp",
-                                             "/strategy/dp",
-                                             "/strategy/ep",
-                                             "/strategy/etp",
-                                             "/workload/micro_batch",
-                                             "/strategy/schedule",
-                                             "/strategy/interleave",
-                                             "/strategy/recompute",
-                                             "/strategy/zero",
-                                             "/strategy/sequence_parallel"};
-  const std::string count = "/cluster/pools/0/count";
-  std::size_t known = 0;
-  for (const auto& [k, v] : c.params.items()) {
-    if (k == "/strategy/cp") continue;  // optional: the base's cp otherwise
-    if (k == count && !fixed_pools) continue;
-    if (!keys.count(k)) return false;
-    ++known;
-  }
-  if (known != keys.size()) return false;
-  return fixed_pools || (c.params.contains(count) && c.params.at(count).get<int>() == c.devices);
+FastLayout layout_of(const Candidate& c, int cp) {
+  return {.tp = c.tp,
+          .pp = c.pp,
+          .dp = c.dp,
+          .micro_batch = c.micro_batch,
+          .schedule = c.schedule,
+          .interleave = c.interleave,
+          .recompute = c.recompute,
+          .zero = c.zero,
+          .sequence_parallel = c.sequence_parallel,
+          .cp = cp,
+          .cluster_devices = c.devices,
+          .ep = c.ep,
+          .etp = c.etp};
 }
 
 }  // namespace
@@ -101,8 +69,12 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
                        const RecordFn& on_record) {
   FastScreen out;
   auto emit = [&](std::size_t i, const Candidate& c, const Evaluation& ev) {
-    if (on_record) on_record(i, record_json(i, c.params, ev, metrics));
-    else out.records.emplace_back(i, make_record(i, c.params, ev, metrics));
+    if (!on_record)
+      out.records.emplace_back(i, make_record(i, c.params(), ev, metrics));
+    else if (ev.status == "ok")
+      on_record(i, {ev.status, metrics_json(ev.report, metrics), ""});
+    else
+      on_record(i, {ev.status, nlohmann::ordered_json::object(), ev.reason});
   };
   const std::optional<Scenario> base = covers(metrics) ? fast_base(spec) : std::nullopt;
   if (!base) {
@@ -110,19 +82,22 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
     return out;
   }
   FastAnalytical layout_rules(*base);  // the layout rules need no cluster of the candidate's size
-  // One cluster and one FastAnalytical per device count (null: that cluster cannot be built).
+  // One cluster and one FastAnalytical per device count (null: that cluster cannot be built),
+  // the rows taken by device count (in their order within one), so that one cluster is
+  // alive at a time and each is built once.
   struct Cluster {
     std::unique_ptr<Scenario> scenario;
     std::unique_ptr<FastAnalytical> fast;
     std::vector<Issue> refused;  // the topology's issues when it cannot hold the count
   };
-  std::map<int, Cluster> per_count;
-  for (std::size_t i : which) {
+  std::vector<std::size_t> order = which;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rows[a].candidate.devices < rows[b].candidate.devices; });
+  Cluster cluster;
+  int cluster_devices = -1;
+  StarTimes star_times;  // the clusters differ in their device count alone
+  for (std::size_t i : order) {
     const Candidate& c = rows[i].candidate;
-    if (!plain_layout(c, spec.fixed_pools)) {
-      out.rest.push_back(i);
-      continue;
-    }
     const FastLayout layout = layout_of(c, base->strategy.cp);
     // A layout the parser refuses gets the parser's messages (the one copy of the rules,
     // workloads/layout.hpp), whatever the cluster of its device count.
@@ -135,29 +110,31 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
       return true;
     };
     if (refused(layout_rules.layout_issues(layout))) continue;
-    auto [it, added] = per_count.try_emplace(c.devices);
-    if (added) {
+    if (c.devices != cluster_devices) {
+      cluster = Cluster{};  // the last count's, freed first
+      cluster_devices = c.devices;
       try {
-        it->second.scenario = std::make_unique<Scenario>(spec.fixed_pools ? *base : resized_cluster(*base, c.devices));
-        it->second.fast = std::make_unique<FastAnalytical>(*it->second.scenario);
+        cluster.scenario = std::make_unique<Scenario>(spec.fixed_pools ? *base : resized_cluster(*base, c.devices));
+        cluster.fast = std::make_unique<FastAnalytical>(*cluster.scenario, &star_times);
       } catch (const InputError& e) {
         // The parser builds the same topology at the same path, and reports only its issues.
-        it->second.refused = e.issues();
-        it->second.fast.reset();
+        cluster.refused = e.issues();
+        cluster.fast.reset();
       } catch (const InternalError&) {
         throw;
       } catch (const std::exception&) {
-        it->second.fast.reset();
+        cluster.fast.reset();
       }
     }
-    if (refused(it->second.refused)) continue;
-    FastAnalytical* fast = it->second.fast.get();
+    if (refused(cluster.refused)) continue;
+    FastAnalytical* fast = cluster.fast.get();
     if (!fast) {
       out.rest.push_back(i);
       continue;
     }
     if (refused(layout_rules.layout_issues(layout, true))) continue;  // after the cluster, as the parser
-    const FastResult r = fast->evaluate(layout);
+    const FastResult r = fast->evaluate(layout, base->simulation.check_memory ? FastAnalytical::Timed::fitting_only
+                                                                              : FastAnalytical::Timed::every_layout);
     if (!r.valid()) {  // a rule the parameter tables check (degrees, ZeRO stage, schedule name)
       out.rest.push_back(i);
       continue;
@@ -182,6 +159,7 @@ FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& row
     }
     emit(i, c, ev);
   }
+  std::sort(out.rest.begin(), out.rest.end());
   return out;
 }
 

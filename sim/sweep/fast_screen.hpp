@@ -2,7 +2,10 @@
 // The analytical screen of `hcsim search` without a scenario per candidate: the base is
 // parsed once and, per device count, resized and handed to FastAnalytical
 // (sim/driver/fast_analytical.hpp), which evaluates a layout in microseconds instead of the
-// milliseconds of parsing and running its scenario. A row it decides gets the record the
+// milliseconds of parsing and running its scenario. The rows are taken by device count (in
+// their order within one), so one cluster is held at a time; their clusters share the times
+// of collectives inside one node (StarTimes, sim/driver/collective_times.hpp); under the
+// memory check a layout that does not fit is refused untimed. A row it decides gets the record (or its outcome) the
 // full path would write (sim/sweep/record.hpp): the same status, the same memory-check
 // reason, the same metrics up to summation order (tests/sweep/fast_screen_test.cpp), and a
 // layout the parser refuses gets the parser's messages (workloads/layout.hpp: the one copy of
@@ -12,8 +15,7 @@
 //    device pool, optimizer-state offload, metrics other than the defaults, a base that
 //    does not parse;
 //  - the rows of a device count whose cluster fails to build for a reason other than bad
-//    input (a topology that cannot hold the count gets the topology's messages);
-//  - candidates that set fields other than the layout's.
+//    input (a topology that cannot hold the count gets the topology's messages).
 
 #include <cstddef>
 #include <functional>
@@ -32,10 +34,10 @@ struct FastScreen {
 };
 
 // Screens rows `which` of `rows` at the analytical fidelity with the report `metrics`.
-// With `on_record`, each record goes to it as it is made, as a JSON object (row i's record
-// after the last read of row i), instead of into FastScreen::records as a line: a search of
-// many candidates need not hold them all, nor write and read back each.
-using RecordFn = std::function<void(std::size_t row, nlohmann::ordered_json record)>;
+// With `on_record`, each row's outcome goes to it as it is made (after the last read of that
+// row), instead of into FastScreen::records as a record line: a search of many candidates
+// need not hold them all, nor make a record of each.
+using RecordFn = std::function<void(std::size_t row, RowOutcome outcome)>;
 FastScreen fast_screen(const SearchSpec& spec, const std::vector<SearchRow>& rows,
                        const std::vector<std::size_t>& which, const std::vector<MetricColumn>& metrics,
                        const RecordFn& on_record = {});

@@ -28,12 +28,7 @@ const std::vector<std::string>& cluster_record_keys() {
   return keys;
 }
 
-std::string make_record(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,
-                        const std::vector<MetricColumn>& metrics, const std::vector<std::string>& keep) {
-  // Invalid UTF-8 in a message must not make a record unwritable.
-  return record_json(index, params, ev, metrics, keep)
-      .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-}
+namespace {
 
 nlohmann::ordered_json record_json(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,
                                    const std::vector<MetricColumn>& metrics, const std::vector<std::string>& keep) {
@@ -42,9 +37,7 @@ nlohmann::ordered_json record_json(std::size_t index, const nlohmann::ordered_js
   r["status"] = ev.status;
   r["params"] = params;
   if (ev.status == "ok") {
-    nlohmann::ordered_json m = nlohmann::ordered_json::object();
-    for (const auto& c : metrics) m[c.name] = nlohmann::ordered_json(report_value(ev.report, c.pointer));
-    r["metrics"] = std::move(m);
+    r["metrics"] = metrics_json(ev.report, metrics);
     if (!keep.empty()) {
       nlohmann::ordered_json study = nlohmann::ordered_json::object();
       for (const auto& k : keep)
@@ -57,25 +50,85 @@ nlohmann::ordered_json record_json(std::size_t index, const nlohmann::ordered_js
   return r;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
+}  // namespace
+
+std::string make_record(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,
+                        const std::vector<MetricColumn>& metrics, const std::vector<std::string>& keep) {
+  // Invalid UTF-8 in a message must not make a record unwritable.
+  return record_json(index, params, ev, metrics, keep)
+      .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+nlohmann::ordered_json metrics_json(const nlohmann::json& report, const std::vector<MetricColumn>& metrics) {
+  nlohmann::ordered_json m = nlohmann::ordered_json::object();
+  for (const auto& c : metrics) m[c.name] = nlohmann::ordered_json(report_value(report, c.pointer));
+  return m;
 }
 
 namespace {
 
-std::string csv_value(const nlohmann::ordered_json& v) {
-  if (v.is_null()) return "";
-  if (v.is_string()) return csv_field(v.get<std::string>());
-  return csv_field(v.dump());
+void append_field(std::string& out, std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) {
+    out += s;
+    return;
+  }
+  out += '"';
+  // The text between quotes copied whole, each quote doubled (RFC 4180).
+  for (std::size_t at = 0;;) {
+    const std::size_t q = s.find('"', at);
+    if (q == std::string_view::npos) {
+      out.append(s.substr(at));
+      break;
+    }
+    out.append(s.substr(at, q + 1 - at));
+    out += '"';
+    at = q + 1;
+  }
+  out += '"';
 }
 
 }  // namespace
+
+std::string csv_field(std::string_view s) {
+  std::string out;
+  append_field(out, s);
+  return out;
+}
+
+CsvLine::CsvLine(std::size_t index) : out_(std::to_string(index)) {}
+
+CsvLine& CsvLine::text(std::string_view s) {
+  out_ += ',';
+  append_field(out_, s);
+  return *this;
+}
+
+CsvLine& CsvLine::integer(long long v) {
+  out_ += ',';
+  out_ += std::to_string(v);
+  return *this;
+}
+
+CsvLine& CsvLine::boolean(bool b) {
+  out_ += b ? ",true" : ",false";
+  return *this;
+}
+
+CsvLine& CsvLine::value(const nlohmann::ordered_json& v) {
+  if (v.is_null()) return empty();
+  if (v.is_string()) return text(v.get_ref<const std::string&>());
+  return text(v.dump());
+}
+
+CsvLine& CsvLine::empty() {
+  out_ += ',';
+  return *this;
+}
+
+std::string CsvLine::finish() {
+  out_ += '\n';
+  return std::move(out_);
+}
 
 std::string csv_header(const Columns& c) {
   std::string out = "index,status";
@@ -89,13 +142,14 @@ std::string csv_row(const nlohmann::ordered_json& record, const Columns& c) {
       !record.contains("status") || !record["status"].is_string() || !record.contains("params") ||
       !record["params"].is_object())
     throw std::runtime_error("not a result record");
-  std::string out = record["index"].dump() + "," + csv_value(record["status"]);
+  CsvLine line(record["index"].get<std::size_t>());
+  line.value(record["status"]);
   const auto& params = record["params"];
-  for (const auto& p : c.params) out += "," + (params.contains(p) ? csv_value(params[p]) : std::string());
+  for (const auto& p : c.params) params.contains(p) ? line.value(params[p]) : line.empty();
   const auto metrics = record.value("metrics", nlohmann::ordered_json::object());
-  for (const auto& m : c.metrics) out += "," + (metrics.contains(m.name) ? csv_value(metrics[m.name]) : std::string());
-  out += "," + (record.contains("reason") ? csv_value(record["reason"]) : std::string());
-  return out + "\n";
+  for (const auto& m : c.metrics) metrics.contains(m.name) ? line.value(metrics[m.name]) : line.empty();
+  record.contains("reason") ? line.value(record["reason"]) : line.empty();
+  return line.finish();
 }
 
 }  // namespace hcsim::sweep

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,11 +23,9 @@ namespace hcsim::sweep {
 // and pools of its report, not the per-job and timeline arrays).
 std::string make_record(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,
                         const std::vector<MetricColumn>& metrics, const std::vector<std::string>& keep = {});
-// The same record as a JSON object (make_record writes it out), for a caller in the same
-// process that reads it back (the search's fast screen).
-nlohmann::ordered_json record_json(std::size_t index, const nlohmann::ordered_json& params, const Evaluation& ev,
-                                   const std::vector<MetricColumn>& metrics, const std::vector<std::string>& keep = {});
 
+// The `metrics` of an ok point's report, as its record holds them (null where absent).
+nlohmann::ordered_json metrics_json(const nlohmann::json& report, const std::vector<MetricColumn>& metrics);
 // The report keys a cluster sweep keeps in each ok record ("study"): scheduler, mode,
 // contention, totals, pools, scheduler_resolved.
 const std::vector<std::string>& cluster_record_keys();
@@ -46,6 +45,25 @@ std::string csv_header(const Columns& c);
 // Throws std::runtime_error when `record` is not a result record.
 std::string csv_row(const nlohmann::ordered_json& record, const Columns& c);
 // RFC 4180 quoting when needed.
-std::string csv_field(const std::string& s);
+std::string csv_field(std::string_view s);
+
+// A CSV row written field by field, in column order, as csv_row writes a record's: the
+// index, then each field after a comma, quoted when needed; a JSON value as csv_row writes
+// it (null: empty; a string: its text; else its JSON). A caller with typed fields (the
+// search's screen) writes the row csv_row would write from their record without making it.
+class CsvLine {
+ public:
+  explicit CsvLine(std::size_t index);
+  CsvLine& text(std::string_view s);
+  CsvLine& integer(long long v);
+  CsvLine& boolean(bool b);
+  CsvLine& value(const nlohmann::ordered_json& v);
+  CsvLine& empty();
+  // The row with its newline; the line is spent.
+  std::string finish();
+
+ private:
+  std::string out_;
+};
 
 }  // namespace hcsim::sweep

@@ -34,27 +34,44 @@ double metric(const nlohmann::ordered_json& m, const char* name) {
   return it != m.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
+// Row `index`'s candidates.csv row (search_columns()): what csv_row writes of its record,
+// from the candidate's typed fields.
+std::string search_csv_row(std::size_t index, const Candidate& c, const RowOutcome& o) {
+  CsvLine line(index);
+  line.text(o.status)
+      .integer(c.tp)
+      .integer(c.pp)
+      .integer(c.dp)
+      .integer(c.ep)
+      .integer(c.etp)
+      .integer(c.micro_batch)
+      .text(c.schedule)
+      .integer(c.interleave)
+      .text(recompute_name(c.recompute))
+      .integer(c.zero)
+      .boolean(c.sequence_parallel);
+  c.sets_count ? line.integer(c.devices) : line.empty();
+  for (const auto& m : search_columns().metrics)
+    o.metrics.contains(m.name) ? line.value(o.metrics[m.name]) : line.empty();
+  return line.text(o.reason).finish();
+}
+
 // A row keeps its figures and where its candidates.csv row is, not the record: a search
-// holds every candidate, and most are refused. A row that is not feasible keeps no
-// parameters either: nothing reads them past the screen.
-void fill_row(const SearchSpec& spec, CsvSpill& csv, SearchRow& row, nlohmann::ordered_json rec) {
-  row.status = rec.value("status", "error");
+// holds every candidate, and most are refused.
+void fill_row(const SearchSpec& spec, CsvSpill& csv, std::size_t index, SearchRow& row, RowOutcome o) {
+  row.status = o.status;
   if (row.status == "ok") {
-    const auto& m = rec["metrics"];
-    row.step_time_s = metric(m, "step_time_s");
-    row.tokens_per_s = metric(m, "tokens_per_s");
-    row.energy_per_token_j = metric(m, "energy.per_token_j");
-    row.power_w = metric(m, "energy.average_power_w");
-    row.mfu = metric(m, "mfu");
+    row.step_time_s = metric(o.metrics, "step_time_s");
+    row.tokens_per_s = metric(o.metrics, "tokens_per_s");
+    row.energy_per_token_j = metric(o.metrics, "energy.per_token_j");
+    row.power_w = metric(o.metrics, "energy.average_power_w");
+    row.mfu = metric(o.metrics, "mfu");
     if (spec.max_power_w && row.power_w > *spec.max_power_w) {
-      row.status = "over_power";
-      rec["status"] = row.status;
-      rec["reason"] =
-          fmt::format("average power {:.4g} W is above the cap of {:.4g} W", row.power_w, *spec.max_power_w);
+      row.status = o.status = "over_power";
+      o.reason = fmt::format("average power {:.4g} W is above the cap of {:.4g} W", row.power_w, *spec.max_power_w);
     }
   }
-  row.csv = csv.append(csv_row(rec, search_columns()));
-  if (row.status != "ok") row.candidate.params = nlohmann::ordered_json();
+  row.csv = csv.append(search_csv_row(index, row.candidate, o));
 }
 
 // Simulates rows `which` at `mode`, updating them as they finish.
@@ -71,15 +88,18 @@ void run_pass(const SearchSpec& spec, CsvSpill& csv, std::vector<SearchRow>& row
     } catch (const std::exception& e) {
       ev = {"error", e.what(), {}};
     }
-    return make_record(i, rows[i].candidate.params, ev, metrics);
+    return make_record(i, rows[i].candidate.params(), ev, metrics);
   };
   Progress bar(label, which.size(), progress);
   const ResultFn done = [&](std::size_t i, std::string line) {
-    fill_row(spec, csv, rows[i], nlohmann::ordered_json::parse(line));
+    const auto rec = nlohmann::ordered_json::parse(line);
+    fill_row(spec, csv, i, rows[i],
+             {rec.value("status", "error"), rec.value("metrics", nlohmann::ordered_json::object()),
+              rec.value("reason", "")});
     bar.tick(rows[i].status == "ok");
   };
   const CrashFn crashed = [&](std::size_t i, const std::string& why) {
-    return make_record(i, rows[i].candidate.params, {"error", why, {}}, metrics);
+    return make_record(i, rows[i].candidate.params(), {"error", why, {}}, metrics);
   };
   run_forked(which, jobs, job, done, crashed);
   bar.finish();
@@ -187,20 +207,50 @@ CsvSpill::CsvSpill() : file_(std::tmpfile()) {
 
 CsvSpill::~CsvSpill() { std::fclose(file_); }
 
-// The file is only appended to, so its offset is always end_.
-CsvSpill::Ref CsvSpill::append(const std::string& text) {
-  const Ref r{end_, static_cast<std::uint32_t>(text.size())};
-  if (!write_all(::fileno(file_), text.data(), text.size()))
+namespace {
+constexpr std::size_t kSpillChunk = std::size_t{1} << 20;
+}
+
+void CsvSpill::flush() const {
+  if (pending_.empty()) return;
+  if (!write_all(::fileno(file_), pending_.data(), pending_.size()))
     throw std::runtime_error(std::string("cannot write the temporary candidates.csv: ") + std::strerror(errno));
+  written_ += pending_.size();
+  pending_.clear();
+}
+
+CsvSpill::Ref CsvSpill::append(std::string_view text) {
+  const Ref r{end_, static_cast<std::uint32_t>(text.size())};
+  pending_ += text;
   end_ += text.size();
+  if (pending_.size() >= kSpillChunk) flush();
   return r;
 }
 
 std::string CsvSpill::read(Ref r) const {
   std::string out(r.size, '\0');
+  if (r.at >= written_) {
+    pending_.copy(out.data(), r.size, r.at - written_);
+    return out;
+  }
   if (!pread_all(::fileno(file_), out.data(), r.size, static_cast<long long>(r.at)))
     throw std::runtime_error(std::string("cannot read the temporary candidates.csv: ") + std::strerror(errno));
   return out;
+}
+
+void CsvSpill::copy(const std::vector<Ref>& refs, std::ostream& out) const {
+  flush();
+  std::string buf;
+  for (std::size_t k = 0; k < refs.size();) {
+    // The run of rows from k that follow one another in the file, up to a chunk.
+    Ref run = refs[k++];
+    while (k < refs.size() && refs[k].at == run.at + run.size && run.size + std::uint64_t{refs[k].size} <= kSpillChunk)
+      run.size += refs[k++].size;
+    buf.resize(run.size);
+    if (!pread_all(::fileno(file_), buf.data(), run.size, static_cast<long long>(run.at)))
+      throw std::runtime_error(std::string("cannot read the temporary candidates.csv: ") + std::strerror(errno));
+    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  }
 }
 
 const Columns& search_columns() {
@@ -223,48 +273,47 @@ double objective_key(const SearchSpec& spec, const SearchRow& r) {
 
 nlohmann::json candidate_document(const SearchSpec& spec, const Candidate& c, const std::string& mode) {
   nlohmann::json doc = spec.base.doc;
-  apply_assignments(doc, c.params);
+  apply_assignments(doc, c.params());
   doc["simulation"]["mode"] = mode;
   return doc;
 }
 
 std::string describe_layout(const Candidate& c) {
-  const auto& p = c.params;
-  std::string sched = p["/strategy/schedule"].get<std::string>();
-  if (p["/strategy/interleave"].get<int>() > 1) sched += fmt::format(" v={}", p["/strategy/interleave"].get<int>());
-  const int etp = p["/strategy/etp"].get<int>();
-  return fmt::format("tp {} · pp {} · dp {} · ep {}{} · mb {} · {} · recompute {} · zero {}{}",
-                     p["/strategy/tp"].get<int>(), p["/strategy/pp"].get<int>(), p["/strategy/dp"].get<int>(),
-                     p["/strategy/ep"].get<int>(), etp > 1 ? fmt::format(" · etp {}", etp) : "",
-                     p["/workload/micro_batch"].get<int>(), sched, p["/strategy/recompute"].get<std::string>(),
-                     p["/strategy/zero"].get<int>(), p["/strategy/sequence_parallel"].get<bool>() ? " · sp" : "");
+  std::string sched = c.schedule;
+  if (c.interleave > 1) sched += fmt::format(" v={}", c.interleave);
+  return fmt::format("tp {} · pp {} · dp {} · ep {}{} · mb {} · {} · recompute {} · zero {}{}", c.tp, c.pp, c.dp, c.ep,
+                     c.etp > 1 ? fmt::format(" · etp {}", c.etp) : "", c.micro_batch, sched,
+                     recompute_name(c.recompute), c.zero, c.sequence_parallel ? " · sp" : "");
 }
 
 SearchResult run_search(const SearchSpec& spec, int jobs, bool progress, const std::string& confirm_mode) {
   const auto t0 = std::chrono::steady_clock::now();
   SearchResult res;
   res.csv = std::make_shared<CsvSpill>();
-  for (auto& c : enumerate_candidates(spec)) {
+  // Room for the most rows a space may have: only the pages the rows fill are touched, and
+  // none is copied as the rows grow.
+  res.rows.reserve(kMaxCandidates + 1);
+  enumerate_candidates(spec, [&](Candidate c) {
     SearchRow row;
     row.candidate = std::move(c);
     res.rows.push_back(std::move(row));
-  }
+  });
   std::vector<std::size_t> all(res.rows.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   std::vector<std::size_t> rest = all;
   if (spec.prune_mode == "analytical") {
     // Most rows at microseconds each (fast_screen.hpp); the rest as scenarios.
-    FastScreen fast =
-        fast_screen(spec, res.rows, all, default_metrics(), [&](std::size_t i, nlohmann::ordered_json record) {
-          fill_row(spec, *res.csv, res.rows[i], std::move(record));
-          ++res.fast_screened;
-        });
+    FastScreen fast = fast_screen(spec, res.rows, all, default_metrics(), [&](std::size_t i, RowOutcome outcome) {
+      fill_row(spec, *res.csv, i, res.rows[i], std::move(outcome));
+      ++res.fast_screened;
+    });
     rest = std::move(fast.rest);
     // The screen's clusters (one topology, router and cost cache per device count) are freed
     // by now; hand their pages back, or every worker forked below carries them.
     release_free_memory();
   }
   run_pass(spec, *res.csv, res.rows, rest, spec.prune_mode, jobs, progress, "search (screen)");
+  res.screen_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::vector<std::size_t> ok = feasible(res.rows);
   res.screened_ok = ok.size();
   if (spec.prune_mode == confirm_mode) {

@@ -18,7 +18,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -31,7 +33,8 @@ namespace hcsim::sweep {
 // The candidates.csv rows of a search, kept in an unnamed temporary file rather than in
 // memory: a search holds every candidate it enumerates, most are refused with a reason, and
 // their rows' text would grow with the space (600 B a row, 52 MB for the 530B GPT's 87,924
-// layouts). Throws std::runtime_error when the file cannot be made, written or read.
+// layouts). Rows are written to the file a megabyte at a time; those not yet written are
+// read from memory. Throws std::runtime_error when the file cannot be made, written or read.
 class CsvSpill {
  public:
   struct Ref {
@@ -42,12 +45,26 @@ class CsvSpill {
   ~CsvSpill();
   CsvSpill(const CsvSpill&) = delete;
   CsvSpill& operator=(const CsvSpill&) = delete;
-  Ref append(const std::string& text);
+  Ref append(std::string_view text);
   [[nodiscard]] std::string read(Ref r) const;
+  // The rows `refs`, in that order, to `out`; rows that lie one after another in the file
+  // are read together.
+  void copy(const std::vector<Ref>& refs, std::ostream& out) const;
 
  private:
+  void flush() const;
   std::FILE* file_;
-  std::uint64_t end_ = 0;
+  std::uint64_t end_ = 0;              // the rows' total size
+  mutable std::uint64_t written_ = 0;  // how much of it is in the file; the rest is pending_
+  mutable std::string pending_;
+};
+
+// What a row's figures and candidates.csv row are made of: its last run's status, metrics
+// (an object of default_metrics() names, when ok) and reason (when not).
+struct RowOutcome {
+  std::string status;
+  nlohmann::ordered_json metrics;
+  std::string reason;
 };
 
 struct SearchRow {
@@ -67,6 +84,7 @@ struct SearchResult {
   std::size_t fast_screened = 0;      // rows the first pass decided by the fast path (fast_screen.hpp)
   std::size_t confirm_rounds = 0;     // rounds of the bounded confirmation of the best
   double seconds = 0;
+  double screen_seconds = 0;  // of `seconds`: the candidates' enumeration and first pass
 };
 
 // The columns of candidates.csv: the layout's parameters, then the default metrics.

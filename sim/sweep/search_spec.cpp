@@ -12,8 +12,6 @@
 namespace hcsim::sweep {
 namespace {
 
-constexpr std::size_t kMaxCandidates = 200'000;
-
 // A list of the space at /space/KEY. Integers go from `least` to 1,000,000, and `refuse`
 // (when set) says what else is wrong with one ("" for nothing).
 template <class T>
@@ -247,33 +245,35 @@ struct LayoutChoice {
 // The strategy variants of one layout that differ in effect: ZeRO only with dp > 1 (or,
 // for an MoE model, more than one device holding the same experts: dp * cp * tp / (ep * etp) > 1),
 // sequence parallelism only with tp > 1.
-void add_variants(const SearchSpec& s, const LayoutChoice& l, std::vector<Candidate>& out) {
+void add_variants(const SearchSpec& s, const LayoutChoice& l, std::size_t& made, const CandidateFn& add) {
   const int devices = l.tp * l.pp * l.dp * s.base_cp;
   const bool shards = l.dp > 1 || (s.experts > 0 && l.tp * s.base_cp > l.ep * l.etp);
-  for (const auto& rc : s.space.recompute)
+  for (const auto& name : s.space.recompute) {
+    const Recompute rc = recompute_named(name).value_or(Recompute::none);  // a name read_list accepts
     for (int z : s.space.zero) {
       if (z > 0 && !shards) continue;
       for (bool seq : s.space.sequence_parallel) {
         if (seq && l.tp == 1) continue;
-        nlohmann::ordered_json p;
-        p["/strategy/tp"] = l.tp;
-        p["/strategy/pp"] = l.pp;
-        p["/strategy/dp"] = l.dp;
-        p["/strategy/ep"] = l.ep;
-        p["/strategy/etp"] = l.etp;
-        p["/workload/micro_batch"] = l.mb;
-        p["/strategy/schedule"] = l.schedule;
-        p["/strategy/interleave"] = l.interleave;
-        p["/strategy/recompute"] = rc;
-        p["/strategy/zero"] = z;
-        p["/strategy/sequence_parallel"] = seq;
-        if (!s.fixed_pools) p["/cluster/pools/0/count"] = devices;
-        out.push_back({out.size(), devices, std::move(p)});
-        if (out.size() > kMaxCandidates)
+        if (++made > kMaxCandidates)
           throw InputError("/space", fmt::format("more than {} candidate layouts; narrow the space", kMaxCandidates),
                            s.file);
+        add({.index = made - 1,
+             .devices = devices,
+             .tp = l.tp,
+             .pp = l.pp,
+             .dp = l.dp,
+             .ep = l.ep,
+             .etp = l.etp,
+             .micro_batch = l.mb,
+             .schedule = l.schedule,
+             .interleave = l.interleave,
+             .recompute = rc,
+             .zero = z,
+             .sequence_parallel = seq,
+             .sets_count = !s.fixed_pools});
       }
     }
+  }
 }
 
 // The schedules worth trying at `pp`: with one stage every schedule is the same, so only
@@ -309,8 +309,25 @@ std::vector<int> ep_values(const SearchSpec& s, Layout l) {
 
 }  // namespace
 
-std::vector<Candidate> enumerate_candidates(const SearchSpec& s) {
-  std::vector<Candidate> out;
+nlohmann::ordered_json Candidate::params() const {
+  nlohmann::ordered_json p;
+  p["/strategy/tp"] = tp;
+  p["/strategy/pp"] = pp;
+  p["/strategy/dp"] = dp;
+  p["/strategy/ep"] = ep;
+  p["/strategy/etp"] = etp;
+  p["/workload/micro_batch"] = micro_batch;
+  p["/strategy/schedule"] = schedule;
+  p["/strategy/interleave"] = interleave;
+  p["/strategy/recompute"] = recompute_name(recompute);
+  p["/strategy/zero"] = zero;
+  p["/strategy/sequence_parallel"] = sequence_parallel;
+  if (sets_count) p["/cluster/pools/0/count"] = devices;
+  return p;
+}
+
+void enumerate_candidates(const SearchSpec& s, const CandidateFn& add) {
+  std::size_t made = 0;
   const auto& sp = s.space;
   for (int tp : sp.tp)
     for (int pp : sp.pp)
@@ -326,9 +343,14 @@ std::vector<Candidate> enumerate_candidates(const SearchSpec& s) {
               continue;
             for (int mb : sp.micro_batch)
               for (const auto& [sched, v] : schedules_for(sp, pp))
-                add_variants(s, {tp, pp, dp, ep, etp, mb, sched, v}, out);
+                add_variants(s, {tp, pp, dp, ep, etp, mb, sched, v}, made, add);
           }
       }
+}
+
+std::vector<Candidate> enumerate_candidates(const SearchSpec& s) {
+  std::vector<Candidate> out;
+  enumerate_candidates(s, [&](Candidate c) { out.push_back(std::move(c)); });
   return out;
 }
 

@@ -38,6 +38,7 @@
 // A base that does not parse keeps every listed etp (the parser then refuses each row).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/sweep/scenario_source.hpp"
+#include "workloads/strategy.hpp"
 
 namespace hcsim {
 struct TransformerConfig;
@@ -94,17 +96,34 @@ struct SearchSpec {
   std::string prune_mode = kDefaultPruneMode;
 };
 
+// One layout of a search, as typed fields: a search enumerates many (87,924 for the 530B
+// GPT) and most are refused at once, so the assignments that apply it to the base are made
+// only when a row needs them (params()).
 struct Candidate {
   std::size_t index = 0;
   int devices = 0;
-  nlohmann::ordered_json params;  // "/strategy/tp": 2, "/strategy/pp", "/strategy/dp", "/strategy/ep",
-                                  // "/strategy/etp", ...,
-                                  // "/cluster/pools/0/count": 16
+  int tp = 1, pp = 1, dp = 1, ep = 1, etp = 1, micro_batch = 1;
+  std::string schedule;  // a name of space.schedule
+  int interleave = 1;
+  Recompute recompute = Recompute::none;
+  int zero = 0;
+  bool sequence_parallel = false;
+  bool sets_count = true;  // one pool: "/cluster/pools/0/count" = devices (several: their counts stay)
+  // "/strategy/tp": 2, "/strategy/pp", "/strategy/dp", "/strategy/ep", "/strategy/etp",
+  // "/workload/micro_batch", "/strategy/schedule", "/strategy/interleave",
+  // "/strategy/recompute", "/strategy/zero", "/strategy/sequence_parallel",
+  // "/cluster/pools/0/count": 16 (when sets_count), in this order.
+  [[nodiscard]] nlohmann::ordered_json params() const;
 };
 
 SearchSpec load_search(const std::string& file);
 SearchSpec parse_search(const nlohmann::json& doc, const std::string& file);
 
+// A search refuses a space of more candidates than this (at /space).
+inline constexpr std::size_t kMaxCandidates = 200'000;
+// Every candidate of the space, in order (index 0, 1, ...), to `add` as it is made.
+using CandidateFn = std::function<void(Candidate)>;
+void enumerate_candidates(const SearchSpec& spec, const CandidateFn& add);
 std::vector<Candidate> enumerate_candidates(const SearchSpec& spec);
 
 // "tokens_per_s" etc.

@@ -141,9 +141,9 @@ TEST(StepLoads, BandwidthIsTheBusiestLinkPerCapacity) {
 
 // A ring over GPUs 0-3 of node 0, each hop GPU -> NVSwitch -> GPU: every NVLink edge
 // carries one transfer each way, so with b bytes the term is b / B_nv (B_nv: the route's
-// bottleneck). Siblings in nodes 1-3 load copies of those links and leave it so; a sibling
-// offset by one GPU (1-4) shares node 0, and GPUs 1-3's links then carry two transfers each
-// way: 2 b / B_nv.
+// bottleneck). Siblings in nodes 1-3, or on GPUs 4-7 of node 0, load copies of those links
+// (each GPU's own edge to the NVSwitch) and leave it so; a sibling offset by one GPU (1-4)
+// overlaps the ring, and GPUs 1-3's links then carry two transfers each way: 2 b / B_nv.
 TEST(StepLoads, SiblingsInNodesOfTheirOwnLeaveTheTermAsAlone) {
   const TopologyGraph g = testing::test_topology({{"type", "nvswitch-cluster"}, {"nics_per_node", 2}}, 32);
   const Router router(g);
@@ -151,13 +151,17 @@ TEST(StepLoads, SiblingsInNodesOfTheirOwnLeaveTheTermAsAlone) {
   std::vector<int> ring{0};
   for (int d = 0; d < 4; ++d) ring.insert(ring.end(), {d, (d + 1) % 4, (d + 1) % 4});
   const double b = 1 << 20, nv = router.device_route(0, 1).bottleneck.value();
-  const std::vector<int> nodes{8, 16, 24}, shifted{1};
+  const std::vector<int> nodes{8, 16, 24}, shifted{1}, same_node{4};
   const std::vector<double> bytes(4, b);
-  StepLoads::StepTime alone, apart, overlapping;
+  StepLoads::StepTime alone, apart, beside, overlapping;
   ASSERT_TRUE(loads.time(ring, nullptr, bytes, alone));
   std::vector<int> key = ring;
   key[0] = loads.siblings_id(nodes);
   ASSERT_TRUE(loads.time(key, &nodes, bytes, apart));
+  key[0] = loads.siblings_id(same_node);
+  ASSERT_TRUE(loads.time(key, &same_node, bytes, beside));
+  EXPECT_EQ(beside.bandwidth.value(), alone.bandwidth.value());
+  EXPECT_EQ(beside.latency.value(), alone.latency.value());
   key[0] = loads.siblings_id(shifted);
   ASSERT_TRUE(loads.time(key, &shifted, bytes, overlapping));
   EXPECT_DOUBLE_EQ(alone.bandwidth.value(), b / nv);
@@ -165,6 +169,41 @@ TEST(StepLoads, SiblingsInNodesOfTheirOwnLeaveTheTermAsAlone) {
   EXPECT_EQ(apart.latency.value(), alone.latency.value());
   EXPECT_EQ(apart.between, 0);
   EXPECT_DOUBLE_EQ(overlapping.bandwidth.value(), 2 * b / nv);
+}
+
+// CollectiveCostModel::star_group: a group inside one node's NVSwitch whose siblings land on
+// devices of their own in stars, and nothing else; and two cost models of clusters that
+// differ in size give such groups the same estimate, whatever the siblings (the premise of
+// sharing their times, sim/driver/collective_times.hpp StarTimes).
+TEST(CollectiveCostModel, StarGroupsCostTheSameInEveryCluster) {
+  register_builtin_collectives();
+  const TopologyGraph small = testing::test_topology({{"type", "nvswitch-cluster"}, {"nics_per_node", 2}}, 32);
+  const TopologyGraph large = testing::test_topology({{"type", "nvswitch-cluster"}, {"nics_per_node", 2}}, 64);
+  const TopologyGraph reducing =
+      testing::test_topology({{"type", "nvswitch-cluster"}, {"nics_per_node", 2}, {"fabric_reduction", true}}, 32);
+  const CollectiveCostModel a(small), b(large), r(reducing);
+  const auto k = a.star_group(consecutive(4), {});
+  ASSERT_TRUE(k.has_value());
+  EXPECT_EQ(k->count, 4);
+  const Route& hop = a.router().device_route(0, 1);
+  EXPECT_EQ(k->bandwidth, hop.bottleneck.value());
+  EXPECT_DOUBLE_EQ(2 * k->latency, hop.latency.value());
+  EXPECT_EQ(a.star_group(consecutive(4), {4}), k);       // GPUs 4-7: the same NVSwitch, links of their own
+  EXPECT_EQ(a.star_group(consecutive(4), {8, 16}), k);   // other nodes
+  EXPECT_EQ(b.star_group(consecutive(4, 40), {-8}), k);  // another cluster, another node
+  EXPECT_FALSE(a.star_group(consecutive(4), {1}));       // overlaps the group
+  EXPECT_FALSE(a.star_group(consecutive(4), {4, 6}));    // the siblings overlap each other
+  EXPECT_FALSE(a.star_group(consecutive(4), {6}));       // a sibling straddles two nodes
+  EXPECT_FALSE(a.star_group(consecutive(4, 6), {}));     // the group straddles two nodes
+  EXPECT_FALSE(a.star_group(consecutive(32), {}));       // the whole graph
+  EXPECT_FALSE(r.star_group(consecutive(4), {}));        // the fabric reduces too
+  for (const CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter})
+    for (const double s : {4096.0, 1048576.0 + 7, 268435456.0}) {
+      const std::string what = std::string(collective_op_name(op)) + " " + std::to_string(s) + " B";
+      const CollectiveEstimate alone = a.estimate(consecutive(4), op, Bytes(s));
+      expect_same(a.estimate(consecutive(4, 8), op, Bytes(s), "auto", {4, 16}), alone, what);
+      expect_same(b.estimate(consecutive(4, 40), op, Bytes(s), "auto", {-40, -8, 4}), alone, what);
+    }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/driver/collective_times.hpp"
 #include "sim/driver/run.hpp"
 
 namespace hcsim {
@@ -83,6 +84,56 @@ TEST_F(FastAnalyticalTest, ResizedClusterHoldsLargerLayouts) {
   expect_rel(r.step_time.value(), run_scenario(parse_scenario(doc(128, l), "l.json")).metrics.step_time.value(), "step time");
   EXPECT_EQ(fast.evaluate(l).issue, LayoutIssue::too_many_devices);
   EXPECT_THROW(resized_cluster(base, 68), InputError);  // 68 GPUs do not fill nodes of 8
+}
+
+// Clusters that differ in their device count alone share the times of collectives inside
+// one node (StarTimes, sim/driver/collective_times.hpp): each layout's figures equal those
+// of a FastAnalytical of its own (bit for bit), and the tensor-parallel groups of the later
+// clusters are found in the table the first one filled.
+TEST_F(FastAnalyticalTest, SharedStarTimesGiveTheFiguresOfAClusterAlone) {
+  const std::vector<FastLayout> layouts = {
+      {8, 2, 2, 1, "1f1b", 1, Recompute::selective, 0, true},
+      {4, 2, 4, 2, "interleaved-1f1b", 2, Recompute::none, 1, false},
+      {2, 4, 4, 1, "1f1b", 1, Recompute::full, 1, true},
+      {4, 1, 8, 1, "1f1b", 1, Recompute::none, 1, true},
+  };
+  StarTimes shared;
+  std::size_t found_before = 0;
+  for (const int n : {32, 64, 128}) {
+    const Scenario cluster = resized_cluster(base, n);
+    FastAnalytical with(cluster, &shared), alone(cluster);
+    for (FastLayout l : layouts) {
+      l.dp = n / (l.tp * l.pp);
+      SCOPED_TRACE(testing::Message() << n << " devices: tp " << l.tp << " pp " << l.pp << " dp " << l.dp);
+      const FastResult a = with.evaluate(l), b = alone.evaluate(l);
+      ASSERT_TRUE(a.valid()) << layout_issue_text(a.issue);
+      EXPECT_EQ(a.step_time.value(), b.step_time.value());
+      EXPECT_EQ(a.bubble_fraction, b.bubble_fraction);
+      EXPECT_EQ(a.it_energy.value(), b.it_energy.value());
+    }
+    if (n == 32) found_before = shared.size();
+  }
+  EXPECT_GT(found_before, 0u);
+  EXPECT_EQ(shared.size(), found_before);  // the larger clusters' node groups were all known
+}
+
+// A search refuses a layout that does not fit without reading its step time: Timed::
+// fitting_only leaves it untimed, and times one that fits as every_layout does.
+TEST_F(FastAnalyticalTest, FittingOnlyTimesTheLayoutsThatFit) {
+  // 64 sequences of 2,048 tokens at once through 24 unsharded layers without recomputation:
+  // hundreds of GB of activations on an 80 GB A100.
+  const FastLayout unfit{1, 1, 1, 64, "1f1b", 1, Recompute::none, 0, false};
+  const FastResult u = fast.evaluate(unfit, FastAnalytical::Timed::fitting_only), v = fast.evaluate(unfit);
+  ASSERT_TRUE(u.valid()) << layout_issue_text(u.issue);
+  EXPECT_FALSE(u.fits);
+  EXPECT_EQ(u.peak_memory.value(), v.peak_memory.value());
+  EXPECT_EQ(u.step_time.value(), 0.0);
+  EXPECT_GT(v.step_time.value(), 0.0);
+  const FastLayout fits{8, 2, 4, 1, "1f1b", 1, Recompute::selective, 1, true};
+  const FastResult a = fast.evaluate(fits, FastAnalytical::Timed::fitting_only), b = fast.evaluate(fits);
+  ASSERT_TRUE(a.fits);
+  EXPECT_EQ(a.step_time.value(), b.step_time.value());
+  EXPECT_EQ(a.energy_per_token.value(), b.energy_per_token.value());
 }
 
 TEST_F(FastAnalyticalTest, RejectsWhatTheParserRejects) {

@@ -50,7 +50,7 @@ Counts expect_same_as_full_path(const SearchSpec& spec) {
     const auto got = nlohmann::json::parse(line);
     const Evaluation ev =
         evaluate_scenario(candidate_document(spec, rows[i].candidate, "analytical"), spec.base.file, false);
-    const auto want = nlohmann::json::parse(make_record(i, rows[i].candidate.params, ev, metrics));
+    const auto want = nlohmann::json::parse(make_record(i, rows[i].candidate.params(), ev, metrics));
     SCOPED_TRACE(describe_layout(rows[i].candidate));
     EXPECT_EQ(got["status"], want["status"]) << want.value("reason", "");
     if (got["status"] != want["status"]) continue;
@@ -224,7 +224,7 @@ TEST(FastScreen, MatchesTheFullPathWithTheBasesExpertTensorParallelism) {
   const SearchSpec spec = parse_search(doc, kSweeps + "search.json");
   EXPECT_EQ(spec.base_etp, 2);
   for (const SearchRow& r : rows_of(spec)) {
-    const auto& p = r.candidate.params;
+    const auto p = r.candidate.params();
     const int stage = p["/strategy/tp"].get<int>() * p["/strategy/dp"].get<int>();
     EXPECT_EQ(stage % (2 * p["/strategy/ep"].get<int>()), 0) << describe_layout(r.candidate);
   }
@@ -244,7 +244,7 @@ TEST(FastScreen, MatchesTheFullPathOverAnEtpAxis) {
   doc["space"]["etp"] = {1, 2, 4};
   const SearchSpec spec = parse_search(doc, kSweeps + "search.json");
   std::map<int, std::size_t> candidates;
-  for (const SearchRow& r : rows_of(spec)) ++candidates[r.candidate.params["/strategy/etp"].get<int>()];
+  for (const SearchRow& r : rows_of(spec)) ++candidates[r.candidate.params()["/strategy/etp"].get<int>()];
   EXPECT_EQ(candidates.size(), 3u);
   const Counts n = expect_same_as_full_path(spec);
   EXPECT_EQ(n.rest, 0u);
@@ -257,7 +257,7 @@ TEST(FastScreen, MatchesTheFullPathOverAnEtpAxis) {
   for (const auto& [i, line] : fast_screen(spec, rows, all, default_metrics()).records) {
     const auto rec = nlohmann::json::parse(line);
     if (rec["status"] == "ok")
-      steps[rows[i].candidate.params["/strategy/etp"].get<int>()].insert(rec["metrics"]["step_time_s"].get<double>());
+      steps[rows[i].candidate.params()["/strategy/etp"].get<int>()].insert(rec["metrics"]["step_time_s"].get<double>());
   }
   for (int etp : {1, 2, 4}) EXPECT_FALSE(steps[etp].empty()) << "etp " << etp;
 }

@@ -31,12 +31,14 @@ TEST(SearchSpec, TheBudgetAndDuplicatesBoundTheCandidates) {
   EXPECT_EQ(c.size(), 19u);
   for (const auto& k : c) {
     EXPECT_LE(k.devices, 4);
-    EXPECT_EQ(k.params["/cluster/pools/0/count"].get<int>(), k.devices);
-    if (k.params["/strategy/schedule"] == "interleaved-1f1b") EXPECT_EQ(k.params["/strategy/interleave"], 2);
-    else EXPECT_EQ(k.params["/strategy/interleave"], 1);
+    EXPECT_EQ(k.params()["/cluster/pools/0/count"].get<int>(), k.devices);
+    if (k.params()["/strategy/schedule"] == "interleaved-1f1b")
+      EXPECT_EQ(k.params()["/strategy/interleave"], 2);
+    else
+      EXPECT_EQ(k.params()["/strategy/interleave"], 1);
   }
   EXPECT_EQ(
-      c.front().params.dump(),
+      c.front().params().dump(),
       R"({"/strategy/tp":1,"/strategy/pp":1,"/strategy/dp":1,"/strategy/ep":1,"/strategy/etp":1,)"
       R"("/workload/micro_batch":1,)"
       R"("/strategy/schedule":"1f1b",)"
@@ -82,8 +84,8 @@ TEST(SearchSpec, ExpertParallelismDefaultsToWhatTheExpertsAndTheStageAllow) {
   const auto c = enumerate_candidates(s);
   EXPECT_EQ(c.size(), 68u);
   for (const auto& k : c) {
-    const int ep = k.params["/strategy/ep"].get<int>();
-    const int stage = k.params["/strategy/tp"].get<int>() * k.params["/strategy/dp"].get<int>();
+    const int ep = k.params()["/strategy/ep"].get<int>();
+    const int stage = k.params()["/strategy/tp"].get<int>() * k.params()["/strategy/dp"].get<int>();
     EXPECT_EQ(8 % ep, 0);
     EXPECT_EQ(stage % ep, 0);
   }
@@ -104,19 +106,19 @@ TEST(SearchSpec, ExpertParallelismDefaultsToWhatTheExpertsAndTheStageAllow) {
   listed["sequence_parallel"] = {true};
   const auto z = enumerate_candidates(parse_search({{"base", moe}, {"space", listed}}, "s.json"));
   ASSERT_EQ(z.size(), 3u);  // ep 1 with zero 0 and 1; ep 2 (one device per expert set) zero 0
-  EXPECT_EQ(z[1].params["/strategy/zero"], 1);
-  EXPECT_EQ(z[2].params["/strategy/ep"], 2);
+  EXPECT_EQ(z[1].params()["/strategy/zero"], 1);
+  EXPECT_EQ(z[2].params()["/strategy/ep"], 2);
   // A dense base: ep 1 only.
   const auto dense = parse_search(
       {{"base", std::string(HCSIM_SOURCE_DIR) + "/scenarios/sweeps/tiny-gpt.json"}, {"space", space}}, "s.json");
   EXPECT_EQ(dense.experts, 0);
-  for (const auto& k : enumerate_candidates(dense)) EXPECT_EQ(k.params["/strategy/ep"], 1);
+  for (const auto& k : enumerate_candidates(dense)) EXPECT_EQ(k.params()["/strategy/ep"], 1);
   // A base that does not parse keeps its own ep.
   nlohmann::json b = base(8);
   b["strategy"] = {{"ep", 4}};
   const auto unknown = parse_search({{"base", b}, {"space", space}}, "s.json");
   EXPECT_EQ(unknown.experts, -1);
-  for (const auto& k : enumerate_candidates(unknown)) EXPECT_EQ(k.params["/strategy/ep"], 4);
+  for (const auto& k : enumerate_candidates(unknown)) EXPECT_EQ(k.params()["/strategy/ep"], 4);
 }
 
 // Expert tensor parallelism: the space's "etp" list (default: the base's etp). A layout whose
@@ -136,8 +138,8 @@ TEST(SearchSpec, ExpertTensorParallelismSkipsTheLayoutsItDoesNotFit) {
   ASSERT_EQ(c.size(), 16u);
   std::size_t etp2 = 0;
   for (const auto& k : c) {
-    const int ep = k.params["/strategy/ep"].get<int>(), etp = k.params["/strategy/etp"].get<int>();
-    EXPECT_EQ(k.params["/strategy/dp"].get<int>() % (ep * etp), 0) << k.params.dump();
+    const int ep = k.params()["/strategy/ep"].get<int>(), etp = k.params()["/strategy/etp"].get<int>();
+    EXPECT_EQ(k.params()["/strategy/dp"].get<int>() % (ep * etp), 0) << k.params().dump();
     etp2 += etp == 2 ? 1 : 0;
   }
   EXPECT_EQ(etp2, 6u);
@@ -149,21 +151,21 @@ TEST(SearchSpec, ExpertTensorParallelismSkipsTheLayoutsItDoesNotFit) {
   listed["etp"] = {2};
   std::vector<int> eps;
   for (const auto& k : enumerate_candidates(parse_search({{"base", moe}, {"space", listed}}, "s.json")))
-    eps.push_back(k.params["/strategy/ep"].get<int>());
+    eps.push_back(k.params()["/strategy/ep"].get<int>());
   EXPECT_EQ(eps, (std::vector<int>{1, 3, 4}));
   // Without "etp", every candidate has the base's (1 for the tiny MoE).
   nlohmann::json plain = space;
   plain.erase("etp");
   for (const auto& k :
        enumerate_candidates(parse_search({{"base", moe}, {"max_devices", 8}, {"space", plain}}, "s.json")))
-    EXPECT_EQ(k.params["/strategy/etp"], 1);
+    EXPECT_EQ(k.params()["/strategy/etp"], 1);
   // A base that does not parse keeps every listed etp (the parser refuses each row then).
   nlohmann::json b = base(4);
   b["strategy"] = {{"etp", 2}};
   const auto unknown = parse_search({{"base", b}, {"space", {{"etp", {2, 4}}}}}, "s.json");
   EXPECT_EQ(unknown.base_etp, 2);
   std::set<int> etps;
-  for (const auto& k : enumerate_candidates(unknown)) etps.insert(k.params["/strategy/etp"].get<int>());
+  for (const auto& k : enumerate_candidates(unknown)) etps.insert(k.params()["/strategy/etp"].get<int>());
   EXPECT_EQ(etps, (std::set<int>{2, 4}));
 }
 
