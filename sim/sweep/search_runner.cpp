@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -38,19 +39,16 @@ double metric(const nlohmann::ordered_json& m, const char* name) {
 // from the candidate's typed fields.
 std::string search_csv_row(std::size_t index, const Candidate& c, const RowOutcome& o) {
   CsvLine line(index);
-  line.text(o.status)
-      .integer(c.tp)
-      .integer(c.pp)
-      .integer(c.dp)
-      .integer(c.ep)
-      .integer(c.etp)
-      .integer(c.micro_batch)
-      .text(c.schedule)
-      .integer(c.interleave)
-      .text(recompute_name(c.recompute))
-      .integer(c.zero)
-      .boolean(c.sequence_parallel);
-  c.sets_count ? line.integer(c.devices) : line.empty();
+  line.text(o.status);
+  c.each_param([&](const char*, auto value) {
+    if constexpr (std::is_same_v<decltype(value), std::string_view>)
+      line.text(value);
+    else if constexpr (std::is_same_v<decltype(value), bool>)
+      line.boolean(value);
+    else
+      line.integer(value);
+  });
+  if (!c.sets_count) line.empty();  // the pool's count, the last column
   for (const auto& m : search_columns().metrics)
     o.metrics.contains(m.name) ? line.value(o.metrics[m.name]) : line.empty();
   return line.text(o.reason).finish();
@@ -254,11 +252,11 @@ void CsvSpill::copy(const std::vector<Ref>& refs, std::ostream& out) const {
 }
 
 const Columns& search_columns() {
-  static const Columns cols{
-      {"/strategy/tp", "/strategy/pp", "/strategy/dp", "/strategy/ep", "/strategy/etp", "/workload/micro_batch",
-       "/strategy/schedule", "/strategy/interleave", "/strategy/recompute", "/strategy/zero",
-       "/strategy/sequence_parallel", "/cluster/pools/0/count"},
-      default_metrics()};
+  static const Columns cols = [] {
+    Columns c{{}, default_metrics()};
+    Candidate{}.each_param([&](const char* pointer, auto) { c.params.emplace_back(pointer); });  // sets_count
+    return c;
+  }();
   return cols;
 }
 

@@ -1,6 +1,8 @@
 // Parsing a search file and enumerating its candidate layouts.
 #include "search_spec.hpp"
 
+#include <type_traits>
+
 #include <fmt/format.h>
 
 #include "scenarios/scenario.hpp"
@@ -311,18 +313,12 @@ std::vector<int> ep_values(const SearchSpec& s, Layout l) {
 
 nlohmann::ordered_json Candidate::params() const {
   nlohmann::ordered_json p;
-  p["/strategy/tp"] = tp;
-  p["/strategy/pp"] = pp;
-  p["/strategy/dp"] = dp;
-  p["/strategy/ep"] = ep;
-  p["/strategy/etp"] = etp;
-  p["/workload/micro_batch"] = micro_batch;
-  p["/strategy/schedule"] = schedule;
-  p["/strategy/interleave"] = interleave;
-  p["/strategy/recompute"] = recompute_name(recompute);
-  p["/strategy/zero"] = zero;
-  p["/strategy/sequence_parallel"] = sequence_parallel;
-  if (sets_count) p["/cluster/pools/0/count"] = devices;
+  each_param([&](const char* pointer, auto value) {
+    if constexpr (std::is_same_v<decltype(value), std::string_view>)
+      p[pointer] = std::string(value);
+    else
+      p[pointer] = value;
+  });
   return p;
 }
 

@@ -42,6 +42,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -109,10 +110,25 @@ struct Candidate {
   int zero = 0;
   bool sequence_parallel = false;
   bool sets_count = true;  // one pool: "/cluster/pools/0/count" = devices (several: their counts stay)
-  // "/strategy/tp": 2, "/strategy/pp", "/strategy/dp", "/strategy/ep", "/strategy/etp",
-  // "/workload/micro_batch", "/strategy/schedule", "/strategy/interleave",
-  // "/strategy/recompute", "/strategy/zero", "/strategy/sequence_parallel",
-  // "/cluster/pools/0/count": 16 (when sets_count), in this order.
+  // Calls f(pointer, value) for each parameter the candidate sets, in this order: the one
+  // list of them (params(), candidates.csv's columns and rows). A value is an int, a bool
+  // or a std::string_view.
+  template <class F>
+  void each_param(F&& f) const {
+    f("/strategy/tp", tp);
+    f("/strategy/pp", pp);
+    f("/strategy/dp", dp);
+    f("/strategy/ep", ep);
+    f("/strategy/etp", etp);
+    f("/workload/micro_batch", micro_batch);
+    f("/strategy/schedule", std::string_view(schedule));
+    f("/strategy/interleave", interleave);
+    f("/strategy/recompute", recompute_name(recompute));
+    f("/strategy/zero", zero);
+    f("/strategy/sequence_parallel", sequence_parallel);
+    if (sets_count) f("/cluster/pools/0/count", devices);
+  }
+  // {"/strategy/tp": 2, ..., "/cluster/pools/0/count": 16}: each_param as JSON.
   [[nodiscard]] nlohmann::ordered_json params() const;
 };
 
