@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/replace_new.inc"  // large blocks on huge pages, as in the hcsim executable
 #include "sim/driver/fast_analytical.hpp"
 
 namespace {
