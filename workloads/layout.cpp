@@ -22,6 +22,16 @@ void DeviceGroup::sibling_offsets(std::vector<int>& out) const {
       if (i > 0 || j > 0) out.push_back(i * sib[0].stride + j * sib[1].stride);
 }
 
+std::shared_ptr<const std::vector<int>> SiblingLists::of(const DeviceGroup& g) {
+  auto& list = lists_[{g.sib[0].count, g.sib[0].stride, g.sib[1].count, g.sib[1].stride}];
+  if (!list) {
+    std::vector<int> offsets;
+    g.sibling_offsets(offsets);
+    list = std::make_shared<const std::vector<int>>(std::move(offsets));
+  }
+  return list->empty() ? nullptr : list;
+}
+
 std::string_view layout_issue_text(LayoutIssue i) {
   switch (i) {
     case LayoutIssue::none: return "valid";

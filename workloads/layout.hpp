@@ -35,6 +35,8 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +64,18 @@ struct DeviceGroup {
   void devices(std::vector<int>& out) const;
   // The siblings' offsets into `out` (empty: none).
   void sibling_offsets(std::vector<int>& out) const;
+};
+
+// Groups' sibling offsets, one list per distinct pair of sibling axes, shared by every
+// group that has them: the 16,384 tensor-parallel groups of a 131,072-GPU layout share one
+// list of 16,383 offsets instead of holding a copy each.
+class SiblingLists {
+ public:
+  // g's sibling offsets (DeviceGroup::sibling_offsets); null when it has none.
+  std::shared_ptr<const std::vector<int>> of(const DeviceGroup& g);
+
+ private:
+  std::map<std::array<int, 4>, std::shared_ptr<const std::vector<int>>> lists_;
 };
 
 struct Layout {

@@ -17,9 +17,7 @@ std::uint32_t GroupCollectives::graph_group(std::map<std::pair<int, int>, std::u
     std::vector<std::uint32_t> devs;
     for (int k = 0; k < g.count; ++k) devs.push_back(static_cast<std::uint32_t>(g.device(k)));
     it->second = g_.add_group(std::move(devs));
-    std::vector<int> siblings;
-    g.sibling_offsets(siblings);
-    g_.set_group_family(it->second, plan_.layout.first_device(s) - g.first, std::move(siblings));
+    g_.set_group_family(it->second, plan_.layout.first_device(s) - g.first, siblings_.of(g));
   }
   return it->second;
 }

@@ -101,6 +101,7 @@ class GroupCollectives {
   std::map<std::pair<int, int>, std::uint32_t> expert_groups_, expert_tensor_groups_, expert_replica_groups_;
   Sets tp_mirrors_, dp_mirrors_, ep_mirrors_, etp_mirrors_, expert_dp_mirrors_, expert_gather_mirrors_;
   std::map<std::array<int, 3>, std::uint32_t> pair_mirrors_;
+  SiblingLists siblings_;  // the groups' families' sibling offsets, one list per shape
   std::map<std::pair<int, int>, std::vector<TaskId>> gathered_;  // (stage, ParamGather) -> its tasks per built rank
 };
 

@@ -97,9 +97,7 @@ std::uint32_t ShardEmitter::add_family_group(std::uint32_t& id, const DeviceGrou
   // The family the analytical mode costs (workloads/analytical.cpp, ShardCosts).
   const int offset = first.first - static_cast<int>(devs.front());
   id = g_.add_group(std::move(devs));
-  std::vector<int> siblings;
-  first.sibling_offsets(siblings);
-  g_.set_group_family(id, offset, std::move(siblings));
+  g_.set_group_family(id, offset, siblings_.of(first));
   return id;
 }
 

@@ -61,6 +61,7 @@ class ShardEmitter {
   // k*shard + shard-1) or, hybrid, the peers at position i of every shard group.
   // Adds `devs` as a group into `id`, member of the family whose first member is `first`.
   std::uint32_t add_family_group(std::uint32_t& id, const DeviceGroup& first, std::vector<std::uint32_t> devs);
+  SiblingLists siblings_;  // the families' sibling offsets, one list per shape
   std::uint32_t shard_group(int t, int k);
   std::uint32_t peer_group(int t, int i);
   // Symmetry: the groups of the same kind that no built rank is in stand mirrored behind

@@ -119,7 +119,7 @@ std::uint32_t TaskGraph::add_group(std::vector<std::uint32_t> devices) {
   return static_cast<std::uint32_t>(groups_.size() - 1);
 }
 
-void TaskGraph::set_group_family(std::uint32_t group, int first, std::vector<int> siblings) {
+void TaskGraph::set_group_family(std::uint32_t group, int first, std::shared_ptr<const std::vector<int>> siblings) {
   HCSIM_ASSERT(group < groups_.size(), "a family for an unknown group");
   if (families_.size() <= group) families_.resize(groups_.size());
   families_[group] = {first, std::move(siblings)};

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -71,14 +72,16 @@ class TaskGraph {
   // so every member runs the same one, with symmetry or without.
   struct GroupFamily {
     int first = 0;
-    std::vector<int> siblings;
+    std::shared_ptr<const std::vector<int>> siblings;  // shared by the groups of one shape (SiblingLists)
   };
   // `first`: the family's first member's offset from the group; `siblings`: the others'
   // offsets from the first (DeviceGroup::sibling_offsets of the first member).
-  void set_group_family(std::uint32_t group, int first, std::vector<int> siblings);
+  void set_group_family(std::uint32_t group, int first, std::shared_ptr<const std::vector<int>> siblings);
   // Null: the group has no family (it is alone, or the lowering did not say).
   [[nodiscard]] const GroupFamily* group_family(std::uint32_t group) const {
-    return group < families_.size() && !families_[group].siblings.empty() ? &families_[group] : nullptr;
+    return group < families_.size() && families_[group].siblings && !families_[group].siblings->empty()
+               ? &families_[group]
+               : nullptr;
   }
   std::uint32_t intern_label(const std::string& label);
   // Gives back what the dependency and mirror lists reserved beyond their size (up to half of

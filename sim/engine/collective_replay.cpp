@@ -260,7 +260,7 @@ const CollectiveExpansion& CollectiveReplay::plan_of(const Task& t) {
     return *it->second;
   }
   CollectiveFamily family;
-  if (const TaskGraph::GroupFamily* f = g_.group_family(t.group)) family = {f->first, &f->siblings};
+  if (const TaskGraph::GroupFamily* f = g_.group_family(t.group)) family = {f->first, f->siblings.get()};
   const CollectiveExpansion& p = planner_.plan(g_.groups()[t.group], t.op, t.bytes.value(), {}, family);
   plans_.emplace(key, &p);
   last = {t.bytes.value(), &p};

@@ -28,7 +28,7 @@ TaskGraph two_device_graph() {
   s.bytes = Bytes{1e6};
   const TaskId send = g.add(s, {a});
   const std::uint32_t grp = g.add_group({0, 1});
-  g.set_group_family(grp, 0, {2});
+  g.set_group_family(grp, 0, std::make_shared<const std::vector<int>>(std::vector<int>{2}));
   Task ar;
   ar.kind = TaskKind::collective;
   ar.group = grp;
@@ -75,7 +75,7 @@ TEST(TaskGraphMerge, KeepsAFamilyUnderATranslationOnly) {
   const MergedGraph m = merge_task_graphs(parts, 16);
   // Devices d + 6: the translate by 2 is still a translate by 2.
   ASSERT_NE(m.graph.group_family(0), nullptr);
-  EXPECT_EQ(m.graph.group_family(0)->siblings, (std::vector<int>{2}));
+  EXPECT_EQ(*m.graph.group_family(0)->siblings, (std::vector<int>{2}));
   // 0 -> 6, 1 -> 3 is no translation: the family would name the wrong devices.
   EXPECT_EQ(m.graph.group_family(1), nullptr);
 }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "../support/test_pipeline.hpp"
+#include "workloads/layout.hpp"
 #include "workloads/task_graph.hpp"
 
 namespace hcsim {
@@ -129,6 +130,34 @@ TEST(TaskGraphStorage, ALoweredStepHasOneSignaturePerKernelNotPerMicroBatch) {
   EXPECT_GT(g64.size(), 3 * g16.size());
   EXPECT_EQ(g64.signature_count(), g16.signature_count());
   EXPECT_LT(g64.signature_count() * 20, g64.size());
+}
+
+}  // namespace
+}  // namespace hcsim
+
+namespace hcsim {
+namespace {
+
+// SiblingLists (workloads/layout.hpp): one shared list per pair of sibling axes, equal to
+// DeviceGroup::sibling_offsets; none for a group without siblings.
+TEST(SiblingLists, GroupsOfOneShapeShareOneList) {
+  // Tensor-parallel groups of 8 in a layout of 4 replicas x 2 stages: siblings every 8 devices
+  // (the other replicas) and every 32 (the other stage): offsets i * 8 + j * 32.
+  DeviceGroup a{.first = 0, .stride = 1, .count = 8, .sib = {{{.count = 4, .stride = 8}, {.count = 2, .stride = 32}}}};
+  DeviceGroup b = a;
+  b.first = 40;  // another member of the family: the same axes
+  SiblingLists lists;
+  const auto la = lists.of(a), lb = lists.of(b);
+  ASSERT_NE(la, nullptr);
+  EXPECT_EQ(la.get(), lb.get());
+  EXPECT_EQ(*la, (std::vector<int>{32, 8, 40, 16, 48, 24, 56}));
+  std::vector<int> direct;
+  a.sibling_offsets(direct);
+  EXPECT_EQ(*la, direct);
+  DeviceGroup c = a;
+  c.sib[1].count = 1;  // one stage: the replicas only
+  EXPECT_EQ(*lists.of(c), (std::vector<int>{8, 16, 24}));
+  EXPECT_EQ(lists.of(DeviceGroup{.first = 0, .stride = 1, .count = 8}), nullptr);
 }
 
 }  // namespace
