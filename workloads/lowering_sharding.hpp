@@ -61,7 +61,6 @@ class ShardEmitter {
   // k*shard + shard-1) or, hybrid, the peers at position i of every shard group.
   // Adds `devs` as a group into `id`, member of the family whose first member is `first`.
   std::uint32_t add_family_group(std::uint32_t& id, const DeviceGroup& first, std::vector<std::uint32_t> devs);
-  SiblingLists siblings_;  // the families' sibling offsets, one list per shape
   std::uint32_t shard_group(int t, int k);
   std::uint32_t peer_group(int t, int i);
   // Symmetry: the groups of the same kind that no built rank is in stand mirrored behind
@@ -80,6 +79,7 @@ class ShardEmitter {
   std::size_t issued_ = 0;                     // units whose gather is issued
   std::map<std::array<int, 4>, std::uint32_t> groups_;  // (stage, peers?, t, k) -> group
   std::map<std::array<int, 2>, std::uint32_t> mirrors_;  // (stage, peers?) -> mirror set
+  SiblingLists siblings_;  // the families' sibling offsets, one list per shape
 };
 
 }  // namespace hcsim
