@@ -24,6 +24,7 @@ bool advise(std::uintptr_t first, std::uintptr_t last) {
 // each growth is marked by the first allocation that sees it, while malloc has touched
 // only the headers at its ends; the marked ranges join into one mapping.
 constexpr int kHeapGrowth = 64 << 20;
+constexpr std::uintptr_t kBasePage = 4096;  // the break is marked up to its 4 KiB page
 std::atomic<std::uintptr_t> heap_seen{0};
 
 void advise_heap_growth() {
@@ -32,7 +33,7 @@ void advise_heap_growth() {
   if (top == static_cast<std::uintptr_t>(-1) || top <= seen) return;
   if (seen == 0) mallopt(M_TOP_PAD, kHeapGrowth);  // the first call
   if (heap_seen.compare_exchange_strong(seen, top, std::memory_order_relaxed))
-    advise(page_floor(seen == 0 ? top : seen), (top + 4095) & ~std::uintptr_t{4095});
+    advise(page_floor(seen == 0 ? top : seen), (top + kBasePage - 1) & ~(kBasePage - 1));
 }
 
 }  // namespace

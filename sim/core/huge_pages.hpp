@@ -7,8 +7,10 @@
 // (Documentation/admin-guide/mm/transhuge.rst) back a range marked MADV_HUGEPAGE with
 // 2 MiB pages where the system allows it (`enabled` set to `always` or `madvise`).
 //
-// The hcsim executable's global operator new (sim/cli/main.cpp) allocates with malloc and
-// marks the 2 MiB-aligned interior of every block of kHugePageThreshold bytes or more.
+// The global operator new of the programs that include sim/core/replace_new.inc (the hcsim
+// executable, the search benchmark) allocates with malloc and marks the 2 MiB-aligned
+// interior of every block of kHugePageThreshold bytes or more, and the main heap as it
+// grows (huge_pages.cpp).
 // Results do not depend on it: it changes where memory lies, not what is computed. Where
 // the kernel has huge pages off, madvise fails and nothing changes. docs/performance.md
 // ("Huge pages") gives the measurements.
