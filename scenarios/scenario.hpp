@@ -37,6 +37,7 @@ struct SimulationSpec {
   std::string collective_algorithm = "auto";
   bool symmetry = true;
   std::string flow_schedule = "steps";  // flow mode: steps | phases (EngineOptions::flow_phases)
+  bool representative_flows = true;     // EngineOptions::representative_flows
   bool check_memory = true;
   std::int64_t max_tasks = 20'000'000;
 };

@@ -516,6 +516,12 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
     if (sub("simulation").contains("flow_schedule") && sc.simulation.mode != "flow")
       ps.diag.warn("/simulation/flow_schedule",
                    "applies to flow mode only; mode \"" + sc.simulation.mode + "\" ignores it");
+    sc.simulation.representative_flows = sim.boolean("representative_flows");
+    if (sub("simulation").contains("representative_flows") &&
+        (sc.simulation.mode == "analytical" ||
+         (sc.simulation.mode == "flow" && sc.simulation.flow_schedule != "phases")))
+      ps.diag.warn("/simulation/representative_flows",
+                   "applies to event mode and flow mode by phases only; this run ignores it");
     sc.simulation.check_memory = sim.boolean("check_memory");
     sc.simulation.max_tasks = sim.integer("max_tasks");
   }

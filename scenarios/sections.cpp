@@ -233,7 +233,11 @@ const ParamTable& simulation() {
       {.name = "flow_schedule", .kind = ParamKind::choice, .def = "steps", .choices = {"steps", "phases"},
        .help = "flow mode: every step of a collective's schedule as its own flows (\"steps\"), or the steps of "
                "each phase merged into one flow per pair after a timer of their latency (\"phases\", event mode's "
-               "cut; every flow still in the network model)"},
+               "cut)"},
+      {.name = "representative_flows", .kind = ParamKind::boolean, .def = true,
+       .help = "with symmetry, in event mode and in flow mode by phases: of a collective's flows that no simulated "
+               "rank sends or receives, one per class of equal bytes and link share runs and the others load "
+               "the links it crosses (docs/network.md); false: every flow in the network model"},
       {.name = "check_memory", .kind = ParamKind::boolean, .def = true,
        .help = "refuse a layout whose peak memory exceeds a device's capacity"},
       {.name = "max_tasks", .kind = ParamKind::integer, .def = 20'000'000, .min = 1, .max = 1e10,

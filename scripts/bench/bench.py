@@ -28,7 +28,9 @@ Cases (run.sh --list):
              131,072 <= 10 s and 2 GiB); exponent of time vs devices
   frontier-flow  the frontier series in flow mode by phases (simulation.flow_schedule "phases"),
              8,192 to 131,072 H100, each run stopped at 10 min (issue 19's target: 131,072
-             within 5 min); step time and bubble against event mode's
+             within 5 min); step time and bubble against event mode's; at 8,192 and 16,384
+             also with every flow in the network model (simulation.representative_flows
+             false), its time and its step against the representative flows'
   million    the same scenario in analytical mode from 131,072 to 1,048,576 H100 (DP 1,024
              to 8,192; max_tasks raised past the collective-schedule bound); target: the
              1,048,576-GPU run under 1 s; at 131,072 and 1,048,576 also with --out (report.json
@@ -234,6 +236,13 @@ def case_frontier_flow(build, res):
             target += verdict(m["wall_s"] <= 300)
         print(row(f"flow by phases {devices}", m, target) + f"  activities {m['activities']:,}, step {m['step']} "
               f"({r:.4f} x event's)", flush=True)
+        if devices <= 16384:
+            every = run_hcsim(build, FRONTIER_BASE, sets + ["/simulation/mode=flow", "/simulation/flow_schedule=phases",
+                                                            "/simulation/representative_flows=false"], limit=600)
+            m["every_flow"] = every
+            r = parse_seconds(m["step"]) / parse_seconds(every["step"])
+            print(row(f"  every flow {devices}", every) + f"  activities {every['activities']:,}, step {every['step']} "
+                  f"(representative flows' step {r:.4f} x this)", flush=True)
     done = [p for p in pts if p["wall_s"]]
     fit = fit_exponent([p["devices"] for p in done], [p["wall_s"] for p in done]) if len(done) > 1 else float("nan")
     res["frontier-flow"] = {"points": pts, "wall_vs_devices": fit}

@@ -2,7 +2,7 @@
 # Simulator speed benchmarks (docs/performance.md); not part of ctest.
 #   scripts/bench/run.sh [--only CASE]... [--skip CASE]... [--json FILE]
 # Cases: gpt3, llama405, scaling, flow (long: ~4-6 min), search, search-cli (~2 min), frontier (~20 s),
-# frontier-flow (~14 min), deepseek (~9 min), cluster (~2.5 min), million. Builds hcsim and the
+# frontier-flow (~40 s), deepseek (~9 min), cluster (~2.5 min), million. Builds hcsim and the
 # benchmark programs (Release) in $HCSIM_BENCH_BUILD (default build-bench) first, unless
 # HCSIM_BENCH_NO_BUILD=1.
 set -euo pipefail

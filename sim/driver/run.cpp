@@ -399,6 +399,7 @@ RunOutput run_scenario(const Scenario& sc, const RunOptions& ropt) {
   opt.mode = sc.simulation.mode == "flow" ? "flow" : "event";
   opt.algorithm = sc.simulation.collective_algorithm;
   opt.flow_phases = sc.simulation.flow_schedule == "phases";
+  opt.representative_flows = sc.simulation.representative_flows;
   opt.deepep = deepep_routing(sc);
   opt.routing = moe_routing(sc);
   out.engine = simulate(sc.topology, out.graph, opt);

@@ -128,17 +128,20 @@ std::shared_ptr<const FlowSchedule> phase_flow_schedule(const std::vector<Coarse
   for (std::size_t r = 0; r < n; ++r) rank_of.emplace(rank_devices[r], static_cast<std::uint32_t>(r));
   std::uint32_t step = 0;
   std::vector<char> in_phase(n);
-  for (const CoarsePhase& ph : phases) {
+  for (std::uint32_t k = 0; k < phases.size(); ++k) {
+    const CoarsePhase& ph = phases[k];
     if (ph.timer.value() > 0) {  // a phase without flows (multimem transfers alone): every rank's
       std::fill(in_phase.begin(), in_phase.end(), ph.flows.empty() ? 1 : 0);
       for (const PlannedFlow& fl : ph.flows) in_phase[rank_of.at(fl.src)] = in_phase[rank_of.at(fl.dst)] = 1;
       for (std::uint32_t r = 0; r < n; ++r)
         if (in_phase[r]) f->transfers.push_back({r, r, step, 0.0, ph.timer.value()});
+      f->phase_of_step.push_back(k);
       ++step;
     }
     if (ph.flows.empty()) continue;
     for (const PlannedFlow& fl : ph.flows)
       f->transfers.push_back({rank_of.at(fl.src), rank_of.at(fl.dst), step, fl.bytes});
+    f->phase_of_step.push_back(k);
     ++step;
   }
   index_flow_schedule(*f, step);

@@ -93,6 +93,9 @@ struct FlowSchedule {
   std::vector<std::uint32_t> send_begin;      // CSR over sender rank: send_index[send_begin[r] ..)
   std::vector<std::uint32_t> send_index;      //   indices into transfers, by step
   std::vector<std::uint16_t> involvement;     // [r * steps + s]: transfers of step s that r sends or receives
+  // By phases only (phase_flow_schedule): the phase of each step (its timer step and its
+  // flow step share one); empty for a schedule by steps.
+  std::vector<std::uint32_t> phase_of_step;
 };
 
 struct CollectiveExpansion {

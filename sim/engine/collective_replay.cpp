@@ -7,8 +7,13 @@
 #include "sim/core/error.hpp"
 
 namespace hcsim::engine {
-CollectiveReplay::CollectiveReplay(const TaskGraph& g, CollectivePlanner& planner, ActivityHost& host)
-    : g_(g), planner_(planner), host_(host), load_(planner.router().graph(), planner.router()) {
+CollectiveReplay::CollectiveReplay(const TaskGraph& g, CollectivePlanner& planner, ActivityHost& host,
+                                   bool representatives)
+    : g_(g),
+      planner_(planner),
+      host_(host),
+      load_(planner.router().graph(), planner.router()),
+      representatives_(representatives) {
   if (!g.mirrors().empty()) mirror_set_.assign(g.size(), kNoSet);
   for (const auto& m : g.mirrors())
     if (mirror_set_[m.task] == kNoSet) mirror_set_[m.task] = m.set;
@@ -32,7 +37,7 @@ CollectiveReplay::Split& CollectiveReplay::split_of(const CollectiveExpansion& p
     std::vector<char> run(ph.flows.size(), 0);
     bool rest = false;
     for (std::size_t i = 0; i < ph.flows.size(); ++i) {
-      run[i] = built(ph.flows[i].src) || built(ph.flows[i].dst) ? 1 : 0;
+      run[i] = !representatives_ || built(ph.flows[i].src) || built(ph.flows[i].dst) ? 1 : 0;
       rest = rest || !run[i];
     }
     if (rest) {
@@ -53,19 +58,92 @@ CollectiveReplay::Split& CollectiveReplay::split_of(const CollectiveExpansion& p
       (run[i] ? l : r).push_back(ph.flows[i]);
       if (!run[i]) load_.slots({ph.flows[i].src, ph.flows[i].dst}, slots);
     }
-    if (!r.empty() && !has_rest_) {
-      has_rest_ = true;
-      live_.assign(load_.slot_count(), 0);
-      slot_bandwidth_.resize(load_.slot_count());
-      for (std::size_t k = 0; k < slot_bandwidth_.size(); ++k) slot_bandwidth_[k] = load_.slot_bandwidth(k);
-      rest_live_.assign(load_.slot_count(), 0);
-      if (g_.part_begin.size() > 1) {
-        all_mirrors_.assign(load_.slot_count(), 0);
-        part_mirrors_.assign(g_.part_begin.size(), std::vector<std::int32_t>(load_.slot_count(), 0));
-      }
-    }
+    if (!r.empty()) keep_rest_counts();
   }
   return s;
+}
+
+void CollectiveReplay::keep_rest_counts() {
+  if (has_rest_) return;
+  has_rest_ = true;
+  live_.assign(load_.slot_count(), 0);
+  slot_bandwidth_.resize(load_.slot_count());
+  for (std::size_t k = 0; k < slot_bandwidth_.size(); ++k) slot_bandwidth_[k] = load_.slot_bandwidth(k);
+  rest_live_.assign(load_.slot_count(), 0);
+  if (g_.part_begin.size() > 1) {
+    all_mirrors_.assign(load_.slot_count(), 0);
+    part_mirrors_.assign(g_.part_begin.size(), std::vector<std::int32_t>(load_.slot_count(), 0));
+  }
+}
+
+// Flow mode by phases: a flow step's transfers split as an event-mode phase's flows are
+// (represent()); a rank's timer runs where the rank sends or receives a flow of its phase
+// that runs (a phase of timers alone: the built ranks', else its first rank's). Not in
+// merged graphs (the shared cluster replays flow mode by steps).
+CollectiveReplay::FlowSplit* CollectiveReplay::flow_split_of(const CollectiveExpansion& p) {
+  auto [it, added] = flow_split_of_.try_emplace(&p, nullptr);
+  if (!added) return it->second;
+  const FlowSchedule& f = *p.flow;
+  if (!representatives_ || f.phase_of_step.empty() || built_.empty() || g_.part_begin.size() > 1) return nullptr;
+  std::vector<std::uint32_t> begin(f.steps + 1, 0);  // transfers of step s: [begin[s], begin[s + 1])
+  for (const FlowSchedule::Xfer& x : f.transfers) ++begin[x.step + 1];
+  for (std::uint32_t s = 0; s < f.steps; ++s) begin[s + 1] += begin[s];
+  const auto dev = [&](std::uint32_t r) { return p.rank_devices[r]; };
+  const auto timers = [&](std::uint32_t s) { return f.transfers[begin[s]].timer > 0; };
+  std::vector<char> run(f.transfers.size(), 0);
+  for (std::uint32_t s = 0; s < f.steps; ++s) {
+    if (timers(s)) continue;
+    std::vector<char> r;
+    std::vector<DevicePair> pairs;
+    std::vector<double> bytes;
+    for (std::uint32_t i = begin[s]; i < begin[s + 1]; ++i) {
+      const FlowSchedule::Xfer& x = f.transfers[i];
+      r.push_back(built(dev(x.src)) || built(dev(x.dst)) ? 1 : 0);
+      pairs.emplace_back(dev(x.src), dev(x.dst));
+      bytes.push_back(x.bytes);
+    }
+    if (std::find(r.begin(), r.end(), 0) != r.end()) represent(load_.shared_times(pairs, bytes), bytes, r);
+    std::copy(r.begin(), r.end(), run.begin() + begin[s]);
+  }
+  std::vector<char> in_flows(static_cast<std::size_t>(f.ranks));
+  for (std::uint32_t s = 0; s < f.steps; ++s) {
+    if (!timers(s)) continue;
+    const bool flows = s + 1 < f.steps && !timers(s + 1) && f.phase_of_step[s + 1] == f.phase_of_step[s];
+    std::fill(in_flows.begin(), in_flows.end(), 0);
+    if (flows) {
+      for (std::uint32_t i = begin[s + 1]; i < begin[s + 2]; ++i)
+        if (run[i]) in_flows[f.transfers[i].src] = in_flows[f.transfers[i].dst] = 1;
+    } else {
+      for (std::uint32_t i = begin[s]; i < begin[s + 1]; ++i)
+        if (built(dev(f.transfers[i].src))) in_flows[f.transfers[i].src] = 1;
+      if (std::find(in_flows.begin(), in_flows.end(), 1) == in_flows.end()) in_flows[f.transfers[begin[s]].src] = 1;
+    }
+    for (std::uint32_t i = begin[s]; i < begin[s + 1]; ++i) run[i] = in_flows[f.transfers[i].src];
+  }
+  if (std::find(run.begin(), run.end(), 0) == run.end()) return nullptr;
+  FlowSplit& sp = flow_splits_.emplace_back();
+  it->second = &sp;
+  sp.launched.assign(f.steps, 0);
+  sp.rest.resize(f.steps);
+  sp.rest_slots.resize(f.steps);
+  std::vector<char> active(static_cast<std::size_t>(f.ranks), 0);
+  for (std::uint32_t i = 0; i < f.transfers.size(); ++i) {
+    const FlowSchedule::Xfer& x = f.transfers[i];
+    if (run[i]) {
+      ++sp.launched[x.step];
+      active[x.src] = active[x.dst] = 1;
+      continue;
+    }
+    sp.rest[x.step].push_back(i);
+    if (x.timer > 0) continue;
+    sp.rest_flows.push_back({dev(x.src), dev(x.dst), x.bytes});
+    load_.slots({dev(x.src), dev(x.dst)}, sp.rest_slots[x.step]);
+  }
+  for (std::uint32_t r = 0; r < active.size(); ++r)
+    if (active[r]) sp.active.push_back(r);
+  sp.run = std::move(run);
+  keep_rest_counts();
+  return &sp;
 }
 
 // Flows of a phase fall into classes of equal bytes and equal share of their links (a
@@ -171,8 +249,17 @@ const CollectiveReplay::SlotCounts* CollectiveReplay::mirror_slots(int c, std::s
     std::vector<DevicePair> pairs;
     for (std::uint32_t group : g_.mirror_sets()[set].groups) {
       const CollectiveExpansion& q = mirror_plan(t, group);
-      const bool same = q.phases.size() == co.plan->phases.size();
-      for (const PlannedFlow& f : same ? q.phases[phase].flows : q.pair_bytes) pairs.emplace_back(f.src, f.dst);
+      if (co.plan->flow) {  // flow mode by phases: `phase` is a step of the schedule
+        if (q.flow && q.flow->steps == co.plan->flow->steps) {
+          for (const FlowSchedule::Xfer& x : q.flow->transfers)
+            if (x.step == phase && x.timer <= 0) pairs.emplace_back(q.rank_devices[x.src], q.rank_devices[x.dst]);
+          continue;
+        }
+      } else if (q.phases.size() == co.plan->phases.size()) {
+        for (const PlannedFlow& f : q.phases[phase].flows) pairs.emplace_back(f.src, f.dst);
+        continue;
+      }
+      for (const PlannedFlow& f : q.pair_bytes) pairs.emplace_back(f.src, f.dst);
     }
     it->second = slot_counts(pairs);
   }
@@ -181,13 +268,18 @@ const CollectiveReplay::SlotCounts* CollectiveReplay::mirror_slots(int c, std::s
 
 void CollectiveReplay::account_rest() {
   std::vector<double>& edge = host_.edge_bytes();
+  const auto charge = [&](const PlannedFlow& f, double runs) {
+    for (int e : planner_.router().device_route(static_cast<int>(f.src), static_cast<int>(f.dst)).edges)
+      edge[static_cast<std::size_t>(e)] += f.bytes * runs;
+  };
   for (const Split& s : splits_) {
     if (s.runs == 0) continue;
     for (const auto& phase : s.rest)
-      for (const PlannedFlow& f : phase)
-        for (int e : planner_.router().device_route(static_cast<int>(f.src), static_cast<int>(f.dst)).edges)
-          edge[static_cast<std::size_t>(e)] += f.bytes * s.runs;
+      for (const PlannedFlow& f : phase) charge(f, s.runs);
   }
+  for (const FlowSplit& s : flow_splits_)
+    if (s.runs > 0)
+      for (const PlannedFlow& f : s.rest_flows) charge(f, s.runs);
 }
 
 // Per-phase stretch of the built flows for their mirrors (runs without rest flows).
@@ -274,7 +366,14 @@ void CollectiveReplay::plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>
     const CollectiveExpansion& p = plan_of(t);
     if (!seen.insert(&p).second) continue;
     if (p.flow) {
-      for (const PlannedFlow& f : p.pair_bytes) pairs.insert({f.src, f.dst});
+      if (const FlowSplit* s = flow_split_of(p)) {  // the transfers that run
+        for (std::size_t i = 0; i < s->run.size(); ++i) {
+          const FlowSchedule::Xfer& x = p.flow->transfers[i];
+          if (s->run[i] && x.timer <= 0) pairs.insert({p.rank_devices[x.src], p.rank_devices[x.dst]});
+        }
+      } else {
+        for (const PlannedFlow& f : p.pair_bytes) pairs.insert({f.src, f.dst});
+      }
       continue;
     }
     for (const auto& phase : split_of(p).launched)  // event mode: the flows that run
@@ -301,6 +400,7 @@ void CollectiveReplay::start(TaskId t) {
   co.task = t;
   co.plan = &p;
   co.split = nullptr;
+  co.flow_split = nullptr;
   co.pending = 0;
   co.phase = 0;
   co.in_timer = false;
@@ -343,7 +443,42 @@ void CollectiveReplay::start_flows(int c) {
   co.done.assign(n * f.steps, 0);
   co.first_open.assign(n, 0);
   co.next_send.assign(f.send_begin.begin(), f.send_begin.end() - 1);
+  co.flow_split = flow_split_of(*co.plan);
+  if (FlowSplit* s = co.flow_split) {
+    s->runs += 1;
+    co.step_left = s->launched;
+    co.steps_done = 0;
+    count_rest_step(*s, 0, +1);
+    close_steps(c);  // advances the ranks that run transfers
+    return;
+  }
   for (std::uint32_t r = 0; r < n; ++r) advance(c, r);
+}
+
+void CollectiveReplay::count_rest_step(const FlowSplit& s, std::uint32_t step, int d) {
+  for (std::uint32_t slot : s.rest_slots[step]) rest_live_[slot] += d;
+}
+
+bool CollectiveReplay::close_steps(int c) {
+  Instance& co = colls_[static_cast<std::size_t>(c)];
+  const FlowSchedule& f = *co.plan->flow;
+  const FlowSplit& s = *co.flow_split;
+  while (co.steps_done < f.steps && co.step_left[co.steps_done] == 0) {
+    const std::uint32_t step = co.steps_done;
+    for (std::uint32_t i : s.rest[step]) {  // they arrive with the step's transfers that run
+      const FlowSchedule::Xfer& x = f.transfers[i];
+      ++co.done[static_cast<std::size_t>(x.src) * f.steps + step];
+      if (x.dst != x.src) ++co.done[static_cast<std::size_t>(x.dst) * f.steps + step];
+    }
+    count_rest_step(s, step, -1);
+    if (++co.steps_done < f.steps) count_rest_step(s, co.steps_done, +1);
+  }
+  if (co.steps_done == f.steps) {
+    finish(c);
+    return true;
+  }
+  for (std::uint32_t r : s.active) advance(c, r);
+  return false;
 }
 
 // Event mode: the phase's timer (when it has one), then its flows.
@@ -403,12 +538,15 @@ void CollectiveReplay::advance(int c, std::uint32_t rank) {
     const FlowSchedule::Xfer& x = f.transfers[i];
     if (x.step > open) break;
     ++next;
-    if (x.timer > 0)  // the rank's multimem transfers of the step
+    if (co.flow_split && !co.flow_split->run[i]) continue;  // a rest transfer: arrives with its step
+    if (x.timer > 0)  // the rank's multimem transfers of the step, or its phase's timer
       host_.launch_timer(Seconds(x.timer), co.task, c, i);
     else {
       const std::uint32_t a = co.plan->rank_devices[x.src], b = co.plan->rank_devices[x.dst];
       flow_started(a, b);
-      host_.launch_comm(a, b, x.bytes, co.task, c, i, stretch(c, static_cast<std::size_t>(-1), a, b));
+      const double st = has_rest_ ? dynamic_stretch(a, b, mirror_slots(c, x.step), g_.part_of(co.task))
+                                  : stretch(c, static_cast<std::size_t>(-1), a, b);
+      host_.launch_comm(a, b, x.bytes, co.task, c, i, st);
     }
   }
 }
@@ -419,6 +557,7 @@ void CollectiveReplay::transfer_done(int c, std::uint32_t item) {
   const FlowSchedule::Xfer& x = f.transfers[item];
   ++co.done[static_cast<std::size_t>(x.src) * f.steps + x.step];
   ++co.done[static_cast<std::size_t>(x.dst) * f.steps + x.step];
+  if (co.flow_split && --co.step_left[x.step] == 0 && x.step == co.steps_done && close_steps(c)) return;
   if (--co.remaining == 0) {
     finish(c);
     return;

@@ -6,7 +6,7 @@
 //   flow mode:  every transfer of the schedule as a flow, rank r's step-k sends starting
 //               once all transfers of earlier steps that r sends or receives are done.
 //
-// Representative flows (event mode, symmetric runs). Under symmetry a collective spans
+// Representative flows (event mode and flow mode by phases, symmetric runs). Under symmetry a collective spans
 // devices that run nothing: the replicas the lowering did not build. The flows of a phase
 // fall into classes of equal bytes at an equal share of their links (MirrorLoad::shared_times;
 // routes may differ in latency): a ring whose every hop crosses the same kind of path is one
@@ -27,7 +27,13 @@
 // On an idle network a phase still takes exactly the cost model's time; its SimGrid
 // activities no longer grow with the data-parallel degree. Without symmetry every device
 // of a group is built and every flow runs, as before; a graph with no compute task
-// (hcsim collective) runs every flow.
+// (hcsim collective) runs every flow, and so does EngineOptions::representative_flows false.
+// Flow mode by phases (FlowSplit): each flow step of the schedule splits as a phase does; a
+// rank's timer step runs where the rank sends or receives a flow of its phase that runs (a
+// phase of timers alone: the built ranks', else its first rank's). A step is closed once
+// its transfers that run have arrived (and the step before is closed): its rest transfers
+// arrive then, so the ranks' per-step order holds, and its rest flows load the links from
+// the close of the step before to its own (as an event-mode phase's after its timer).
 //
 // Solo collectives (event mode). Per directed link the engine notes who crosses it: a
 // group's collectives (their launched and rest flows in every phase, and their mirrors'),
@@ -80,7 +86,9 @@ class ActivityHost {
 
 class CollectiveReplay {
  public:
-  CollectiveReplay(const TaskGraph& g, CollectivePlanner& planner, ActivityHost& host);
+  // `representatives`: representative flows in symmetric runs (header comment); false runs
+  // every flow of the built ranks' collectives.
+  CollectiveReplay(const TaskGraph& g, CollectivePlanner& planner, ActivityHost& host, bool representatives = true);
 
   // Plans every collective of the graph and adds the device pairs their flows use; with
   // `solo`, finds the solo collectives (header comment).
@@ -109,10 +117,24 @@ class CollectiveReplay {
     std::vector<std::vector<std::uint32_t>> rest_slots;    // per phase: the rest flows' directed links
     double runs = 0;                                       // collectives that ran this plan
   };
+  // Flow mode by phases: the transfers of a schedule that run and those that representative
+  // flows stand for; see the header comment.
+  struct FlowSplit {
+    std::vector<char> run;                               // per transfer: runs in SimGrid
+    std::vector<std::uint32_t> launched;                 // per step: transfers that run
+    std::vector<std::vector<std::uint32_t>> rest;        // per step: the others (transfer indices)
+    std::vector<std::vector<std::uint32_t>> rest_slots;  // per step: the rest flows' directed links
+    std::vector<PlannedFlow> rest_flows;                 // every rest flow, for account_rest
+    std::vector<std::uint32_t> active;                   // ranks with a transfer that runs
+    double runs = 0;                                     // collectives that ran this plan
+  };
   struct Instance {
     TaskId task = 0;
     const CollectiveExpansion* plan = nullptr;
     Split* split = nullptr;     // event mode
+    FlowSplit* flow_split = nullptr;       // flow mode by phases with rest flows
+    std::vector<std::uint32_t> step_left;  // flow_split: per step, its running transfers not yet arrived
+    std::uint32_t steps_done = 0;          // flow_split: steps whose every transfer has arrived
     std::uint32_t pending = 0;  // activities in flight (event mode)
     std::size_t phase = 0;      // event mode: current phase
     bool in_timer = false;      // event mode: the phase's timer is running
@@ -124,6 +146,13 @@ class CollectiveReplay {
 
   const CollectiveExpansion& plan_of(const Task& t);
   Split& split_of(const CollectiveExpansion& p);
+  // Flow mode by phases: the plan's split, or null where every transfer runs.
+  FlowSplit* flow_split_of(const CollectiveExpansion& p);
+  void keep_rest_counts();  // a phase or step has rest flows: the link counts of dynamic_stretch
+  // Flow split: the steps whose running transfers have all arrived, in order: their rest
+  // transfers arrive with them. True when the collective finished.
+  bool close_steps(int c);
+  void count_rest_step(const FlowSplit& s, std::uint32_t step, int d);
   // Which flows of a phase run (`run`: 1 for a built device's flows on entry); see split_of.
   static void represent(const std::vector<MirrorLoad::SharedTime>& t, const std::vector<double>& bytes,
                         std::vector<char>& run);
@@ -140,7 +169,8 @@ class CollectiveReplay {
   double dynamic_stretch(std::uint32_t src, std::uint32_t dst, const SlotCounts* mirrors, std::uint32_t part);
   void count_part_mirrors(const SlotCounts* m, std::uint32_t part, int d);
   SlotCounts slot_counts(const std::vector<DevicePair>& pairs) const;  // flows per directed link
-  // The flows of collective c's mirrors in event-mode phase `phase`, per link (null: none).
+  // The flows of collective c's mirrors in event-mode phase `phase` (flow mode by phases:
+  // step `phase` of the schedule), per link (null: none).
   const SlotCounts* mirror_slots(int c, std::size_t phase);
   [[nodiscard]] bool built(std::uint32_t device) const;
   // Solo collectives (see the header comment): finds the collectives that run alone on
@@ -183,6 +213,9 @@ class CollectiveReplay {
   std::vector<char> built_;                 // per device: runs a compute task (none: all built)
   std::deque<Split> splits_;                // in the order plans first ran (deterministic sums)
   std::unordered_map<const CollectiveExpansion*, Split*> split_of_;
+  bool representatives_ = true;
+  std::deque<FlowSplit> flow_splits_;  // as splits_
+  std::unordered_map<const CollectiveExpansion*, FlowSplit*> flow_split_of_;
   bool has_rest_ = false;                   // some phase has rest flows: link counts kept
   std::vector<std::int32_t> live_, rest_live_;  // per directed link: SimGrid flows, rest flows
   // Merged graphs only: per directed link, the mirrored flows of every part's live flows

@@ -45,6 +45,10 @@ struct EngineOptions {
   // would take (collective_replay.hpp, "Solo collectives"); false runs its flows, the
   // reference the timers are checked against.
   bool solo_collectives = true;
+  // Symmetric runs: the flows of a built rank's collective that no built device sends or
+  // receives run as representative flows (event mode, and flow mode by phases;
+  // collective_replay.hpp); false runs every one of them.
+  bool representative_flows = true;
   // Optional: plans (algorithm choices, schedules) kept across simulate() calls on the same
   // topology; made with the same algorithm and mode. The child process inherits its caches.
   std::shared_ptr<CollectivePlanner> planner;

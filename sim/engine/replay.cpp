@@ -152,8 +152,8 @@ void build_platform(const TopologyGraph& topo, const TaskGraph& g,
 
 class Replay final : public ActivityHost {
  public:
-  Replay(const TopologyGraph& topo, const TaskGraph& g, CollectivePlanner& planner, Platform& pf)
-      : g_(g), pf_(pf), colls_(g, planner, *this) {
+  Replay(const TopologyGraph& topo, const TaskGraph& g, CollectivePlanner& planner, Platform& pf, bool representatives)
+      : g_(g), pf_(pf), colls_(g, planner, *this, representatives) {
     const std::size_t n = g.size();
     res_.end.assign(n, -1);
     res_.edge_bytes.assign(topo.edges().size(), 0.0);
@@ -367,7 +367,7 @@ EngineResult simulate_in_process(const TopologyGraph& topo, const TaskGraph& gra
   map_endpoints(topo, graph, pf);
   chained_compute(graph, pf);
   if (!opt.compute_timers) pf.chained.assign(pf.chained.size(), 0);
-  Replay r(topo, graph, planner, pf);
+  Replay r(topo, graph, planner, pf, opt.representative_flows);
   build_platform(topo, graph, used_pairs(graph, r.collectives(), opt.solo_collectives), pf);
   EngineResult res = r.run();
   if (deliver) deliver(res);

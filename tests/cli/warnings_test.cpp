@@ -49,6 +49,33 @@ TEST(CliWarnings, FlowScheduleOutsideFlowModeIsAWarning) {
   EXPECT_EQ(flow.err, "");
 }
 
+TEST(CliWarnings, RepresentativeFlowsWhereNoneRunIsAWarning) {
+  // simulation.representative_flows applies to event mode and flow mode by phases
+  // (docs/scenario.md): in analytical mode or flow mode by steps a warning at its path;
+  // in event mode (the quickstart's) and flow mode by phases, none.
+  const std::string set = "/simulation/representative_flows=false";
+  for (const std::vector<std::string>& mode :
+       {std::vector<std::string>{"--set", "/simulation/mode=analytical"}, {"--set", "/simulation/mode=flow"}}) {
+    std::vector<std::string> args{"validate", kQuickstart, "--set", set};
+    args.insert(args.end(), mode.begin(), mode.end());
+    const ChildResult r = run_hcsim(args, {.timeout_s = 60});
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    const auto err = lines_of(r.err);
+    ASSERT_EQ(err.size(), 1u) << r.err;
+    EXPECT_TRUE(err[0].starts_with("warning: " + kQuickstart +
+                                   ":/simulation/representative_flows: applies to event mode and flow mode by phases"))
+        << err[0];
+  }
+  for (const std::vector<std::string>& mode :
+       {std::vector<std::string>{}, {"--set", "/simulation/mode=flow", "--set", "/simulation/flow_schedule=phases"}}) {
+    std::vector<std::string> args{"validate", kQuickstart, "--set", set};
+    args.insert(args.end(), mode.begin(), mode.end());
+    const ChildResult r = run_hcsim(args, {.timeout_s = 60});
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_EQ(r.err, "");
+  }
+}
+
 TEST(CliWarnings, StrictRunIsExitTwoAndWritesNothing) {
   TempDir dir;
   const std::string out = dir.file("out");
