@@ -56,7 +56,7 @@ std::size_t CollectiveCostModel::KeyHash::operator()(const AloneKey& k) const {
 }
 
 CollectiveCostModel::CollectiveCostModel(const TopologyGraph& g, CostOptions opt)
-    : g_(g), opt_(std::move(opt)), router_(g), load_(2 * g.edges().size(), 0.0), step_loads_(g, router_) {
+    : g_(g), opt_(std::move(opt)), router_(g), step_loads_(g, router_) {
   register_builtin_collectives();
   std::vector<char> center(g.nodes().size(), 0);
   for (int d = 0; d < router_.domains(); ++d)
@@ -98,6 +98,8 @@ int reducing_switch(const TopologyGraph& g, const Route& r) {
 
 void CollectiveCostModel::charge(const Route& r, std::size_t from, std::size_t to, double bytes,
                                  std::vector<std::size_t>& touched, std::vector<std::size_t>* owned) const {
+  // Sized on first use: where the step shapes (StepLoads) answer every step, never.
+  if (load_.empty()) load_.assign(2 * g_.edges().size(), 0.0);
   for (std::size_t i = from; i < to; ++i) {
     const std::size_t slot = router_.link_slot(r, i);
     if (load_[slot] == 0) touched.push_back(slot);

@@ -22,7 +22,8 @@ bool advise(std::uintptr_t first, std::uintptr_t last) {
 // The main arena's heap (brk), which serves the blocks below malloc's mmap threshold: its
 // break when last seen. The heap grows by at least kHeapGrowth at a time (M_TOP_PAD), and
 // each growth is marked by the first allocation that sees it, while malloc has touched
-// only the headers at its ends; the marked ranges join into one mapping.
+// only the headers at its ends; the marked ranges join into one mapping. Where the heap was
+// trimmed, the break seen is lowered, so that growing back marks the memory again.
 constexpr int kHeapGrowth = 64 << 20;
 constexpr std::uintptr_t kBasePage = 4096;  // the break is marked up to its 4 KiB page
 std::atomic<std::uintptr_t> heap_seen{0};
@@ -30,7 +31,11 @@ std::atomic<std::uintptr_t> heap_seen{0};
 void advise_heap_growth() {
   const auto top = reinterpret_cast<std::uintptr_t>(sbrk(0));  // glibc's cached break: no system call
   std::uintptr_t seen = heap_seen.load(std::memory_order_relaxed);
-  if (top == static_cast<std::uintptr_t>(-1) || top <= seen) return;
+  if (top == static_cast<std::uintptr_t>(-1) || top == seen) return;
+  if (top < seen) {  // trimmed (free, malloc_trim): growing back maps fresh memory, marked from here
+    heap_seen.compare_exchange_strong(seen, top, std::memory_order_relaxed);
+    return;
+  }
   if (seen == 0) mallopt(M_TOP_PAD, kHeapGrowth);  // the first call
   if (heap_seen.compare_exchange_strong(seen, top, std::memory_order_relaxed))
     advise(page_floor(seen == 0 ? top : seen), (top + kBasePage - 1) & ~(kBasePage - 1));

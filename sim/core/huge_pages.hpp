@@ -10,7 +10,7 @@
 // The global operator new of the programs that include sim/core/replace_new.inc (the hcsim
 // executable, the search benchmark) allocates with malloc and marks the 2 MiB-aligned
 // interior of every block of kHugePageThreshold bytes or more, and the main heap as it
-// grows (huge_pages.cpp).
+// grows, again where it grows back after a trim (huge_pages.cpp).
 // Results do not depend on it: it changes where memory lies, not what is computed. Where
 // the kernel has huge pages off, madvise fails and nothing changes. docs/performance.md
 // ("Huge pages") gives the measurements.

@@ -4,7 +4,9 @@
 #include "sim/core/replace_new.inc"  // this test program's operator new is the hcsim executable's
 
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -110,6 +112,28 @@ TEST(HugePages, TheHeapIsMarkedAsItGrows) {
   // by three growths of 64 MiB: the block last allocated lies in a marked range.
   std::vector<void*> blocks;
   const std::size_t count = 3 * (64 << 20) / (64 << 10);
+  for (std::size_t i = 0; i < count; ++i) blocks.push_back(allocate_on_huge_pages(64 << 10));
+  EXPECT_TRUE(marked(reinterpret_cast<std::uintptr_t>(blocks.back())))
+      << vm_flags(reinterpret_cast<std::uintptr_t>(blocks.back()));
+  for (void* b : blocks) std::free(b);
+}
+
+TEST(HugePages, TheHeapIsMarkedAgainWhenItGrowsBackAfterATrim) {
+  AlignedMapping probe(1);
+  if (advise_huge_pages(reinterpret_cast<void*>(probe.base), kHugePageBytes) == 0)
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  // The heap grown by three growths, every block freed and the heap trimmed (its break
+  // lowered, the memory above it unmapped), then grown again as far: the memory it grows
+  // back into is a fresh mapping, which must be marked too.
+  const std::size_t count = 3 * (64 << 20) / (64 << 10);
+  std::vector<void*> blocks;
+  for (std::size_t i = 0; i < count; ++i) blocks.push_back(allocate_on_huge_pages(64 << 10));
+  const auto high = reinterpret_cast<std::uintptr_t>(sbrk(0));
+  for (void* b : blocks) std::free(b);
+  blocks.clear();
+  malloc_trim(0);
+  if (reinterpret_cast<std::uintptr_t>(sbrk(0)) + (64 << 20) > high) GTEST_SKIP() << "malloc_trim left the heap's top";
+  std::free(allocate_on_huge_pages(1));  // sees the lowered break
   for (std::size_t i = 0; i < count; ++i) blocks.push_back(allocate_on_huge_pages(64 << 10));
   EXPECT_TRUE(marked(reinterpret_cast<std::uintptr_t>(blocks.back())))
       << vm_flags(reinterpret_cast<std::uintptr_t>(blocks.back()));
