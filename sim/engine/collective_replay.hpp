@@ -2,6 +2,8 @@
 // Inside the engine only: the replay of collective tasks from their plans
 // (collective_plan.hpp). It decides which flows and timers run when; the task replay
 // (replay.cpp) turns them into SimGrid activities and reports back when each one ends.
+// Flow mode's per-rank replay is in flow_collectives.cpp, the solo collectives in
+// solo_collectives.cpp.
 //   event mode: per phase, a timer then the phase's merged flows, phases in order;
 //   flow mode:  every transfer of the schedule as a flow, rank r's step-k sends starting
 //               once all transfers of earlier steps that r sends or receives are done.
@@ -28,7 +30,9 @@
 // activities no longer grow with the data-parallel degree. Without symmetry every device
 // of a group is built and every flow runs, as before; a graph with no compute task
 // (hcsim collective) runs every flow, and so does EngineOptions::representative_flows false.
-// Flow mode by phases (FlowSplit): each flow step of the schedule splits as a phase does; a
+// Flow mode by phases (FlowSplit), where every rank of each flow step sends as many flows
+// and receives as many (a tree's ranks drift apart; its collectives run every flow): each
+// flow step of the schedule splits as a phase does; a
 // rank's timer step runs where the rank sends or receives a flow of its phase that runs (a
 // phase of timers alone: the built ranks', else its first rank's). A step is closed once
 // its transfers that run have arrived (and the step before is closed): its rest transfers
