@@ -143,7 +143,7 @@ class CollectiveReplay {
     std::size_t phase = 0;      // event mode: current phase
     bool in_timer = false;      // event mode: the phase's timer is running
     const void* mirrors_live = nullptr;  // event mode: its phase's mirrors counted for other parts
-    std::size_t remaining = 0;  // flow mode: transfers not yet arrived
+    std::size_t remaining = 0;           // flow mode without a flow split: transfers not yet arrived
     std::vector<std::uint16_t> done;                  // flow mode: [r * steps + s] arrived
     std::vector<std::uint32_t> first_open, next_send; // flow mode: per rank
   };

@@ -180,8 +180,9 @@ void CollectiveReplay::transfer_done(int c, std::uint32_t item) {
   const FlowSchedule::Xfer& x = f.transfers[item];
   ++co.done[static_cast<std::size_t>(x.src) * f.steps + x.step];
   ++co.done[static_cast<std::size_t>(x.dst) * f.steps + x.step];
-  if (co.flow_split && --co.step_left[x.step] == 0 && x.step == co.steps_done && close_steps(c)) return;
-  if (--co.remaining == 0) {
+  if (co.flow_split) {  // the collective ends with its last step's close
+    if (--co.step_left[x.step] == 0 && x.step == co.steps_done && close_steps(c)) return;
+  } else if (--co.remaining == 0) {
     finish(c);
     return;
   }
