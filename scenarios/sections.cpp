@@ -114,7 +114,9 @@ const ParamTable& strategy() {
        .help = "Megatron sequence parallelism (all-gather/reduce-scatter instead of all-reduce)"},
       {.name = "recompute", .kind = ParamKind::choice, .def = "none", .choices = {"none", "selective", "full"},
        .help = "activation recomputation"},
-      {.name = "zero", .kind = ParamKind::integer, .def = 0, .min = 0, .max = 3, .help = "ZeRO stage"},
+      {.name = "zero", .kind = ParamKind::integer, .def = 0, .min = 0, .max = 3,
+       .help = "ZeRO stage: 1 shards the optimizer state, 2 also the gradients (reduced every micro-batch), 3 also "
+               "the parameters"},
       {.name = "offload", .kind = ParamKind::choice, .def = "none", .choices = {"none", "pool"},
        .help = "optimizer state (fp32 master weights, Adam m and v: 12 B/parameter) on the device, or in the "
                "topology's memory nodes (a CXL pool; host DRAM behind PCIe), streamed in and back at each step"},
@@ -150,7 +152,7 @@ const ParamTable& strategy() {
       {.name = "scatter_gather", .kind = ParamKind::boolean, .def = true,
        .help = "pipeline sends b*s*h/tp per tensor-parallel rank (Megatron scatter/gather)"},
       {.name = "overlap_dp", .kind = ParamKind::boolean, .def = true,
-       .help = "gradient buckets reduced while the last backward runs"},
+       .help = "gradient buckets reduced while the last backward runs (ZeRO-2: every backward)"},
       {.name = "dp_bucket", .kind = ParamKind::quantity, .dim = Dim::data, .def = "25 MB", .min = 1,
        .help = "gradient bucket size"},
       {.name = "overlap_param_gather", .kind = ParamKind::boolean, .def = false,

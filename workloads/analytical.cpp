@@ -324,12 +324,20 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   AnalyticalResult r;
   r.stages.resize(static_cast<std::size_t>(p));
   std::vector<Seconds> c(static_cast<std::size_t>(p)), bwd(c.size()), shard_x(c.size());
+  // ZeRO-2 reducing every micro-batch without overlap: each chunk's reductions hold the
+  // compute after each of its backward passes (the emitter blocks it), inside the pipeline;
+  // per stage, those of the step.
+  const bool hold = plan.reduce_every_microbatch && !st.overlap_dp;
+  std::vector<Seconds> held_x(c.size());
+  // Per stage, each bucket point's reduction time (its dense and expert collectives).
+  std::vector<std::vector<Seconds>> bucket_t(c.size());
   // Per stage, chunk 0's backward of one micro-batch (the stage's last pass) and its compute.
   std::vector<Seconds> last_pass(c.size()), last_pass_compute(c.size());
   Seconds fill_pp{};  // interleaved: pipeline sends on the fill and drain
   const bool split = in.schedule->splits_backward();
   // A split backward or paired passes: the order replayed (pipeline_ends), not the closed form.
-  const bool recur = split || in.schedule->pairs();
+  // ZeRO-2 holding its reductions: their time in each pass, which the order replays.
+  const bool recur = split || in.schedule->pairs() || hold;
   // The recurrence's times, per chunk c of stage s at s * v + c.
   std::vector<PassTimes> passes(recur ? c.size() * static_cast<std::size_t>(v) : 0);
   // ZeRO-1/2's overlapped parameter gathers: per chunk c of stage s (at s * v + c) one
@@ -344,7 +352,17 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     Seconds cp_f{}, cp_b{};  // exposed ring-attention sends per micro-batch
     Seconds ep_f{}, ep_b{};  // MoE all-to-alls per micro-batch
     Seconds zf{}, zb{};      // exposed ZeRO-3 / FSDP gathers and reductions per micro-batch
+    Seconds hb{};            // held reductions per micro-batch (hold)
+    std::vector<Seconds>& times = bucket_t[static_cast<std::size_t>(s)];
+    const DeviceGroup replicas = lay.replica_group(s), expert_replicas = lay.expert_replica_group(s);
+    for (const BucketPoint& bp : sp.buckets)
+      times.push_back(reduction_time(bp.reduction, replicas, cost) + reduction_time(bp.expert, expert_replicas, cost));
     for (int ch = 0; ch < v; ++ch) {
+      Seconds held{};
+      if (hold)
+        for (std::size_t i = 0; i < sp.buckets.size(); ++i)
+          if (sp.buckets[i].chunk == ch) held += sp.buckets[i].repeat * times[i];
+      hb += held;
       const ChunkTotals& ct = *sp.totals[static_cast<std::size_t>(ch)];
       const PassCost f1 = tp.pass(ct.fwd, ct.comm_bytes), b1 = tp.pass(ct.bwd, ct.comm_bytes);
       add_pass(f, f1);
@@ -368,6 +386,9 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
           pt.b = bi1.compute + bi1.comm + cb + eb;
           pt.w = bw1.compute + bw1.comm;
         }
+        // Held reductions follow the pass that holds the buckets: W when split.
+        (split ? pt.w : pt.b) += held;
+        pt.whole += held;
         if (!ct.fwd.segments.empty() && !ct.bwd.segments.empty()) {
           // Pairs (DualPipe's, the all-to-all overlap's): the passes cut at their MoE collectives
           // (ring sends in the first piece).
@@ -381,6 +402,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
           };
           pt.forward_pieces = pieces(ct.fwd.segments, cf);
           pt.whole_pieces = pieces(ct.bwd.segments, cb);
+          pt.whole_pieces.back().busy += held;
         }
       }
       fwd_time[static_cast<std::size_t>(s * v + ch)] = f1.compute + f1.comm + cf + ef;
@@ -400,6 +422,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
       }
     }
     shard_x[static_cast<std::size_t>(s)] = mc * (zf + zb);
+    held_x[static_cast<std::size_t>(s)] = mc * hb;
     Seconds pp{};
     if (p > 1) {
       // Per micro-batch and chunk: one send forward, one backward; with a codec each is
@@ -450,10 +473,11 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     a.flops = mc * (f.flops + b.flops);
     a.model_flops = mc * (f.model_flops + b.model_flops);
     a.dynamic_energy = mc * (f.energy + b.energy);
-    c[static_cast<std::size_t>(s)] = f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b + ep_f + ep_b + zf + zb;
-    bwd[static_cast<std::size_t>(s)] = b.compute + b.comm + cp_b + ep_b + zb;
+    c[static_cast<std::size_t>(s)] =
+        f.compute + f.comm + b.compute + b.comm + pp + cp_f + cp_b + ep_f + ep_b + zf + zb + hb;
+    bwd[static_cast<std::size_t>(s)] = b.compute + b.comm + cp_b + ep_b + zb + hb;
     // Split backward: the buckets are issued in the last W, which alone hides them.
-    if (split) bwd[static_cast<std::size_t>(s)] = bw.compute + bw.comm;
+    if (split) bwd[static_cast<std::size_t>(s)] = bw.compute + bw.comm + hb;
   }
   const Seconds cmax = *std::max_element(c.begin(), c.end());
   const Seconds csum = std::accumulate(c.begin(), c.end(), Seconds{});
@@ -480,7 +504,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     auto& a = r.stages[static_cast<std::size_t>(s)];
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
     const DeviceGroup replicas = lay.replica_group(s), expert_replicas = lay.expert_replica_group(s);
-    Seconds dp_total{}, dp_last{};
+    Seconds dp_last{};
     // The bucket stream (no split backward): each bucket issued as the last backward pass
     // reaches its marker (ChunkTotals::marker_after, the pass's compute after it, stretched
     // by the pass's collectives), those of earlier chunks by the pass's start, the last
@@ -488,10 +512,19 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     const auto k = static_cast<std::size_t>(s);
     const double stretch = last_pass_compute[k] > Seconds{} ? last_pass[k] / last_pass_compute[k] : 1.0;
     const std::vector<Seconds>& after = sp.totals.front()->marker_after;
-    Seconds stream = -last_pass[k];  // free, relative to the end of the last backward pass
-    for (const BucketPoint& bp : sp.buckets) {
-      dp_last = reduction_time(bp.reduction, replicas, cost) + reduction_time(bp.expert, expert_replicas, cost);
-      dp_total += bp.repeat * dp_last;
+    // ZeRO-2 reducing every micro-batch (StepPlan::reduce_every_microbatch): the mc - 1
+    // earlier micro-batches' reductions take the same stream, one micro-batch's set per
+    // pipeline cycle (cmax); what the stream cannot finish within its cycles is still queued
+    // when the last micro-batch's buckets come. (Without overlap they hold the compute: hold.)
+    const double earlier = plan.reduce_every_microbatch ? mc - 1.0 : 0.0;
+    const std::vector<Seconds>& times = bucket_t[k];
+    Seconds one{};  // one micro-batch's reductions
+    for (std::size_t j = 0; j < times.size(); ++j) one += sp.buckets[j].repeat * times[j];
+    const Seconds backlog = max(Seconds{}, earlier * (one - cmax));
+    Seconds stream = -last_pass[k] + backlog;  // free, relative to the end of the last backward pass
+    for (std::size_t j = 0; j < times.size(); ++j) {
+      const BucketPoint& bp = sp.buckets[j];
+      dp_last = times[j];
       for (int i = 0; i < bp.repeat; ++i) {
         const Seconds issue = bp.chunk > 0    ? -last_pass[k]
                               : bp.marker < 0 ? Seconds{}
@@ -499,7 +532,10 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
         stream = max(stream, issue) + dp_last;
       }
     }
-    a.dp_exposed = !st.overlap_dp ? dp_total : split ? max(dp_last, dp_total - bwd[k] / v) : max(Seconds{}, stream);
+    a.dp_exposed = hold             ? Seconds{}  // inside the pipeline: held_x
+                   : !st.overlap_dp ? one
+                   : split          ? max(dp_last, one - bwd[k] / v) + backlog
+                                    : max(Seconds{}, stream);
     a.optimizer = sp.optimizer.t;
     if (!in.offload_stream.empty()) a.offload = 2.0 * in.offload_stream[static_cast<std::size_t>(s)];
     a.dynamic_energy += sp.optimizer.energy;
@@ -533,11 +569,12 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   for (int s = 0; s < p; ++s) {
     auto& a = r.stages[static_cast<std::size_t>(s)];
     // ZeRO-3 / FSDP's exposed gathers and reductions are inside the pipeline's passes.
-    const Seconds zero3 = shard_x[static_cast<std::size_t>(s)];
-    a.bubble =
-        max(Seconds{}, r.pipeline - a.compute - a.tp_comm - a.cp_comm - a.ep_comm - a.pp_comm - zero3 - gather_wait);
+    // So are ZeRO-2's held reductions.
+    const Seconds zero3 = shard_x[static_cast<std::size_t>(s)], held = held_x[static_cast<std::size_t>(s)];
+    a.bubble = max(Seconds{},
+                   r.pipeline - a.compute - a.tp_comm - a.cp_comm - a.ep_comm - a.pp_comm - zero3 - held - gather_wait);
     a.idle = max(Seconds{}, r.step_time - r.pipeline - a.dp_exposed - a.offload - a.optimizer);
-    a.dp_exposed += zero3 + gather_wait;
+    a.dp_exposed += zero3 + held + gather_wait;
   }
   return r;
 }

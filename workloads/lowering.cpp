@@ -78,6 +78,12 @@ class Emitter {
         if (order[s][i].part == PassPart::whole ? order[s][i].backward : order[s][i].weight())
           holder[s][static_cast<std::size_t>(order[s][i].chunk)] = i;
     }
+    // Reduced every micro-batch (ZeRO-2): every backward pass (or W) holds its chunk's buckets.
+    const auto holds = [&](int s, std::size_t i) {
+      const PipeOp& op = order[s][i];
+      return plan_.reduce_every_microbatch ? (op.part == PassPart::whole ? op.backward : op.weight())
+                                           : i == holder[s][static_cast<std::size_t>(op.chunk)];
+    };
     // ZeRO-1/2 aligned parameter gathers: model chunks 0 and 1 issued as the step starts.
     for (int s = 0; s < p_; ++s)
       if (st_.align_param_gather)
@@ -93,11 +99,11 @@ class Emitter {
             HCSIM_ASSERT(pos[s] + 1 < order[s].size(), "a paired forward ends the order");
             const PipeOp& b = order[s][pos[s] + 1];
             if (!ready(s, b)) break;
-            emit_pair(s, op, b, pos[s] + 1 == holder[s][static_cast<std::size_t>(b.chunk)]);
+            emit_pair(s, op, b, holds(s, pos[s] + 1));
             ++pos[s];
             --remaining;
           } else {
-            emit_pass(s, op, pos[s] == holder[s][static_cast<std::size_t>(op.chunk)]);
+            emit_pass(s, op, holds(s, pos[s]));
           }
           ++pos[s];
           --remaining;
@@ -151,21 +157,32 @@ class Emitter {
 
   // A gradient reduction of stage s (the plan's), one per tensor-parallel rank: its codec's
   // encode on each rank, its collectives one after the other, decode.
-  void emit_grad_collective(int s, const GradReduction& red, const std::vector<TaskId>& chain) {
+  // Micro-batch mb's reduction `red` of stage s after `chain`. `held` (ZeRO-2 reducing every
+  // micro-batch without overlap): the devices' next compute waits for it, and each built
+  // rank's entry becomes the task it ends with (the pass's send follows it).
+  void emit_grad_collective(int s, const GradReduction& red, const std::vector<TaskId>& chain, int mb,
+                            std::vector<TaskId>* held = nullptr) {
     for (int t = 0; t < tp_; ++t) {
       std::vector<TaskId> deps;
       for (int d = 0; d < dp_; ++d) {
         const TaskId after = chain[static_cast<std::size_t>(d * tp_ + t)];
-        deps.push_back(red.codec.compressed ? add_codec(dev(s, d, t), red.codec.encode, Phase::backward, s, m_ - 1, after)
+        deps.push_back(red.codec.compressed ? add_codec(dev(s, d, t), red.codec.encode, Phase::backward, s, mb, after)
                                             : after);
       }
       TaskId last = kNone;
       for (const GradReduction::Phase& ph : red.phases) {
-        last = groups_.dp_collective(s, t, ph.op, ph.bytes, plan_.grad_class, Phase::backward, m_ - 1, deps);
+        last = groups_.dp_collective(s, t, ph.op, ph.bytes, plan_.grad_class, Phase::backward, mb, deps);
         deps = {last};
       }
-      if (red.codec.compressed)
-        for (int d = 0; d < dp_; ++d) add_codec(dev(s, d, t), red.codec.decode, Phase::backward, s, m_ - 1, last);
+      // A decode runs on the compute stream: what follows it waits for the reduction anyway.
+      for (int d = 0; d < dp_; ++d) {
+        TaskId end = last;
+        if (red.codec.compressed)
+          end = add_codec(dev(s, d, t), red.codec.decode, Phase::backward, s, mb, last);
+        else if (held)
+          tasks_.block_compute_on(dev(s, d, t), last);
+        if (held) (*held)[static_cast<std::size_t>(d * tp_ + t)] = end;
+      }
     }
   }
 
@@ -175,14 +192,17 @@ class Emitter {
   }
 
   // The plan's reductions issued at this point of stage s's pass over `chunk` (its last
-  // micro-batch's backward): bucket marker `marker`, or -1 after the pass's items. Each point
-  // comes once, in whatever order the schedule runs the chunks' last passes.
-  void issue_buckets(int s, int chunk, int marker, const std::function<void()>& flush, const std::vector<TaskId>& chain) {
+  // micro-batch's backward, or micro-batch mb's with StepPlan::reduce_every_microbatch):
+  // bucket marker `marker`, or -1 after the pass's items. Each point comes once a pass that
+  // holds buckets, in whatever order the schedule runs the chunks' passes.
+  // `chain` (the pass's) follows held reductions (emit_grad_collective).
+  void issue_buckets(int s, int chunk, int marker, int mb, const std::function<void()>& flush,
+                     std::vector<TaskId>& chain) {
     for (const BucketPoint& bp : stage(s).buckets) {
       if (bp.chunk != chunk || bp.marker != marker) continue;
       flush();
-      emit_grad_collective(s, bp.reduction, chain);
-      groups_.expert_reduction(s, bp.expert, chain);
+      emit_grad_collective(s, bp.reduction, chain, mb, st_.overlap_dp ? nullptr : &chain);
+      groups_.expert_reduction(s, bp.expert, chain, mb);
     }
   }
 
@@ -313,10 +333,10 @@ class Emitter {
         if (c.gathers) param_marker(c);
         continue;
       }
-      // Gradient bucket marker: the plan's reductions issued here (last micro-batch only).
+      // Gradient bucket marker: the plan's reductions issued here (the passes that hold buckets).
       if (c.last)
         issue_buckets(
-            s, op.chunk, c.marker, [&] { flush(c); }, c.chain);
+            s, op.chunk, c.marker, op.microbatch, [&] { flush(c); }, c.chain);
       ++c.marker;
     }
     return false;
@@ -361,7 +381,7 @@ class Emitter {
     }
     if (c.last)
       issue_buckets(
-          c.s, c.op.chunk, -1, [&] { flush(c); }, c.chain);
+          c.s, c.op.chunk, -1, c.op.microbatch, [&] { flush(c); }, c.chain);
   }
 
   void emit_pass(int s, const PipeOp& op, bool holds_buckets) {
@@ -473,8 +493,8 @@ class Emitter {
     std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone);
     for (int d = 0; d < dp_; ++d)
       for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = tasks_.compute_tail(dev(s, d, t));
-    emit_grad_collective(s, sp.buckets.front().reduction, chain);
-    groups_.expert_reduction(s, sp.buckets.front().expert, chain);
+    emit_grad_collective(s, sp.buckets.front().reduction, chain, m_ - 1);
+    groups_.expert_reduction(s, sp.buckets.front().expert, chain, m_ - 1);
   }
 
   // The optimizer, its offload streams and ZeRO-1/2's gathers of the updated parameters.

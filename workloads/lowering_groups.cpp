@@ -162,10 +162,11 @@ std::vector<TaskId> GroupCollectives::expert_collective(int s, CollectiveOp op, 
   return out;
 }
 
-void GroupCollectives::expert_reduction(int s, const GradReduction& red, const std::vector<TaskId>& chain) {
+void GroupCollectives::expert_reduction(int s, const GradReduction& red, const std::vector<TaskId>& chain,
+                                        int microbatch) {
   HCSIM_ASSERT(!red.codec.compressed, "a gradient codec on the experts' reduction");
   for (const GradReduction::Phase& ph : red.phases)
-    expert_collective(s, ph.op, ph.bytes, plan_.grad_class, Phase::backward, plan_.m - 1, chain, expert_dp_mirrors_);
+    expert_collective(s, ph.op, ph.bytes, plan_.grad_class, Phase::backward, microbatch, chain, expert_dp_mirrors_);
 }
 
 std::vector<TaskId> GroupCollectives::expert_gather(int s, Bytes bytes, Phase phase, const std::vector<TaskId>& chain) {

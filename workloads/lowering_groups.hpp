@@ -54,8 +54,8 @@ class GroupCollectives {
   // communication stream).
   void ep_comm(int s, const PipeOp& op, const Item& it, std::vector<TaskId>& chain, std::vector<TaskId>& extra,
                const std::vector<TaskId>* after = nullptr);
-  // The routed experts' reduction of the last micro-batch's gradients after `chain`.
-  void expert_reduction(int s, const GradReduction& red, const std::vector<TaskId>& chain);
+  // The routed experts' reduction of micro-batch `microbatch`'s gradients after `chain`.
+  void expert_reduction(int s, const GradReduction& red, const std::vector<TaskId>& chain, int microbatch);
   // The routed experts' parameter all-gather after `chain`; ids per built rank.
   std::vector<TaskId> expert_gather(int s, Bytes bytes, Phase phase, const std::vector<TaskId>& chain);
 

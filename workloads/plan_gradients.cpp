@@ -6,6 +6,9 @@
 // passes fill a bucket as each layer's gradients complete (the bucket markers); a full
 // bucket (>= strategy.dp_bucket) is reduced at once, and what is left goes after the
 // stage's last backward pass. Without overlap, all gradients after the last pass.
+// ZeRO-2 over several micro-batches keeps only a shard of the gradients, so the buckets are
+// reduced in every micro-batch's backward (DeepSpeed stage_1_and_2.py,
+// reduce_ready_partitions_and_remove_grads; StepPlan::reduce_every_microbatch).
 // A gradient codec (models/compression) encodes before and decodes after its collective
 // plan; under ZeRO the gradients are reduce-scattered in place, so a codec that does not
 // sum in place is refused or sent by all-gather ("on_incompatible").
@@ -93,12 +96,14 @@ std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& p
     if (expert > Bytes{}) bp.expert = plan_grad_reduction(in, *stage.device, expert, true);
     out.push_back(std::move(bp));
   };
-  if (!st.overlap_dp) {
+  const bool every = plan.reduce_every_microbatch;
+  if (!st.overlap_dp && !every) {
     add(-1, -1, stage.grad_bytes, stage.expert_grad_bytes);
     return out;
   }
   // Only the last micro-batch's backward completes gradients; its passes come in chunk
-  // order v-1, ..., 0, the last being the stage's last backward pass.
+  // order v-1, ..., 0, the last being the stage's last backward pass. Reduced every
+  // micro-batch, a chunk's pass is not followed by the next chunk's: its buckets end with it.
   Bytes filled{}, filled_expert{};
   for (int c = plan.v - 1; c >= 0; --c) {
     const auto& markers = stage.chunk_markers(c);
@@ -106,10 +111,14 @@ std::vector<BucketPoint> plan_buckets(const LoweringInput& in, const StepPlan& p
     for (std::size_t i = 0; i < markers.size(); ++i) {
       filled += markers[i];
       if (!expert.empty()) filled_expert += expert[i];
-      if (filled + filled_expert >= st.dp_bucket) {
+      if (st.overlap_dp && filled + filled_expert >= st.dp_bucket) {
         add(c, static_cast<int>(i), filled, filled_expert);
         filled = filled_expert = Bytes{};
       }
+    }
+    if (every && c > 0) {
+      add(c, -1, filled, filled_expert);
+      filled = filled_expert = Bytes{};
     }
   }
   // The stage's last backward pass: whatever is left in the bucket goes now.

@@ -69,6 +69,7 @@ StepPlan build_step_plan(const LoweringInput& in, PlanDetail detail, ChunkCache*
                          dtype_bytes(storage_dtype(in.workload->precision)));
   plan.tp_class = st.sequence_parallel ? CommClass::sp : CommClass::tp;
   plan.grad_class = st.zero >= 1 ? CommClass::zero : CommClass::dp;
+  plan.reduce_every_microbatch = st.zero == 2 && plan.m > 1;
   if (detail == PlanDetail::totals && !cache) {
     plan.own_cache = std::make_shared<ChunkCache>();
     cache = plan.own_cache.get();

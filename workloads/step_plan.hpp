@@ -55,6 +55,8 @@ struct GradReduction {
 // `chunk` (these come in chunk order v-1, ..., 0 on every schedule: a micro-batch's backward
 // runs down the virtual stages), at its bucket marker number `marker` (from 0), or after
 // the pass's items when marker = -1; chunk = -1: after the stage's last pass (no overlap).
+// With StepPlan::reduce_every_microbatch the same points are issued in every micro-batch's
+// backward pass of the chunk, and a chunk's buckets end with its pass (marker -1).
 struct BucketPoint {
   int chunk = 0;
   int marker = -1;
@@ -118,6 +120,9 @@ struct StagePlan {
 
   // Data parallelism: with overlap, reductions issued during the last micro-batch's
   // backward passes as buckets fill (issue points); without, one after the last pass.
+  // ZeRO-2 over several micro-batches (StepPlan::reduce_every_microbatch): each chunk's
+  // buckets in every backward pass of it; without overlap, the chunk's whole gradients after
+  // each of its backward passes, the device's compute waiting for them.
   std::vector<BucketPoint> buckets;
 
   // Pipeline: each pass's output to the next virtual stage (activations forward, their
@@ -150,6 +155,13 @@ struct StepPlan {
   Bytes act_bytes{};     // one micro-batch's activations (b * s/cp * h) in the workload precision
   CommClass tp_class = CommClass::tp;    // sp with sequence parallelism
   CommClass grad_class = CommClass::dp;  // zero with ZeRO >= 1
+  // ZeRO-2 with more than one micro-batch: each rank keeps only its shard of the gradients,
+  // so every micro-batch's backward reduce-scatters its gradients as they complete
+  // (DeepSpeed's stage_1_and_2.py reduces at every micro-step when it partitions gradients,
+  // reduce_ready_partitions_and_remove_grads; ZeRO-1 and Megatron's distributed optimizer
+  // accumulate whole gradients and reduce after the last micro-batch). The stage's buckets
+  // are then issued in every backward pass, each chunk's in its own pass.
+  bool reduce_every_microbatch = false;
   std::vector<StagePlan> stages;
   std::shared_ptr<ChunkCache> own_cache;  // totals without a caller's cache
   // Tied embeddings on two devices (Megatron-LM's embedding group): the first virtual

@@ -197,9 +197,16 @@ TEST(Communication, ZeroStage3MovesOneAndAHalfTimesDataParallel) {
 TEST(Communication, ZeroStages1And2MoveTheSameAsDataParallel) {
   StrategySpec dp, z;
   dp.dp = z.dp = 4;
-  z.zero = 2;
   dp.main_grads = z.main_grads = MainGrads::model;  // ZeRO §7: 16-bit gradients
+  // ZeRO §7: a reduce-scatter and an all-gather of Psi move what the all-reduce moves, 2 Psi
+  // (n - 1)/n. ZeRO-1 reduces once whatever the micro-batches (batch 8: two per replica).
+  z.zero = 1;
   EXPECT_NEAR(volume(gpt(2), z, 8, CommClass::zero) / volume(gpt(2), dp, 8, CommClass::dp), 1.0, 1e-9);
+  // ZeRO-2 too with one micro-batch (batch 4); with two it reduce-scatters each micro-batch's
+  // gradients (it keeps only their shard): 2 + 1 of Psi (n - 1)/n against 2, 1.5.
+  z.zero = 2;
+  EXPECT_NEAR(volume(gpt(2), z, 4, CommClass::zero) / volume(gpt(2), dp, 4, CommClass::dp), 1.0, 1e-9);
+  EXPECT_NEAR(volume(gpt(2), z, 8, CommClass::zero) / volume(gpt(2), dp, 8, CommClass::dp), 1.5, 1e-9);
 }
 
 }  // namespace

@@ -6,11 +6,8 @@
 // proportional to the bytes gathered (no latency) on the test device (FLOPs at 100 TF).
 #include <gtest/gtest.h>
 
-#include "../support/test_device.hpp"
-#include "../support/test_lowering.hpp"
-#include "model_configs.hpp"
+#include "step_setup.hpp"
 #include "workloads/analytical.hpp"
-#include "workloads/step_plan.hpp"
 
 namespace hcsim {
 namespace {
@@ -19,22 +16,15 @@ constexpr double kH = 1024, kV = 1024, kS = 512;
 constexpr double kLayer = 12 * kH * kH + 13 * kH;  // parameters of one layer (tp 1)
 constexpr double kEmbedding = kV * kH + kS * kH;   // word and position embeddings (tied head)
 
-struct GatherSetup {
-  TransformerConfig c = test::gpt_config(4, 1024, 16, 1024, 512);
-  StrategySpec st;
-  WorkloadSpec w;
-  testing::TestDevice dev;
-  std::unique_ptr<PipelineSchedule> sched;
+struct GatherSetup : test::StepSetup {
   GatherSetup() {
-    register_builtin_schedules();
     st.dp = 2;
     st.zero = 1;
     st.overlap_param_gather = true;
     st.dp_bucket = Bytes(1);  // every marker closes a bucket
     w.global_batch = 8;       // 4 micro-batches per replica
-    sched = pipeline_schedules().get(st.schedule, "").make(Params());
+    make();
   }
-  [[nodiscard]] LoweringInput input() const { return testing::uniform_lowering(c, st, w, *sched, dev); }
 };
 
 // A gather that costs k seconds a byte, and nothing else.
