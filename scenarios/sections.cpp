@@ -131,7 +131,7 @@ const ParamTable& strategy() {
       {.name = "main_grads", .kind = ParamKind::choice, .def = "auto", .choices = {"auto", "fp32", "model"},
        .help = "datatype gradients accumulate and are reduced in: fp32 (a 4 B/parameter main-gradient buffer, "
                "Megatron's rule for bf16), model (the model's datatype: Megatron-LM with fp16, PyTorch FSDP2's "
-               "default), auto (fp32 for bf16 and fp8 without ZeRO-3, model otherwise)"},
+               "default; DeepSpeed ZeRO's), auto (fp32 for bf16 and fp8 with ZeRO 0 or 1, model otherwise)"},
       {.name = "grad_accumulation", .kind = ParamKind::choice, .def = "fused", .choices = {"fused", "separate"},
        .help = "micro-batch gradient accumulation: fused into the weight-gradient GEMM (Megatron-Core "
                "gradient_accumulation_fusion) or one add kernel per parameter tensor every micro-batch "

@@ -19,9 +19,9 @@
 namespace hcsim {
 
 double grad_element_bytes(const StrategySpec& st, DType precision) {
-  const bool fp32 = st.main_grads == MainGrads::fp32 ||
-                    (st.main_grads == MainGrads::automatic && (precision == DType::bf16 || precision == DType::fp8) &&
-                     st.zero < 3);
+  const bool fp32 =
+      st.main_grads == MainGrads::fp32 ||
+      (st.main_grads == MainGrads::automatic && (precision == DType::bf16 || precision == DType::fp8) && st.zero <= 1);
   return fp32 ? 4.0 : dtype_bytes(storage_dtype(precision));
 }
 

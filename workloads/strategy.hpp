@@ -48,8 +48,10 @@ enum class TpOverlap : std::uint8_t { none, backward, full };
 // "accumulate and all-reduce gradients in fp32 for bfloat16 data type"; Megatron-Core's
 // DDP grad_reduce_in_fp32, which NVIDIA's Megatron-Bridge bf16 and fp8 recipes set). model:
 // gradients in the model's datatype, cast to fp32 by the optimizer step (Megatron-LM 2021
-// with fp16; PyTorch FSDP2's default reduce_dtype, the parameter datatype). automatic: fp32
-// for bf16 and fp8 without ZeRO-3 / FSDP, the model's datatype otherwise.
+// with fp16; PyTorch FSDP2's default reduce_dtype, the parameter datatype; DeepSpeed's ZeRO
+// defaults, engine.py get_data_types and communication_data_type). automatic: fp32 for bf16
+// and fp8 with ZeRO 0 or 1 (Megatron), the model's datatype otherwise (ZeRO-2: DeepSpeed's;
+// ZeRO-3 / FSDP).
 enum class MainGrads : std::uint8_t { automatic, fp32, model };
 
 // How the gradients of successive micro-batches add up. fused: the weight-gradient GEMM

@@ -18,7 +18,7 @@
 // beside the next passes (workloads/step_plan.hpp, reduce_every_microbatch): its reductions
 // share links with the passes' own communication all step, which the closed forms, costing
 // each transfer alone, do not see; there the analytical step may only be faster than the
-// event one (one-sided bound +2 %; with context parallelism in one node it is up to -18 %).
+// event one (one-sided bound +2 %; with context parallelism in one node it is up to -11 %).
 // The largest differences found are printed and recorded in docs/performance.md.
 #include <gtest/gtest.h>
 

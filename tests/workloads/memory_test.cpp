@@ -45,6 +45,11 @@ TEST(StageMemory, ModelStatesFollowZeroStages) {
   const auto m = stage_memory(c, dp, w, sh);
   EXPECT_NEAR((m.weights + m.gradients + m.optimizer).value() / stage_params_per_device(c, dp, sh), 18.0, 1e-9);
   EXPECT_NEAR(m.gradients.value() / stage_params_per_device(c, dp, sh), 4.0, 1e-12);
+  // ZeRO-2 (a DeepSpeed stage) keeps its gradient shard in the model's datatype, as
+  // DeepSpeed's grad_accum_dtype defaults to under ZeRO: 2 bytes a parameter over 8 ranks.
+  dp.zero = 2;
+  const auto z2 = stage_memory(c, dp, w, sh);
+  EXPECT_NEAR(z2.gradients.value() / stage_params_per_device(c, dp, sh), 2.0 / 8, 1e-12);
 }
 
 TEST(StageMemory, ParameterCountMatchesNarayananEq2) {

@@ -21,7 +21,8 @@ struct Zero2Setup : test::StepSetup {
     st.dp = 2;
     st.zero = zero;
     st.overlap_param_gather = false;
-    w.global_batch = 8;  // 4 micro-batches per replica
+    st.main_grads = MainGrads::fp32;  // ZeRO-1's datatype for both: only the reductions differ
+    w.global_batch = 8;               // 4 micro-batches per replica
     make();
   }
 };
