@@ -67,22 +67,22 @@ class Emitter {
     std::vector<std::vector<PipeOp>> order(static_cast<std::size_t>(p_));
     for (int s = 0; s < p_; ++s) order[s] = plan_.stages[static_cast<std::size_t>(s)].order;
     std::vector<std::size_t> pos(static_cast<std::size_t>(p_), 0);
+    // A pass that completes gradients: a whole backward, or W.
+    const auto grads = [](const PipeOp& op) { return op.part == PassPart::whole ? op.backward : op.weight(); };
     // Per stage and chunk: the pass that holds the bucket markers of the chunk's last
-    // micro-batch (its last whole backward or W in the order).
+    // micro-batch (its last such pass in the order).
     std::vector<std::vector<std::size_t>> holder(static_cast<std::size_t>(p_),
                                                  std::vector<std::size_t>(static_cast<std::size_t>(plan_.v)));
     std::size_t remaining = 0;
     for (int s = 0; s < p_; ++s) {
       remaining += order[s].size();
       for (std::size_t i = 0; i < order[s].size(); ++i)
-        if (order[s][i].part == PassPart::whole ? order[s][i].backward : order[s][i].weight())
-          holder[s][static_cast<std::size_t>(order[s][i].chunk)] = i;
+        if (grads(order[s][i])) holder[s][static_cast<std::size_t>(order[s][i].chunk)] = i;
     }
-    // Reduced every micro-batch (ZeRO-2): every backward pass (or W) holds its chunk's buckets.
+    // Reduced every micro-batch (ZeRO-2): every such pass holds its chunk's buckets.
     const auto holds = [&](int s, std::size_t i) {
       const PipeOp& op = order[s][i];
-      return plan_.reduce_every_microbatch ? (op.part == PassPart::whole ? op.backward : op.weight())
-                                           : i == holder[s][static_cast<std::size_t>(op.chunk)];
+      return plan_.reduce_every_microbatch ? grads(op) : i == holder[s][static_cast<std::size_t>(op.chunk)];
     };
     // ZeRO-1/2 aligned parameter gathers: model chunks 0 and 1 issued as the step starts.
     for (int s = 0; s < p_; ++s)
@@ -155,11 +155,11 @@ class Emitter {
     return plan_.placement.last(vs) || recv_.count(key(vs, op.microbatch, true));
   }
 
-  // A gradient reduction of stage s (the plan's), one per tensor-parallel rank: its codec's
-  // encode on each rank, its collectives one after the other, decode.
-  // Micro-batch mb's reduction `red` of stage s after `chain`. `held` (ZeRO-2 reducing every
-  // micro-batch without overlap): the devices' next compute waits for it, and each built
-  // rank's entry becomes the task it ends with (the pass's send follows it).
+  // Micro-batch mb's gradient reduction `red` of stage s (the plan's) after `chain`, one per
+  // tensor-parallel rank: its codec's encode on each rank, its collectives one after the
+  // other, decode. `held` (ZeRO-2 reducing every micro-batch without overlap): the devices'
+  // next compute waits for it, and each built rank's entry becomes the task it ends with
+  // (the pass's send follows it).
   void emit_grad_collective(int s, const GradReduction& red, const std::vector<TaskId>& chain, int mb,
                             std::vector<TaskId>* held = nullptr) {
     for (int t = 0; t < tp_; ++t) {
