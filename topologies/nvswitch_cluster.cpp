@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <numeric>
+
 #include "topologies/clos.hpp"
 #include "topologies/torus.hpp"
 
@@ -176,6 +178,16 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
   g.destination_routing = p_.string("fabric_routing") == "d-mod-k";
   const std::vector<ClosEndpoint> eps = attach_nics(g, s, nic, rails);
   const ClosSummary c = add_two_tier_clos(g, eps, o);
+  // Routed by destination, the fabric repeats after whole nodes that fill whole leaves
+  // (TopologyGraph::translation_period): shifting the devices by that many moves each host
+  // to the same port of another leaf and adds one amount to every host index, so D-mod-k's
+  // uplink (host index mod spines) turns by that amount on every route, a relabelling of
+  // spines that are all alike (each joined to every leaf by the same link). A rail puts one
+  // port of each node on its leaves; one shared tree takes each node's NIC ports in turn.
+  if (g.destination_routing) {
+    const int gpn = s.per_node / s.nics;
+    g.translation_period = rails ? s.per_node * c.down : gpn * std::lcm(s.nics, c.down);
+  }
   // GPUs behind a shared NIC are reached through its port: D-mod-k routes them by its index.
   if (const int gpus_per_nic = s.per_node / s.nics; gpus_per_nic > 1)
     for (int d = 0; d < ctx.devices; ++d)

@@ -103,6 +103,11 @@ class TopologyGraph {
   // Hot Interconnects 2010), or by a hash of (source, destination) (Ethernet ECMP, where
   // flows may collide on one uplink).
   bool destination_routing = false;
+  // Devices the fabric repeats after (0: none declared): shifting every device of a group by
+  // a multiple of it maps the group's routes onto routes of the same links' kinds, edge for
+  // edge, so a collective costs the same (CollectiveCostModel::estimate reuses it). A builder
+  // declares it where its wiring and routing make that so (nvswitch_cluster.cpp).
+  int translation_period = 0;
   // Optical circuit switch reconfiguration time of a reconfigurable fabric (TPU v4: ~10 s);
   // zero when the fabric is not reconfigurable.
   Seconds reconfiguration_time{};

@@ -449,6 +449,15 @@ CollectiveEstimate CollectiveCostModel::evaluate(const CollectiveAlgorithm& a, c
 CollectiveEstimate CollectiveCostModel::estimate(const std::vector<int>& devices, CollectiveOp op, Bytes per_rank,
                                                  std::string_view algorithm,
                                                  const std::vector<int>& siblings) const {
+  if (const int period = g_.translation_period; period > 0 && !devices.empty()) {
+    int low = *std::min_element(devices.begin(), devices.end());
+    if (!siblings.empty()) low += std::min(0, *std::min_element(siblings.begin(), siblings.end()));
+    if (const int shift = low / period * period; shift > 0) {
+      std::vector<int> moved(devices);
+      for (int& d : moved) d -= shift;
+      return estimate(moved, op, per_rank, algorithm, siblings);
+    }
+  }
   const int siblings_id = step_loads_.siblings_id(siblings);
   auto key = std::make_tuple(devices, static_cast<int>(op), per_rank.value(), std::string(algorithm), siblings_id);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;

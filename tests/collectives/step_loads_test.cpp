@@ -2,6 +2,7 @@
 // other bytes give exactly the times of routing and charging every transfer afresh.
 #include "sim/collectives/step_loads.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -98,6 +99,85 @@ TEST(StepLoads, ReusedShapesGiveTheTimesOfRoutingEveryTransfer) {
   CollectiveCostModel m(cases[1].g);
   (void)m.estimate({0, 8, 16, 24}, CollectiveOp::all_reduce, Bytes(1048576), "ring", {1, 2, 3});
   EXPECT_GT(m.step_shapes(), 0U);
+}
+
+// A fabric that repeats (TopologyGraph::translation_period) costs a group shifted by a
+// multiple of its period as the group itself: the model asks the shifted group's estimate
+// of the group moved back and routes nothing new (no step shape added), and every field
+// equals what routing the shifted group's own transfers gives (a copy of the graph that
+// declares no period). Fabrics: rails of 4 nodes a leaf (period 32 devices, the last leaf
+// part-filled), two NICs per node on leaves of 3 ports (period 24), one NIC per GPU on
+// leaves of half a node (period 8), the same with NVLink SHARP and SHARP in the fabric
+// (in-network reductions, rooted at any reducing switch); groups of a data-parallel kind
+// (one GPU per node, the node's other GPUs as siblings), within nodes, across leaves, and
+// pipeline sends.
+TEST(StepLoads, ShiftedGroupsCostWhatTheirOriginalsCost) {
+  register_builtin_collectives();
+  struct Case {
+    TopologyGraph g;
+    int windows;
+  };
+  std::vector<Case> cases;
+  cases.push_back({testing::test_topology({{"type", "nvswitch-cluster"},
+                                           {"fabric", "rail-optimised"},
+                                           {"nic", {{"preset", "ib-ndr"}}},
+                                           {"switch_radix", 8}},
+                                          176),
+                   5});
+  cases.push_back(
+      {testing::test_topology({{"type", "nvswitch-cluster"}, {"nics_per_node", 2}, {"switch_radix", 6}}, 96), 4});
+  cases.push_back({testing::test_topology({{"type", "nvswitch-cluster"}, {"switch_radix", 8}}, 64), 8});
+  cases.push_back({testing::test_topology({{"type", "nvswitch-cluster"},
+                                           {"nvlink", {{"preset", "nvlink4"}}},
+                                           {"nvswitch_reduction", true},
+                                           {"fabric_reduction", true},
+                                           {"switch_radix", 8}},
+                                          64),
+                   8});
+  const std::vector<int> siblings7 = consecutive(7, 1);
+  const std::vector<double> sizes{1048576, 1048576 + 7, 25165824};
+  std::vector<std::string> names{"auto"};
+  for (const CollectiveAlgorithm* a : auto_candidates()) names.push_back(a->name);
+  for (Case& c : cases) {
+    const int period = c.g.translation_period;
+    ASSERT_GT(period, 0);
+    TopologyGraph plain = c.g;
+    plain.translation_period = 0;
+    std::vector<int> stride;  // one GPU in each of the first nodes, a window and a half
+    for (int d = 0; d < period + period / 2 && d < c.g.device_count() / 2; d += 8) stride.push_back(d);
+    if (stride.size() < 2) stride = {0, 8};
+    const std::vector<std::tuple<std::vector<int>, CollectiveOp, std::vector<int>>> groups{
+        {stride, CollectiveOp::all_reduce, siblings7},      {stride, CollectiveOp::all_gather, siblings7},
+        {stride, CollectiveOp::reduce_scatter, {}},         {consecutive(8), CollectiveOp::all_reduce, {}},
+        {consecutive(16, 4), CollectiveOp::all_to_all, {}}, {{0, 8}, CollectiveOp::send_recv, siblings7}};
+    for (const auto& [group, op, siblings] : groups)
+      for (const std::string& name : names) {
+        CollectiveCostModel shifting(c.g), routing(plain);
+        std::vector<int> ranks;
+        const CollectiveAlgorithm* a = find_collective_algorithm(name);
+        if (a && !a->supports(op, routing.shape_of(group, ranks))) continue;
+        for (double s : sizes) {
+          CollectiveEstimate original;
+          try {
+            original = shifting.estimate(group, op, Bytes(s), name, siblings);
+          } catch (const InputError&) {
+            continue;  // the algorithm refuses this group: nothing to shift
+          }
+          const std::size_t shapes = shifting.step_shapes();
+          for (int k = 1; k <= c.windows; ++k) {
+            std::vector<int> moved(group);
+            for (int& d : moved) d += k * period;
+            if (*std::max_element(moved.begin(), moved.end()) + 7 >= c.g.device_count()) break;
+            const std::string what = name + " " + std::string(collective_op_name(op)) + " from " +
+                                     std::to_string(moved[0]) + ", " + std::to_string(s) + " B";
+            const CollectiveEstimate got = shifting.estimate(moved, op, Bytes(s), name, siblings);
+            expect_same(got, routing.estimate(moved, op, Bytes(s), name, siblings), what);
+            expect_same(got, original, what);
+            EXPECT_EQ(shifting.step_shapes(), shapes) << what;
+          }
+        }
+      }
+  }
 }
 
 // One step: ring 0 -> 8 -> 16 -> 24 -> 0 over two NICs per node, siblings 1-3 behind the

@@ -2,10 +2,14 @@
 #include "topologies/nvswitch_cluster.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
+#include <string>
 
 #include <gtest/gtest.h>
+
+#include "topologies/routing.hpp"
 
 namespace hcsim {
 namespace {
@@ -184,6 +188,81 @@ TEST(NvswitchCluster, EdgesShareTheirDistinctLinkSpecsAndSurviveACopy) {
   EXPECT_EQ(copy.edges()[0].link().name, nvlink_name);
   EXPECT_EQ(copy.edges()[0].link_class(), "nvlink");
   EXPECT_EQ(count_class(copy, "infiniband"), 64 + 4 * 20);  // 64 NICs; 4 leaves x 20 spines
+}
+
+// Whether shifting every device by `shift` maps each route between two devices onto the
+// route between their shifts by one map of nodes and one of edges, each one-to-one, every
+// edge onto one of the same lanes, bandwidth, efficiency and latency: what
+// TopologyGraph::translation_period promises, checked on every pair that stays inside the
+// cluster. `why` names the first pair that breaks it.
+bool routes_repeat_after(const TopologyGraph& g, int shift, std::string& why) {
+  const Router router(g);
+  std::map<int, int> node_to, node_from, edge_to, edge_from;
+  const auto bind = [](std::map<int, int>& to, std::map<int, int>& from, int x, int y) {
+    const auto [i, fresh] = to.try_emplace(x, y);
+    const auto [j, fresh_back] = from.try_emplace(y, x);
+    return i->second == y && j->second == x;
+  };
+  const int n = g.device_count();
+  for (int a = 0; a + shift < n; ++a)
+    for (int b = 0; b + shift < n; ++b) {
+      if (a == b) continue;
+      const Route& r = router.device_route(a, b);
+      const Route& t = router.device_route(a + shift, b + shift);
+      bool same = r.hops() == t.hops() && r.latency == t.latency && r.bottleneck == t.bottleneck;
+      for (std::size_t i = 0; same && i < r.edges.size(); ++i) {
+        const TopoEdge& e = g.edges()[static_cast<std::size_t>(r.edges[i])];
+        const TopoEdge& f = g.edges()[static_cast<std::size_t>(t.edges[i])];
+        same = e.lanes == f.lanes && e.effective_bandwidth() == f.effective_bandwidth() &&
+               e.spec->latency == f.spec->latency && bind(edge_to, edge_from, r.edges[i], t.edges[i]) &&
+               bind(node_to, node_from, r.nodes[i], t.nodes[i]) &&
+               bind(node_to, node_from, r.nodes[i + 1], t.nodes[i + 1]);
+      }
+      if (!same) {
+        why = "route " + std::to_string(a) + " -> " + std::to_string(b);
+        return false;
+      }
+    }
+  return true;
+}
+
+// Fat-tree and rail-optimised fabrics routed by destination repeat after a whole number of
+// nodes that fills whole leaves: shifting devices by it moves each leaf's hosts to another
+// leaf's and turns D-mod-k's spine choice (host index mod spines) by the same amount for
+// every route, a relabelling of spines that are all alike. The cases: one NIC per GPU and
+// leaves of half a node (period one node), rails of 4 nodes a leaf (period 4 nodes), two
+// NICs per node on leaves of 3 ports (period 3 nodes), a 3:1 oversubscribed leaf of 6
+// ports (period 3 nodes); node counts leave the last leaf part-filled. A shift of one node
+// is not a period where leaves hold more: the check can fail.
+TEST(NvswitchCluster, DestinationRoutedFabricsRepeatAfterTheirTranslationPeriod) {
+  struct Case {
+    nlohmann::json desc;
+    int devices, period;
+  };
+  const std::vector<Case> cases{
+      {{{"switch_radix", 8}}, 56, 8},
+      {{{"fabric", "rail-optimised"}, {"switch_radix", 8}}, 176, 32},
+      {{{"nics_per_node", 2}, {"switch_radix", 6}}, 88, 24},
+      {{{"switch_radix", 8}, {"oversubscription", 3}}, 88, 24},
+  };
+  for (const Case& c : cases) {
+    const TopologyGraph g = build_nvswitch(c.desc, c.devices);
+    EXPECT_EQ(g.translation_period, c.period) << c.desc.dump();
+    std::string why;
+    EXPECT_TRUE(routes_repeat_after(g, c.period, why)) << c.desc.dump() << ": " << why;
+    EXPECT_TRUE(routes_repeat_after(g, 2 * c.period, why)) << c.desc.dump() << ": " << why;
+    if (c.period > 8) { EXPECT_FALSE(routes_repeat_after(g, 8, why)) << c.desc.dump(); }
+  }
+}
+
+// No period where the routing or the wiring does not repeat: ECMP hashes (source,
+// destination), a torus of nodes, one node (no fabric).
+TEST(NvswitchCluster, DeclaresNoPeriodWhereRoutesDoNotRepeat) {
+  EXPECT_EQ(build_nvswitch({{"switch_radix", 8}, {"fabric_routing", "ecmp-hash"}}, 64).translation_period, 0);
+  EXPECT_EQ(build_nvswitch({{"fabric", "torus"}, {"fabric_dims", {2, 2, 2}}}, 64).translation_period, 0);
+  EXPECT_EQ(build_nvswitch(nlohmann::json::object(), 8).translation_period, 0);
+  std::string why;
+  EXPECT_FALSE(routes_repeat_after(build_nvswitch({{"switch_radix", 8}, {"fabric_routing", "ecmp-hash"}}, 64), 8, why));
 }
 
 }  // namespace
