@@ -231,9 +231,10 @@ bool routes_repeat_after(const TopologyGraph& g, int shift, std::string& why) {
 // leaf's and turns D-mod-k's spine choice (host index mod spines) by the same amount for
 // every route, a relabelling of spines that are all alike. The cases: one NIC per GPU and
 // leaves of half a node (period one node), rails of 4 nodes a leaf (period 4 nodes), two
-// NICs per node on leaves of 3 ports (period 3 nodes), a 3:1 oversubscribed leaf of 6
-// ports (period 3 nodes); node counts leave the last leaf part-filled. A shift of one node
-// is not a period where leaves hold more: the check can fail.
+// NICs per node on leaves of 3 ports (period 3 nodes), the same NICs on rails (period 4
+// nodes), a 3:1 oversubscribed leaf of 6 ports (period 3 nodes); node counts leave the last
+// leaf part-filled. A shift of one node is not a period where leaves hold more: the check
+// can fail.
 TEST(NvswitchCluster, DestinationRoutedFabricsRepeatAfterTheirTranslationPeriod) {
   struct Case {
     nlohmann::json desc;
@@ -243,6 +244,7 @@ TEST(NvswitchCluster, DestinationRoutedFabricsRepeatAfterTheirTranslationPeriod)
       {{{"switch_radix", 8}}, 56, 8},
       {{{"fabric", "rail-optimised"}, {"switch_radix", 8}}, 176, 32},
       {{{"nics_per_node", 2}, {"switch_radix", 6}}, 88, 24},
+      {{{"fabric", "rail-optimised"}, {"nics_per_node", 2}, {"switch_radix", 8}}, 176, 32},
       {{{"switch_radix", 8}, {"oversubscription", 3}}, 88, 24},
   };
   for (const Case& c : cases) {
