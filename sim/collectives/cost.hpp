@@ -108,6 +108,8 @@ class CollectiveCostModel {
   // other tensor-parallel ranks' data-parallel groups, the other shards' replica groups).
   // Their transfers load the links as the group's own do, so a NIC that several of them
   // share divides its bandwidth among them (schedule steps; in-network reduction ignores them).
+  // On a graph with a translation_period the group and its siblings are first moved down by
+  // the largest multiple of it below them: the translates of a group cost once.
   [[nodiscard]] CollectiveEstimate estimate(const std::vector<int>& devices, CollectiveOp op, Bytes per_rank,
                                             std::string_view algorithm = "auto",
                                             const std::vector<int>& siblings = {}) const;
