@@ -1,9 +1,12 @@
 // The JSON report (format hcsim-report/2; schema docs/report.schema.json).
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <ostream>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "hcsim/version.hpp"
 #include "report.hpp"
@@ -275,13 +278,21 @@ void write_report_json(std::ostream& os, const Scenario& sc, const RunOutput& ru
       return;
     }
     os << "[\n";
+    // Gathered into pieces of about 1 MiB: a stream writes a piece of 1 KiB or more (a
+    // device's text) with a system call of its own, one a device.
+    std::string piece;
     for (std::size_t i = 0; i < devices.size(); ++i) {
       const DeviceMetrics d = devices[i];
       Printed& p = printed[{d.stage, d.pool}];
       if (!p.d || !same_but_numbers(d, *p.d)) print(d, p);
-      os << (i ? ",\n" : "") << pad2 << p.head << d.device << p.middle << d.twin << p.tail;
+      fmt::format_to(std::back_inserter(piece), "{}{}{}{}{}{}{}", i ? ",\n" : "", pad2, p.head, d.device, p.middle,
+                     d.twin, p.tail);
+      if (piece.size() >= (std::size_t{1} << 20)) {
+        os << piece;
+        piece.clear();
+      }
     }
-    os << "\n" << pad << "]";
+    os << piece << "\n" << pad << "]";
   };
   os << "{\n";
   // json keeps its members in key order, so per_device goes before the first key after it.

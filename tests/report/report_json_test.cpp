@@ -1,5 +1,6 @@
 // The JSON report against its published schema (docs/report.schema.json), the checker
 // against documents it must reject, and the JSON/CSV views against the metrics.
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -131,6 +132,22 @@ TEST(ReportJson, StreamedPerDeviceIsTheWholeReportsBytes) {
     for (int indent : {2, 4}) EXPECT_EQ(streamed(r->sc, r->out, indent), report_json(r->sc, r->out).dump(indent));
   EXPECT_EQ(quickstart()->out.metrics.devices.size(), 16u);
   EXPECT_EQ(quickstart()->out.metrics.simulated_devices, 2);
+}
+
+// The per-device list is written in pieces of about 1 MiB (report_json.cpp): 2,048 devices
+// of one node in analytical mode print more than 2 MiB of it, so pieces are written
+// before the last, and the bytes are still report_json().dump()'s.
+TEST(ReportJson, StreamedPerDeviceIsTheWholeReportsBytesPastOnePiece) {
+  json doc = small_doc(2048, 1, 1, testing::nvlink3(), 2048);
+  doc["simulation"]["mode"] = "analytical";
+  const auto r = run_doc(doc);
+  const std::string text = streamed(r->sc, r->out);
+  EXPECT_GT(text.size(), std::size_t{2} << 20);
+  // Compared whole (a failure prints no diff of megabytes), then where they part.
+  const std::string whole = report_json(r->sc, r->out).dump(2);
+  EXPECT_TRUE(text == whole) << "sizes " << text.size() << " and " << whole.size() << ", apart from byte "
+                             << (std::mismatch(text.begin(), text.end(), whole.begin(), whole.end()).first -
+                                 text.begin());
 }
 
 // Devices of one stage print from one text with their numbers put in; one that differs from
