@@ -184,12 +184,11 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
   // uplink (host index mod spines) turns by that amount on every route, a relabelling of
   // spines that are all alike (each joined to every leaf by the same link). A rail puts one
   // port of each node on its leaves; one shared tree takes each node's NIC ports in turn.
-  if (g.destination_routing) {
-    const int gpn = s.per_node / s.nics;
-    g.translation_period = rails ? s.per_node * c.down : gpn * std::lcm(s.nics, c.down);
-  }
+  const int gpus_per_nic = s.per_node / s.nics;
+  if (g.destination_routing)
+    g.translation_period = rails ? s.per_node * c.down : gpus_per_nic * std::lcm(s.nics, c.down);
   // GPUs behind a shared NIC are reached through its port: D-mod-k routes them by its index.
-  if (const int gpus_per_nic = s.per_node / s.nics; gpus_per_nic > 1)
+  if (gpus_per_nic > 1)
     for (int d = 0; d < ctx.devices; ++d)
       g.set_host_index(g.device_node(d), g.host_index(eps[static_cast<std::size_t>(d / gpus_per_nic)].node));
   g.description += fmt::format(", {} x {} per node, {} ({} leaves, {} spines{}, {:g}:1)", s.nics, nic.name,
