@@ -32,8 +32,7 @@ Bytes backward_bytes(const Kernel& f) {
 
 class ItemBuilder {
  public:
-  ItemBuilder(const LoweringInput& in, const ComputeDevice& dev)
-      : in_(in), dev_(dev), st_(*in.strategy), c_(*in.model) {
+  ItemBuilder(const LoweringInput& in, const ComputeDevice& dev) : dev_(dev), st_(*in.strategy), c_(*in.model) {
     shape_ = shard_shape(*in.workload, st_);
     grad_e_ = grad_element_bytes(st_, in.workload->precision);
     // Tensor-parallel collectives carry this rank's s/cp tokens.
@@ -341,7 +340,6 @@ class ItemBuilder {
     }
   }
 
-  const LoweringInput& in_;
   const ComputeDevice& dev_;
   const StrategySpec& st_;
   const TransformerConfig& c_;

@@ -71,17 +71,20 @@ TEST(ClusterSweep, EachPointEqualsHcsimClusterRunForTheSameInputs) {
 
 TEST(ClusterSweep, SameBytesWithOneAndTwoWorkersAndResumeRunsNothing) {
   ScratchDir dir("hcsim-cluster-sweep-j");
-  const RunResult one = hcsim({"sweep", kSweep, "--out", dir / "one", "-q"}, dir);
+  // Four points (two schedulers on both A100 pool sizes): two for each worker.
+  spit(dir / "s.json", small_sweep(R"([{"path": "/scheduler/type", "values": ["fifo", "priority"]},
+                                       {"path": "/cluster/pools/1/count", "values": [32, 64]}])"));
+  const RunResult one = hcsim({"sweep", dir / "s.json", "--out", dir / "one", "-q"}, dir);
   ASSERT_EQ(one.rc, 0) << one.err;
-  const RunResult two = hcsim({"sweep", kSweep, "--out", dir / "two", "-q", "-j", "2"}, dir);
+  const RunResult two = hcsim({"sweep", dir / "s.json", "--out", dir / "two", "-q", "-j", "2"}, dir);
   ASSERT_EQ(two.rc, 0) << two.err;
   EXPECT_EQ(slurp(dir / "one/results.jsonl"), slurp(dir / "two/results.jsonl"));
   EXPECT_EQ(slurp(dir / "one/results.csv"), slurp(dir / "two/results.csv"));
   EXPECT_THAT(slurp(dir / "one/results.csv"),
               HasSubstr("index,status,scheduler.type,cluster.pools.1.count,totals.completed,totals.makespan,"));
-  const RunResult again = hcsim({"sweep", kSweep, "--out", dir / "two", "-q", "-j", "2"}, dir);
+  const RunResult again = hcsim({"sweep", dir / "s.json", "--out", dir / "two", "-q", "-j", "2"}, dir);
   ASSERT_EQ(again.rc, 0) << again.err;
-  EXPECT_THAT(again.out, HasSubstr("10 already done, 0 run"));
+  EXPECT_THAT(again.out, HasSubstr("4 already done, 0 run"));
 }
 
 TEST(ClusterSweep, BadBaseIsExitCodeTwoWithThePath) {
