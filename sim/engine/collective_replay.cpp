@@ -135,17 +135,13 @@ void CollectiveReplay::count_rest(const Instance& co, int d) {
   for (std::uint32_t s : co.split->rest_slots[co.phase]) rest_live_[s] += d;
 }
 
-CollectiveReplay::SlotCounts CollectiveReplay::slot_counts(const std::vector<DevicePair>& pairs) const {
-  std::vector<std::uint32_t> slots;
-  for (const DevicePair& p : pairs) load_.slots(p, slots);
-  SlotCounts out;
-  for (std::uint32_t s : slots) ++out[s];
-  return out;
+CollectiveReplay::SlotCounts CollectiveReplay::slot_counts(const std::vector<DevicePair>& pairs) {
+  return load_.counts(pairs);
 }
 
 void CollectiveReplay::count_part_mirrors(const SlotCounts* m, std::uint32_t part, int d) {
   if (!m || part_mirrors_.empty()) return;
-  for (const auto& [s, n] : *m) {
+  for (const auto& [s, n] : m->links) {
     all_mirrors_[s] += d * n;
     part_mirrors_[part][s] += d * n;
   }
@@ -158,8 +154,7 @@ double CollectiveReplay::dynamic_stretch(std::uint32_t src, std::uint32_t dst, c
   for (std::uint32_t s : pair_slots(src, dst)) {
     const double b = slot_bandwidth_[s], k = std::max(1, live_[s]);
     double others = rest_live_[s];
-    if (mirrors)
-      if (const auto m = mirrors->find(s); m != mirrors->end()) others += m->second;
+    if (mirrors) others += mirrors->at(s);
     // Another job's mirrors on this link (its own are its representative's only: within one
     // job a mirrored group may be another task's built group, counted by live_).
     if (!part_mirrors_.empty()) others += all_mirrors_[s] - part_mirrors_[part][s];

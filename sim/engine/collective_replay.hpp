@@ -165,14 +165,14 @@ class CollectiveReplay {
   // flows start and end many times. Valid until the next call.
   std::span<const std::uint32_t> pair_slots(std::uint32_t src, std::uint32_t dst);
   void count_rest(const Instance& co, int d);  // the current phase's rest flows on their links
-  using SlotCounts = std::unordered_map<std::uint32_t, std::int32_t>;  // directed link -> flows
+  using SlotCounts = MirrorLoad::LinkCounts;   // directed link -> flows
   // R_0 / R of the header comment for a flow src -> dst starting now, with `mirrors` its
   // own mirrors' flows per link.
   // With merged graphs (TaskGraph::part_begin), the live mirrors of the other parts too
   // (part_mirrors_); `part` is the flow's.
   double dynamic_stretch(std::uint32_t src, std::uint32_t dst, const SlotCounts* mirrors, std::uint32_t part);
   void count_part_mirrors(const SlotCounts* m, std::uint32_t part, int d);
-  SlotCounts slot_counts(const std::vector<DevicePair>& pairs) const;  // flows per directed link
+  SlotCounts slot_counts(const std::vector<DevicePair>& pairs);  // flows per directed link
   // The flows of collective c's mirrors in event-mode phase `phase` (flow mode by phases:
   // step `phase` of the schedule), per link (null: none).
   const SlotCounts* mirror_slots(int c, std::size_t phase);

@@ -36,6 +36,28 @@ std::unordered_map<std::uint64_t, double> MirrorLoad::stretches(const std::vecto
   return out;
 }
 
+MirrorLoad::LinkCounts MirrorLoad::counts(const std::vector<DevicePair>& pairs) {
+  std::vector<std::uint32_t> touched;
+  for (const DevicePair& p : pairs)
+    for_slots(p, [&](std::size_t s) {
+      if (k_[s]++ == 0) touched.push_back(static_cast<std::uint32_t>(s));
+    });
+  std::sort(touched.begin(), touched.end());
+  LinkCounts out;
+  out.links.reserve(touched.size());
+  for (std::uint32_t s : touched) {
+    out.links.emplace_back(s, static_cast<std::int32_t>(k_[s]));
+    k_[s] = 0;
+  }
+  return out;
+}
+
+std::int32_t MirrorLoad::LinkCounts::at(std::uint32_t slot) const {
+  const auto it = std::lower_bound(links.begin(), links.end(), std::pair<std::uint32_t, std::int32_t>{slot, 0},
+                                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  return it != links.end() && it->first == slot ? it->second : 0;
+}
+
 void MirrorLoad::slots(const DevicePair& p, std::vector<std::uint32_t>& out) const {
   for_slots(p, [&](std::size_t s) { out.push_back(static_cast<std::uint32_t>(s)); });
 }

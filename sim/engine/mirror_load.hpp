@@ -44,6 +44,15 @@ class MirrorLoad {
   };
   std::vector<SharedTime> shared_times(const std::vector<DevicePair>& pairs, const std::vector<double>& bytes);
 
+  // Flows per directed link over the routes of `pairs`, ascending by link: a sorted list, so
+  // that a mirror set's counts over a hundred thousand devices take one array, not a node
+  // per link (counted in this object's per-link scratch array).
+  struct LinkCounts {
+    std::vector<std::pair<std::uint32_t, std::int32_t>> links;
+    [[nodiscard]] std::int32_t at(std::uint32_t slot) const;  // 0 where none
+  };
+  LinkCounts counts(const std::vector<DevicePair>& pairs);
+
   // The directed links (2 x edge + direction) of the route src -> dst, appended to `out`.
   void slots(const DevicePair& p, std::vector<std::uint32_t>& out) const;
   // Effective bandwidth of a directed link (bandwidth x efficiency).
