@@ -128,7 +128,7 @@ struct PassTimes {
   std::vector<PairPiece> forward_pieces{}, whole_pieces{};
 };
 // Each stage's end of `schedule`'s order under that recurrence; `t` holds chunk c of stage s
-// at s * v + c.
+// at s * v + c. (pipeline_ends.cpp, with pair_end.)
 std::vector<Seconds> pipeline_ends(const PipelineSchedule& schedule, const Placement& place, int m,
                                    const std::vector<PassTimes>& t);
 

@@ -184,6 +184,8 @@ class CollectiveCostModel {
   // charge_multimem on the step's multimem transfers.
   bool load_multimem(const Step& st, const std::vector<int>& rank_devices, Bytes element_size,
                      std::vector<std::size_t>& touched, MultimemOwners* owners) const;
+  // Index in r.nodes of the first reducing switch the route crosses; -1: none.
+  static int reducing_switch(const TopologyGraph& g, const Route& r);
   // Whether the route between the first two ranks of every node crosses a reducing switch.
   bool nodes_reduce(const std::vector<int>& ranks, const GroupShape& shape) const;
   CollectiveEstimate evaluate(const CollectiveAlgorithm& a, const std::vector<int>& ranks, const GroupShape& shape,

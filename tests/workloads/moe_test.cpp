@@ -3,8 +3,7 @@
 // layers are MoE layers; an MoE layer's model FLOPs in closed form; the routing's load per
 // rank (Zipf shares, capacity factor); the dispatch and combine bytes of the plan; the
 // experts' memory sharded over ep and, under ZeRO-1, over the expert replica group; the
-// layout rules; and expert tensor parallelism (etp): its groups, its split GEMMs, the
-// gather and reduce-scatter around the experts, its memory and its rules.
+// layout rules. Expert tensor parallelism: expert_tensor_parallel_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <map>
 #include <memory>
 
+#include "../support/moe_config.hpp"
 #include "../support/test_device.hpp"
 #include "../support/test_lowering.hpp"
 #include "sim/core/error.hpp"
@@ -22,16 +22,6 @@
 
 namespace hcsim {
 namespace {
-
-TransformerConfig preset(const char* name) {
-  register_builtin_transformers();
-  const Preset* p = transformer_presets().find(name);
-  EXPECT_NE(p, nullptr) << name;
-  Diagnostics diag;
-  auto m = transformer_models().build(p->type, p->values, "/m", diag);
-  EXPECT_TRUE(m) << name;
-  return m->config;
-}
 
 // The published totals are rounded: the tolerance is half the last digit given.
 TEST(MoeModels, ParametersTotalAndActiveMatchTheirPapers) {
@@ -50,7 +40,7 @@ TEST(MoeModels, ParametersTotalAndActiveMatchTheirPapers) {
            // Qwen3-235B-A22B 235B total, 22B activated.
            Row{"qwen3-235b-a22b", 235, 22, 0.5},
        }) {
-    const TransformerConfig c = preset(r.name);
+    const TransformerConfig c = testing::moe_preset(r.name);
     EXPECT_NEAR(c.total_params() / 1e9, r.total, r.half_digit) << r.name;
     EXPECT_NEAR(c.active_params() / 1e9, r.active, r.half_digit) << r.name;
   }
@@ -58,7 +48,7 @@ TEST(MoeModels, ParametersTotalAndActiveMatchTheirPapers) {
   // Qwen3-235B-A22B: 234B without the embeddings. hcsim's active count is 3.353B with both
   // (untied) embedding matrices: the card's 3.3B is read as truncated, so it is checked to
   // 0.06 rather than half its last digit.
-  const TransformerConfig q30 = preset("qwen3-30b-a3b"), q235 = preset("qwen3-235b-a22b");
+  const TransformerConfig q30 = testing::moe_preset("qwen3-30b-a3b"), q235 = testing::moe_preset("qwen3-235b-a22b");
   auto non_embedding = [](const TransformerConfig& c) {
     return c.total_params() - 2.0 * static_cast<double>(c.vocab) * static_cast<double>(c.hidden);
   };
@@ -67,11 +57,11 @@ TEST(MoeModels, ParametersTotalAndActiveMatchTheirPapers) {
   EXPECT_NEAR(q30.active_params() / 1e9, 3.3, 0.06);
   EXPECT_NEAR(non_embedding(q235) / 1e9, 234, 0.5);
   // Artetxe et al. 2022, Table 1: 1.1T (GPT-3 6.7B with 512 experts in 16 of 32 layers).
-  const TransformerConfig g = preset("gshard-gpt-1.1t");
+  const TransformerConfig g = testing::moe_preset("gshard-gpt-1.1t");
   EXPECT_NEAR(g.total_params() / 1e12, 1.1, 0.05);
   // Active: the dense 6.7B model plus, per MoE layer, one more expert (top-2: 8h^2 + 5h)
   // and the router (512 h).
-  const TransformerConfig dense = preset("gpt3-6.7b");
+  const TransformerConfig dense = testing::moe_preset("gpt3-6.7b");
   const double h = 4096;
   EXPECT_NEAR(g.active_params(), dense.total_params() + 16 * (8 * h * h + 4 * h + h + 512 * h), 1.0);
 }
@@ -80,7 +70,7 @@ TEST(MoeModels, DeepSeekV3WithLatentAttentionMatchesItsReport) {
   // DeepSeek-V3 Technical Report (arXiv 2412.19437), sections 2.1.1 and 4.2. Per layer, MLA:
   // W_DQ 7168 x 1536, its norm 1536, W_UQ and W_QR 1536 x 128 (128 + 64), W_DKV and W_KR
   // 7168 x (512 + 64), its norm 512, W_UK and W_UV 512 x 128 (128 + 128), W_O 128 128 x 7168.
-  const TransformerConfig c = preset("deepseek-v3");
+  const TransformerConfig c = testing::moe_preset("deepseek-v3");
   const double mla = 7168.0 * 1536 + 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512 + 512.0 * 128 * 256 +
                      128.0 * 128 * 7168;
   EXPECT_DOUBLE_EQ(c.attention_params(), mla);
@@ -99,7 +89,7 @@ TEST(MoeModels, LatentAttentionFlopsAreItsProjectionsAndScores) {
   // Per token, MLA's GEMMs: 2 (h d_c' + d_c' a (nope + rope) + h (d_c + rope) + d_c a (nope + v)
   // + a v h); the scores and values 2 s a (nope + rope + v) per token over all s keys (model
   // FLOPs: the full square).
-  TransformerConfig c = preset("deepseek-v3");
+  TransformerConfig c = testing::moe_preset("deepseek-v3");
   c.seq_len = 1024;
   ShardShape s;
   double gemm = 0, attention = 0;
@@ -117,7 +107,7 @@ TEST(MoeModels, LatentAttentionFlopsAreItsProjectionsAndScores) {
 TEST(MoeModels, MixtralParameterCountInClosedForm) {
   // Per layer: q, o 2h^2; k, v 2 h (8 * 128); 8 SwiGLU experts 8 * 3 h f; router h * 8;
   // two RMSNorms 2h. Untied embeddings 2 V h.
-  const TransformerConfig c = preset("mixtral-8x7b");
+  const TransformerConfig c = testing::moe_preset("mixtral-8x7b");
   const double h = 4096, f = 14336, kv = 1024, V = 32000;
   const double layer = 2 * h * h + 2 * h * kv + 8 * 3 * h * f + 8 * h + 2 * h;
   EXPECT_DOUBLE_EQ(c.total_params(), 32 * layer + 2 * V * h);
@@ -129,7 +119,7 @@ TEST(MoeModels, Qwen3HeadDimensionIsSetApartFromTheHiddenSize) {
   // (head_dim 128, not h / a = 64). Per layer: q and o 2 h (32 * 128); k and v 2 h (4 * 128);
   // 128 SwiGLU experts of 768, 128 * 3 h f; router h * 128; two RMSNorms 2h. Untied
   // embeddings 2 V h.
-  const TransformerConfig c = preset("qwen3-30b-a3b");
+  const TransformerConfig c = testing::moe_preset("qwen3-30b-a3b");
   const double h = 2048, q = 32 * 128, kv = 4 * 128, f = 768, V = 151936;
   EXPECT_EQ(c.head_dim(), 128);
   EXPECT_EQ(c.q_width(), 4096);
@@ -155,7 +145,7 @@ TEST(MoeModels, Qwen3HeadDimensionIsSetApartFromTheHiddenSize) {
 }
 
 TEST(MoeModels, LayerKindsFollowFirstDenseAndEvery) {
-  TransformerConfig c = preset("mixtral-8x7b");
+  TransformerConfig c = testing::moe_preset("mixtral-8x7b");
   c.layers = 61;
   c.moe.first_dense = 3;  // DeepSeek-V3's three dense layers
   EXPECT_FALSE(c.moe_layer(2));
@@ -194,42 +184,20 @@ TEST(MoeLoad, UniformRoutingIsEvenAndZipfLoadsTheFirstRank) {
   EXPECT_NEAR(cap.dropped, (1 / h8 - 1.25 / 8) + (0.5 / h8 - 1.25 / 8), 1e-15);
 }
 
-// A small Mixtral-like model: 4 layers, 16 experts, top 2.
-TransformerConfig small_moe() {
-  TransformerConfig c = preset("mixtral-8x7b");
-  c.layers = 4;
-  c.hidden = 1024;
-  c.heads = 8;
-  c.kv_heads = 8;
-  c.ffn_hidden = 2048;
-  c.vocab = 4096;
-  c.seq_len = 1024;
-  c.moe.experts = 16;
-  c.moe.expert_ffn = 2048;
-  return c;
-}
-
-double model_flops(const std::vector<LayerOp>& ops) {
-  double f = 0;
-  for (const LayerOp& op : ops)
-    if (op.kernel.kind == KernelKind::gemm) f += op.kernel.flops.value() * op.model_work;
-  return f;
-}
-
 TEST(MoeLayer, ModelFlopsAreTheDenseHalfPlusRouterPlusKExperts) {
-  TransformerConfig c = small_moe();
+  TransformerConfig c = testing::small_moe();
   ShardShape s;
   s.micro_batch = 2;
   const double n = 2 * 1024, h = 1024, f = 2048, k = 2, e = 16;
   TransformerConfig no_mlp = c;
   // The dense layer's GEMMs less its MLP (6 n h f for SwiGLU), plus the router 2 n h E and
   // k SwiGLU experts per token, 6 n k h f: the skew and ep change who computes, not this.
-  const double dense = model_flops(transformer_layer_ops(c, s));
+  const double dense = testing::gemm_model_flops(transformer_layer_ops(c, s));
   const double expect = dense - 6 * n * h * f + 2 * n * h * e + 6 * n * k * h * f;
-  EXPECT_NEAR(model_flops(moe_layer_ops(c, s)), expect, 1e-6 * expect);
+  EXPECT_NEAR(testing::gemm_model_flops(moe_layer_ops(c, s)), expect, 1e-6 * expect);
   c.moe.skew = 1.2;
   s.ep = 4;
-  EXPECT_NEAR(model_flops(moe_layer_ops(c, s)), expect, 1e-6 * expect);
+  EXPECT_NEAR(testing::gemm_model_flops(moe_layer_ops(c, s)), expect, 1e-6 * expect);
   // The busiest rank's grouped GEMM computes load * n k tokens (up to rounding per expert).
   const MoeLoad load = moe_load(c.moe, 4);
   for (const LayerOp& op : moe_layer_ops(c, s))
@@ -240,28 +208,8 @@ TEST(MoeLayer, ModelFlopsAreTheDenseHalfPlusRouterPlusKExperts) {
     }
 }
 
-// A step of small_moe() on one stage of dp test devices (1F1B, global batch 16, one sequence
-// per micro-batch) with ep and etp as given; `in` reads `st`, so a test may change it.
-struct MoeStep {
-  TransformerConfig c = small_moe();
-  WorkloadSpec w;
-  StrategySpec st;
-  testing::TestDevice dev;
-  std::unique_ptr<PipelineSchedule> sched;
-  LoweringInput in;
-  MoeStep(int dp, int ep, int etp = 1) {
-    register_builtin_schedules();
-    w.global_batch = 16;
-    st.dp = dp;
-    st.ep = ep;
-    st.etp = etp;
-    sched = pipeline_schedules().get("1f1b", "").make(Params());
-    in = testing::uniform_lowering(c, st, w, *sched, dev);
-  }
-};
-
 TEST(ExpertParallel, DispatchAndCombineAreTwoAllToAllsPerMoeLayerAndPass) {
-  MoeStep step(8, 8);
+  testing::MoeStep step(8, 8);
   const auto& [c, w, st, dev, sched, in] = step;
   const ChunkItems ci = build_chunk_items(in, dev, 4, true, true);
   // Per rank and all-to-all: its n k tokens of h bf16 elements, n = s (b = 1).
@@ -298,7 +246,7 @@ TEST(ExpertParallel, Fp8DispatchSendsTheTokensTowardTheExpertsInFp8) {
   // (1 + 4/128 B); the combine and the dispatch's backward in the bf16 activations (2 B).
   // Per rank and layer: n k tokens of h values, n = s (b = 1). Forward: dispatch, combine;
   // backward (layers reversed): the combine's gradient first, then the dispatch's.
-  MoeStep step(8, 8);
+  testing::MoeStep step(8, 8);
   step.st.fp8_dispatch = true;
   step.w.precision = DType::fp8;
   step.in = testing::uniform_lowering(step.c, step.st, step.w, *step.sched, step.dev);
@@ -324,7 +272,7 @@ TEST(ExpertParallel, Fp8DispatchSendsTheTokensTowardTheExpertsInFp8) {
 }
 
 TEST(ExpertParallel, ExpertGradientsReduceOverTheExpertReplicaGroup) {
-  MoeStep step(8, 4);
+  testing::MoeStep step(8, 4);
   step.st.overlap_dp = false;
   const StepPlan plan = build_step_plan(step.in);
   const StagePlan& sp = plan.stages[0];
@@ -342,7 +290,7 @@ TEST(ExpertParallel, ExpertGradientsReduceOverTheExpertReplicaGroup) {
 }
 
 TEST(ExpertParallel, MemoryShardsTheExpertsOverEpAndEtpAndTheirStateOverTheExpertReplicas) {
-  const TransformerConfig c = small_moe();
+  const TransformerConfig c = testing::small_moe();
   WorkloadSpec w;
   StrategySpec st;
   st.dp = 16;
@@ -376,7 +324,7 @@ TEST(ExpertParallel, MemoryShardsTheExpertsOverEpAndEtpAndTheirStateOverTheExper
 }
 
 TEST(ExpertParallel, LayoutRulesNameTheirField) {
-  const TransformerConfig moe = small_moe(), dense = preset("gpt3-1.3b");
+  const TransformerConfig moe = testing::small_moe(), dense = testing::moe_preset("gpt3-1.3b");
   LayoutRequest r;
   r.model = &moe;
   r.layout = {8, 1, 1, 1, 8};
@@ -440,155 +388,6 @@ TEST(ExpertParallel, LayoutRulesNameTheirField) {
   EXPECT_EQ(issue(q), LayoutIssue::experts);
   EXPECT_EQ(path, "/strategy/etp");
   EXPECT_EQ(text, "etp = 2 needs an MoE model (\"experts\" > 0 in the model)");
-}
-
-// Expert tensor parallelism (Megatron-Core's expert_tensor_parallel_size, layout.hpp): the
-// expert layout tp-ep-dp over the stage, expert tensor rank fastest. 8 devices, ep 2, etp 2:
-// device i has expert tensor rank i % 2, expert rank (i / 2) % 2, expert-data-parallel rank
-// i / 4.
-TEST(ExpertTensorParallel, GroupsFoldEtpFastestThenEpThenExpertDataParallel) {
-  Layout l;
-  l.dp = 8;
-  l.ep = 2;
-  l.etp = 2;
-  EXPECT_EQ(l.expert_replicas(), 2);  // 8 / (2 * 2)
-  EXPECT_EQ(l.expert_groups(), 4);    // 8 / 2
-  auto members = [](const DeviceGroup& g) {
-    std::vector<int> d;
-    g.devices(d);
-    return d;
-  };
-  // All-to-all groups: the ep devices of one expert tensor rank, stride etp.
-  EXPECT_EQ(members(l.expert_group(0, 0)), (std::vector<int>{0, 2}));
-  EXPECT_EQ(members(l.expert_group(0, 1)), (std::vector<int>{1, 3}));
-  EXPECT_EQ(members(l.expert_group(0, 2)), (std::vector<int>{4, 6}));
-  EXPECT_EQ(members(l.expert_group(0, 3)), (std::vector<int>{5, 7}));
-  // Expert tensor groups: etp consecutive devices; replica groups: stride ep * etp.
-  EXPECT_EQ(members(l.expert_tensor_group(0, 1)), (std::vector<int>{2, 3}));
-  EXPECT_EQ(members(l.expert_replica_group(0, 1)), (std::vector<int>{1, 5}));
-  EXPECT_EQ(members(l.expert_replica_group(0, 2)), (std::vector<int>{2, 6}));
-  // Each kind partitions the stage; a group and its siblings are the kind's groups.
-  for (const auto& [first, count] :
-       {std::pair{l.expert_group(0), l.expert_groups()}, std::pair{l.expert_tensor_group(0), 8 / l.etp},
-        std::pair{l.expert_replica_group(0), l.ep * l.etp}}) {
-    std::vector<int> offsets, seen = members(first);
-    first.sibling_offsets(offsets);
-    EXPECT_EQ(static_cast<int>(offsets.size()), count - 1);
-    for (int o : offsets)
-      for (int d : members(first)) seen.push_back(d + o);
-    std::sort(seen.begin(), seen.end());
-    EXPECT_EQ(seen, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
-  }
-  // The all-to-all group of device i holds it.
-  for (int i = 0; i < 8; ++i) {
-    const std::vector<int> g = members(l.expert_group(0, l.expert_group_of(i)));
-    EXPECT_NE(std::find(g.begin(), g.end(), i), g.end()) << i;
-  }
-}
-
-TEST(ExpertTensorParallel, ExpertGemmsHalveTheirWidthOnTwiceTheTokens) {
-  const TransformerConfig c = small_moe();
-  ShardShape s;
-  s.micro_batch = 2;
-  s.ep = 4;
-  const double n = 2 * 1024, h = 1024, f = 2048, k = 2;
-  auto op = [&](const char* name) {
-    for (const LayerOp& o : moe_layer_ops(c, s))
-      if (std::string_view(o.name) == name) return o;
-    ADD_FAILURE() << name;
-    return LayerOp{};
-  };
-  const LayerOp up1 = op("expert_up"), down1 = op("expert_down");
-  s.etp = 2;
-  const LayerOp up2 = op("expert_up"), down2 = op("expert_down"), combine = op("unpermute");
-  // Even routing, 16 / 4 = 4 local experts: n k / 4 tokens each at etp 1; at etp 2 the two
-  // ranks' tokens gathered (2 n k / 4) through f / 2 of each expert's columns (SwiGLU's up
-  // GEMM: 2 f wide) and rows.
-  auto i64 = [](double x) { return static_cast<std::int64_t>(x); };
-  EXPECT_EQ(up1.kernel.m, i64(n * k / 4));
-  EXPECT_EQ(up2.kernel.m, i64(2 * n * k / 4));
-  EXPECT_EQ(up1.kernel.n, i64(2 * f));
-  EXPECT_EQ(up2.kernel.n, i64(2 * f / 2));
-  EXPECT_EQ(down2.kernel.k, i64(f / 2));
-  EXPECT_EQ(up2.kernel.batch, 4);
-  // The FLOPs per token of the expert GEMMs halve (2 m n k / m: 2 * 2f/etp * h); per rank they
-  // stay 2 (n k)(2 f) h for up, as the rank computes twice the tokens.
-  auto per_token = [](const LayerOp& o) {
-    return o.kernel.flops.value() / static_cast<double>(o.kernel.m * o.kernel.batch);
-  };
-  EXPECT_DOUBLE_EQ(per_token(up2), 2 * (2 * f / 2) * h);
-  EXPECT_DOUBLE_EQ(per_token(up1), 2 * (2 * f) * h);
-  EXPECT_DOUBLE_EQ(up2.kernel.flops.value(), 2 * n * k * 2 * f * h);
-  EXPECT_DOUBLE_EQ(up2.kernel.flops.value(), up1.kernel.flops.value());
-  EXPECT_DOUBLE_EQ(down2.kernel.flops.value(), down1.kernel.flops.value());
-  // Model FLOPs of the layer: unchanged (6 n k h f of the experts, as at etp 1).
-  ShardShape s1 = s;
-  s1.etp = 1;
-  EXPECT_NEAR(model_flops(moe_layer_ops(c, s)), model_flops(moe_layer_ops(c, s1)),
-              1e-12 * model_flops(moe_layer_ops(c, s1)));
-  // The dispatch all-to-all carries the rank's n k tokens (bf16); the gather and the
-  // reduce-scatter the two ranks' 2 n k, on the experts' first op and on the combine.
-  EXPECT_DOUBLE_EQ(up2.ep_all_to_all.value(), n * k * h * 2);
-  EXPECT_DOUBLE_EQ(up2.etp_all_gather.value(), 2 * n * k * h * 2);
-  EXPECT_DOUBLE_EQ(up2.etp_reduce_scatter.value(), 0);
-  EXPECT_DOUBLE_EQ(combine.etp_reduce_scatter.value(), 2 * n * k * h * 2);
-  EXPECT_DOUBLE_EQ(up1.etp_all_gather.value(), 0);
-  // The experts' kept inputs: the gathered tokens (g (2 n k) h), then f / 2 wide.
-  EXPECT_DOUBLE_EQ(up2.saved_bytes.value(), 2 * (2 * n * k) * h);
-  EXPECT_DOUBLE_EQ(down2.saved_bytes.value(), 2 * (2 * n * k) * (f / 2));
-}
-
-TEST(ExpertTensorParallel, GatherAndReduceScatterWrapTheExpertsInBothPasses) {
-  MoeStep step(16, 4, 2);
-  const auto& [c, w, st, dev, sched, in] = step;
-  const ChunkItems ci = build_chunk_items(in, dev, 4, true, true);
-  // Per rank: the all-to-alls carry its n k tokens (n = s = 1,024, k = 2, bf16 h = 1,024);
-  // the gather and reduce-scatter both ranks' (etp 2).
-  const double a2a = 1024.0 * 2 * 1024 * 2, gathered = 2 * a2a;
-  using Op = CollectiveOp;
-  auto sequence = [](const std::vector<Item>& pass) {
-    std::vector<std::pair<Op, double>> out;
-    for (const Item& it : pass)
-      if (it.kind == Item::Kind::ep_comm) out.emplace_back(it.op, it.comm_bytes.value());
-    return out;
-  };
-  // Forward per MoE layer: dispatch, gather | experts | reduce-scatter, combine; backward
-  // the reverse: the combine's gradient back, gathered, then reduce-scattered, dispatched back.
-  const std::vector<std::pair<Op, double>> fwd = {
-      {Op::all_to_all, a2a}, {Op::all_gather, gathered}, {Op::reduce_scatter, gathered}, {Op::all_to_all, a2a}};
-  const std::vector<std::pair<Op, double>> bwd = {
-      {Op::all_to_all, a2a}, {Op::all_gather, gathered}, {Op::reduce_scatter, gathered}, {Op::all_to_all, a2a}};
-  std::vector<std::pair<Op, double>> f4, b4;
-  for (int l = 0; l < 4; ++l) {
-    f4.insert(f4.end(), fwd.begin(), fwd.end());
-    b4.insert(b4.end(), bwd.begin(), bwd.end());
-  }
-  EXPECT_EQ(sequence(ci.fwd), f4);
-  EXPECT_EQ(sequence(ci.bwd), b4);
-  // The closed forms count the same: 8 all-to-alls, 4 gathers, 4 reduce-scatters per pass.
-  const ChunkTotals t = chunk_totals(in, dev, 4, true, true);
-  for (const auto* pass : {&t.fwd, &t.bwd}) {
-    std::map<Op, std::pair<int, double>> by_op;
-    for (const EpComm& e : pass->ep) by_op[e.op] = {e.count, e.bytes.value()};
-    EXPECT_EQ(by_op[Op::all_to_all], (std::pair{8, a2a}));
-    EXPECT_EQ(by_op[Op::all_gather], (std::pair{4, gathered}));
-    EXPECT_EQ(by_op[Op::reduce_scatter], (std::pair{4, gathered}));
-  }
-  // Gradients: 16 / 4 = 4 experts per layer, half of each (fp32 main gradients, 4 B), reduced
-  // over the 16 / (4 * 2) = 2 expert replicas: devices 0 and 8.
-  EXPECT_DOUBLE_EQ(ci.expert_grad_bytes.value(), 4 * 4 * c.mlp_params(2048) / 2 * 4);
-  EXPECT_DOUBLE_EQ(t.expert_grad_bytes.value(), ci.expert_grad_bytes.value());
-  step.st.overlap_dp = false;
-  const StepPlan plan = build_step_plan(in);
-  ASSERT_EQ(plan.stages[0].buckets.size(), 1u);
-  EXPECT_EQ(plan.stages[0].buckets[0].expert.bytes, plan.stages[0].expert_grad_bytes);
-  const DeviceGroup replicas = plan.layout.expert_replica_group(0);
-  EXPECT_EQ(replicas.stride, 8);
-  EXPECT_EQ(replicas.count, 2);
-  // Without expert tensor parallelism there is nothing to gather.
-  step.st.etp = 1;
-  for (const Item& it : build_chunk_items(in, dev, 4, true, true).fwd)
-    if (it.kind == Item::Kind::ep_comm) { EXPECT_EQ(it.op, Op::all_to_all); }
 }
 
 }  // namespace
