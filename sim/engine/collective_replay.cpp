@@ -139,6 +139,12 @@ CollectiveReplay::SlotCounts CollectiveReplay::slot_counts(const std::vector<Dev
   return load_.counts(pairs);
 }
 
+const CollectiveReplay::SlotCounts& CollectiveReplay::send_counts(std::uint32_t set) {
+  auto [it, added] = send_mirror_slots_.try_emplace(set);
+  if (added) it->second = slot_counts(g_.mirror_sets()[set].pairs);
+  return it->second;
+}
+
 void CollectiveReplay::count_part_mirrors(const SlotCounts* m, std::uint32_t part, int d) {
   if (!m || part_mirrors_.empty()) return;
   for (const auto& [s, n] : m->links) {
@@ -236,9 +242,7 @@ double CollectiveReplay::send_stretch(TaskId t) {
   if (has_rest_ && !g_.is_memory(task.device) && !g_.is_memory(task.peer)) {
     const SlotCounts* mirrors = nullptr;
     if (set != kNoSet) {
-      auto [it, added] = send_mirror_slots_.try_emplace(set);
-      if (added) it->second = slot_counts(g_.mirror_sets()[set].pairs);
-      mirrors = &it->second;
+      mirrors = &send_counts(set);
       if (!part_mirrors_.empty()) {
         count_part_mirrors(mirrors, g_.part_of(t), +1);
         send_mirrors_live_[t] = mirrors;

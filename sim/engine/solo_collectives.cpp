@@ -19,19 +19,22 @@ void CollectiveReplay::find_solo() {
   std::vector<std::array<std::int32_t, kUsers>> users(load_.slot_count());
   for (auto& u : users) u.fill(kFree);
   std::vector<std::uint32_t> slots;
+  // Marking a link again for the same user changes nothing, so a set of pairs may be marked
+  // link by link from its counts.
+  const auto mark_slot = [&](std::uint32_t s, std::int32_t who) {
+    auto& u = users[s];
+    if (u[0] == kShared) return;
+    std::size_t k = 0;
+    while (k < kUsers && u[k] != kFree && u[k] != who) ++k;
+    if (who == kShared || k == kUsers)
+      u.fill(kShared);
+    else
+      u[k] = who;
+  };
   const auto mark = [&](std::uint32_t src, std::uint32_t dst, std::int32_t who) {
     slots.clear();
     load_.slots({src, dst}, slots);
-    for (std::uint32_t s : slots) {
-      auto& u = users[s];
-      if (u[0] == kShared) continue;
-      std::size_t k = 0;
-      while (k < kUsers && u[k] != kFree && u[k] != who) ++k;
-      if (who == kShared || k == kUsers)
-        u.fill(kShared);
-      else
-        u[k] = who;
-    }
+    for (std::uint32_t s : slots) mark_slot(s, who);
   };
   std::set<std::pair<const CollectiveExpansion*, std::uint32_t>> plans;     // (plan, group)
   std::set<std::pair<const CollectiveExpansion*, std::uint32_t>> mirrored;  // (plan, mirror set)
@@ -49,9 +52,13 @@ void CollectiveReplay::find_solo() {
         user_of[t] = it->second;
       }
       // A mirror runs when the task it mirrors does: its flows are that task's use.
-      if (set != kNoSet && send_sets.insert(set).second)
-        for (const auto& [src, dst] : g_.mirror_sets()[set].pairs)
-          mark(src, dst, user_of[t] >= 0 ? user_of[t] : kShared);
+      if (set != kNoSet && send_sets.insert(set).second) {
+        const std::int32_t who = user_of[t] >= 0 ? user_of[t] : kShared;
+        if (has_rest_)  // the counts its sends' stretches read (send_stretch): its routes read once
+          for (const auto& [s, n] : send_counts(set).links) mark_slot(s, who);
+        else
+          for (const auto& [src, dst] : g_.mirror_sets()[set].pairs) mark(src, dst, who);
+      }
     } else if (task.kind == TaskKind::collective) {
       const CollectiveExpansion& p = plan_of(task);
       if (p.rank_devices.empty()) continue;
