@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds hcsim with AddressSanitizer and UndefinedBehaviorSanitizer (build-asan,
 # -DHCSIM_SANITIZE=ON), runs the test suite under them (less the tests that compare whole
-# runs' figures, named below), then -- when clang is installed -- the short fuzz run over scenario parsing (scripts/fuzz.sh, a clang build of
-# the parsing libraries only, ctest test `fuzz_parse_scenario`).
+# runs' figures, named below), then -- when clang is installed -- the short fuzz run over
+# scenario parsing (scripts/fuzz.sh, a clang build of the parsing libraries only, ctest test
+# `fuzz_parse_scenario`).
 #
 # Usage: scripts/sanitize.sh [--build-dir DIR] [--fuzz-seconds N] [--no-fuzz] [ctest args...]
 # Prints the time of each phase. Exit status: that of the first failing phase.

@@ -135,13 +135,9 @@ void CollectiveReplay::count_rest(const Instance& co, int d) {
   for (std::uint32_t s : co.split->rest_slots[co.phase]) rest_live_[s] += d;
 }
 
-CollectiveReplay::SlotCounts CollectiveReplay::slot_counts(const std::vector<DevicePair>& pairs) {
-  return load_.counts(pairs);
-}
-
 const CollectiveReplay::SlotCounts& CollectiveReplay::send_counts(std::uint32_t set) {
   auto [it, added] = send_mirror_slots_.try_emplace(set);
-  if (added) it->second = slot_counts(g_.mirror_sets()[set].pairs);
+  if (added) it->second = load_.counts(g_.mirror_sets()[set].pairs);
   return it->second;
 }
 
@@ -192,7 +188,7 @@ const CollectiveReplay::SlotCounts* CollectiveReplay::mirror_slots(int c, std::s
       }
       for (const PlannedFlow& f : q.pair_bytes) pairs.emplace_back(f.src, f.dst);
     }
-    it->second = slot_counts(pairs);
+    it->second = load_.counts(pairs);
   }
   return &it->second;
 }
