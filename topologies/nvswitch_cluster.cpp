@@ -176,7 +176,9 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
     return g;
   }
   g.destination_routing = p_.string("fabric_routing") == "d-mod-k";
+  const int first_nic = static_cast<int>(g.nodes().size());
   const std::vector<ClosEndpoint> eps = attach_nics(g, s, nic, rails);
+  const int first_leaf = static_cast<int>(g.nodes().size());
   const ClosSummary c = add_two_tier_clos(g, eps, o);
   // Routed by destination, the fabric repeats after whole nodes that fill whole leaves
   // (TopologyGraph::translation_period): shifting the devices by that many moves each host
@@ -185,8 +187,25 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
   // spines that are all alike (each joined to every leaf by the same link). A rail puts one
   // port of each node on its leaves; one shared tree takes each node's NIC ports in turn.
   const int gpus_per_nic = s.per_node / s.nics;
-  if (g.destination_routing)
+  if (g.destination_routing) {
     g.translation_period = rails ? s.per_node * c.down : gpus_per_nic * std::lcm(s.nics, c.down);
+    // The nodes' moves per period (TopologyGraph::translation_bands), in the order they were
+    // added: devices, NVSwitches (one a node), shared NICs (nics a node), each plane's leaves
+    // (a rail's one leaf a period; the shared tree's lcm(nics, down) / down leaves), then the
+    // spines, turned by the host indices a period adds (D-mod-k takes host index mod spines
+    // among the spines in node order).
+    const int period = g.translation_period, node_step = period / s.per_node;
+    const int hosts_step = rails ? node_step : period / gpus_per_nic;  // host indices a period adds in a plane
+    auto& bands = g.translation_bands;
+    bands.push_back({0, ctx.devices, period});
+    bands.push_back({ctx.devices, s.nodes, node_step});
+    if (gpus_per_nic > 1) bands.push_back({first_nic, s.nodes * s.nics, period / gpus_per_nic});
+    const int plane_hosts = rails ? s.nodes : s.nodes * s.nics;
+    const int plane_leaves = (plane_hosts + c.down - 1) / c.down;
+    for (int plane = 0; plane < (rails ? s.nics : 1); ++plane)
+      bands.push_back({first_leaf + plane * plane_leaves, plane_leaves, hosts_step / c.down});
+    if (c.spines > 0) bands.push_back({first_leaf + c.leaves, c.spines, hosts_step % c.spines});
+  }
   // GPUs behind a shared NIC are reached through its port: D-mod-k routes them by its index.
   if (gpus_per_nic > 1)
     for (int d = 0; d < ctx.devices; ++d)

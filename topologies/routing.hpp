@@ -104,7 +104,10 @@ class Router {
   [[nodiscard]] int star_center(int domain) const { return star_center_[static_cast<std::size_t>(domain)]; }
   // Calls f(directed link) for each link of the route between two devices, in order
   // (link_slot); two members of one star domain (device_star) are read from their edges to
-  // the center, as star_route() routes them, without looking the route up.
+  // the center, as star_route() routes them, without looking the route up. On a graph with
+  // translation bands (TopologyGraph::translation_bands), a pair m periods up is read from
+  // the route of the pair m periods down, moved (translated_slots): neither routed nor kept.
+  // f must not call this router.
   template <class F>
   void for_link_slots(int src_device, int dst_device, F&& f) const {
     const auto a = static_cast<std::size_t>(g_.device_node(src_device)),
@@ -112,6 +115,10 @@ class Router {
     if (const int d = node_star_[a]; d >= 0 && d == node_star_[b] && a != b) {
       f(directed(star_edge_[a], static_cast<int>(a)));
       f(directed(star_edge_[b], star_center_[static_cast<std::size_t>(d)]));
+      return;
+    }
+    if (const std::vector<std::size_t>* moved = translated_slots(src_device, dst_device)) {
+      for (std::size_t s : *moved) f(s);
       return;
     }
     const Route& r = device_route(src_device, dst_device);
@@ -281,6 +288,11 @@ class Router {
   mutable std::vector<std::unique_ptr<int[]>> blocks_;
   mutable std::size_t block_used_ = kBlockInts;
   std::span<const int> keep(const std::vector<int>& v) const;
+  // The directed links of the route src -> dst read from its translate m = min / period
+  // periods down (for_link_slots), or null where the graph declares no bands or m = 0; in a
+  // scratch list valid until the next call.
+  const std::vector<std::size_t>* translated_slots(int src_device, int dst_device) const;
+  mutable std::vector<std::size_t> moved_slots_;
 };
 
 }  // namespace hcsim

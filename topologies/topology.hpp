@@ -108,6 +108,19 @@ class TopologyGraph {
   // edge, so a collective costs the same (CollectiveCostModel::estimate reuses it). A builder
   // declares it where its wiring and routing make that so (nvswitch_cluster.cpp).
   int translation_period = 0;
+  // Where a builder declares a translation_period, how its nodes move when every device moves
+  // by one period: node n of a band [first, first + size) goes to first + (n - first + step)
+  // mod size (devices by the period, a node's NVSwitch and NICs with it, leaves to the next
+  // leaves of their rail, spines turned as D-mod-k's choice turns); a node in no band stays.
+  // The route between two devices shifted by m periods is then the route between them with
+  // every node moved m times and each edge taken between the moved nodes (Router::
+  // for_link_slots reads mirror routes that way). A builder declares bands only with a
+  // period; tests/topologies/nvswitch_cluster_test.cpp checks them against the router.
+  struct TranslationBand {
+    int first = 0, size = 0, step = 0;
+  };
+  std::vector<TranslationBand> translation_bands;  // ascending by first, disjoint
+  [[nodiscard]] int translate_node(int node, std::int64_t periods) const;
   // Optical circuit switch reconfiguration time of a reconfigurable fabric (TPU v4: ~10 s);
   // zero when the fabric is not reconfigurable.
   Seconds reconfiguration_time{};

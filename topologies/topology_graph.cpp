@@ -76,6 +76,16 @@ void TopologyGraph::set_scale_up_domain(int node, int domain) {
   nodes_.at(static_cast<std::size_t>(node)).scale_up_domain = domain;
 }
 
+int TopologyGraph::translate_node(int node, std::int64_t periods) const {
+  const auto after = std::upper_bound(translation_bands.begin(), translation_bands.end(), node,
+                                      [](int n, const TranslationBand& b) { return n < b.first; });
+  if (after == translation_bands.begin()) return node;
+  const TranslationBand& b = *(after - 1);
+  if (node >= b.first + b.size) return node;
+  const std::int64_t moved = (node - b.first + periods * b.step) % b.size;
+  return b.first + static_cast<int>(moved < 0 ? moved + b.size : moved);
+}
+
 void TopologyGraph::set_host_index(int node, int index) {
   HCSIM_ASSERT(node >= 0 && node < static_cast<int>(nodes_.size()) && index >= 0, "host index out of range");
   if (host_index_.size() < nodes_.size()) host_index_.resize(nodes_.size(), -1);

@@ -264,35 +264,46 @@ CollectiveExpansion CollectivePlanner::build(const std::vector<int>& devices, Co
   return p;
 }
 
+std::optional<std::int64_t> CollectivePlanner::shift(const CollectiveExpansion& base,
+                                                     const std::vector<std::uint32_t>& base_group,
+                                                     const std::vector<std::uint32_t>& group) const {
+  if (flow_ || base.rank_devices.empty() || group.empty() || group.size() != base_group.size()) return std::nullopt;
+  const CollectiveAlgorithm* a = find_collective_algorithm(base.algorithm);
+  if (!a || a->pipelined || a->analytic_only || a->node_switch_reduction) return std::nullopt;
+  const std::int64_t o = std::int64_t{group[0]} - std::int64_t{base_group[0]};
+  for (std::size_t i = 0; i < group.size(); ++i)
+    if (std::int64_t{group[i]} - std::int64_t{base_group[i]} != o) return std::nullopt;
+  // The base's shape, once per base (a collective has a mirror per other replica).
+  auto [at, fresh] = base_shapes_.try_emplace(&base);
+  if (fresh) at->second.shape = model_.shape_of(as_int(base_group), at->second.ranks);
+  const GroupShape& b = at->second.shape;
+  std::vector<int> ranks;
+  const GroupShape s = model_.shape_of(as_int(group), ranks);
+  if (s.ranks != b.ranks || s.nodes != b.nodes || s.per_node != b.per_node || s.torus_dims != b.torus_dims ||
+      s.pxn != b.pxn || ranks.size() != base.rank_devices.size())
+    return std::nullopt;
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    if (ranks[i] - std::int64_t{base.rank_devices[i]} != o) return std::nullopt;
+  HCSIM_ASSERT(base.switch_bytes.empty() && base.reduction_root < 0 && !base.flow, "a shifted plan with no flows");
+  return o;
+}
+
 std::unique_ptr<CollectiveExpansion> CollectivePlanner::shifted(const CollectiveExpansion& base,
                                                                 const std::vector<std::uint32_t>& base_group,
                                                                 const std::vector<std::uint32_t>& group) const {
-  if (flow_ || base.rank_devices.empty() || group.empty() || group.size() != base_group.size()) return nullptr;
-  const CollectiveAlgorithm* a = find_collective_algorithm(base.algorithm);
-  if (!a || a->pipelined || a->analytic_only || a->node_switch_reduction) return nullptr;
-  const std::int64_t o = std::int64_t{group[0]} - std::int64_t{base_group[0]};
-  for (std::size_t i = 0; i < group.size(); ++i)
-    if (std::int64_t{group[i]} - std::int64_t{base_group[i]} != o) return nullptr;
-  std::vector<int> ranks, base_ranks;
-  const GroupShape s = model_.shape_of(as_int(group), ranks);
-  const GroupShape b = model_.shape_of(as_int(base_group), base_ranks);
-  if (s.ranks != b.ranks || s.nodes != b.nodes || s.per_node != b.per_node || s.torus_dims != b.torus_dims ||
-      s.pxn != b.pxn || ranks.size() != base.rank_devices.size())
-    return nullptr;
-  for (std::size_t i = 0; i < ranks.size(); ++i)
-    if (ranks[i] - std::int64_t{base.rank_devices[i]} != o) return nullptr;
-  HCSIM_ASSERT(base.switch_bytes.empty() && base.reduction_root < 0 && !base.flow, "a shifted plan with no flows");
+  const std::optional<std::int64_t> o = shift(base, base_group, group);
+  if (!o) return nullptr;
   auto p = std::make_unique<CollectiveExpansion>(base);
-  const auto shift = [o](std::uint32_t& d) { d = static_cast<std::uint32_t>(std::int64_t{d} + o); };
-  for (std::uint32_t& d : p->rank_devices) shift(d);
+  const auto move = [o](std::uint32_t& d) { d = static_cast<std::uint32_t>(std::int64_t{d} + *o); };
+  for (std::uint32_t& d : p->rank_devices) move(d);
   for (CoarsePhase& ph : p->phases)
     for (PlannedFlow& f : ph.flows) {
-      shift(f.src);
-      shift(f.dst);
+      move(f.src);
+      move(f.dst);
     }
   for (PlannedFlow& f : p->pair_bytes) {
-    shift(f.src);
-    shift(f.dst);
+    move(f.src);
+    move(f.dst);
   }
   return p;
 }
@@ -375,12 +386,13 @@ void CollectivePlanner::add_timer_bytes(const CollectiveExpansion& p, std::vecto
   }
 }
 
-void CollectivePlanner::add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes,
-                                       double copies) const {
+void CollectivePlanner::add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes, double copies,
+                                       std::int64_t offset) const {
+  HCSIM_ASSERT(offset == 0 || (p.switch_bytes.empty() && p.reduction_root < 0), "a shifted plan with no flows");
   add_timer_bytes(p, edge_bytes, copies);
   for (const PlannedFlow& f : p.pair_bytes)
-    for (int e : router().device_route(static_cast<int>(f.src), static_cast<int>(f.dst)).edges)
-      edge_bytes[static_cast<std::size_t>(e)] += f.bytes * copies;
+    router().for_link_slots(static_cast<int>(f.src + offset), static_cast<int>(f.dst + offset),
+                            [&](std::size_t s) { edge_bytes[s / 2] += f.bytes * copies; });
 }
 
 }  // namespace hcsim

@@ -56,6 +56,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -146,10 +147,16 @@ class CollectivePlanner {
   [[nodiscard]] std::unique_ptr<CollectiveExpansion> shifted(const CollectiveExpansion& base,
                                                              const std::vector<std::uint32_t>& base_group,
                                                              const std::vector<std::uint32_t>& group) const;
+  // The offset o of shifted() without the copy: the mirror's plan is base with o added to
+  // every device (nullopt where shifted() gives none).
+  [[nodiscard]] std::optional<std::int64_t> shift(const CollectiveExpansion& base,
+                                                  const std::vector<std::uint32_t>& base_group,
+                                                  const std::vector<std::uint32_t>& group) const;
 
   // Bytes the plan puts on each topology edge (both directions summed), times `copies`,
-  // added to `edge_bytes`.
-  void add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes, double copies = 1) const;
+  // added to `edge_bytes`; with `offset`, those of the plan shifted by it (shift()).
+  void add_edge_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes, double copies = 1,
+                      std::int64_t offset = 0) const;
   // Those of them no flow carries (in-network reduction, multimem transfers): what the engine
   // charges itself when the collective starts.
   void add_timer_bytes(const CollectiveExpansion& p, std::vector<double>& edge_bytes, double copies = 1) const;
@@ -172,6 +179,13 @@ class CollectivePlanner {
   CollectiveCostModel model_;
   std::map<std::tuple<std::vector<std::uint32_t>, int, int, bool>, std::string> choice_;  // (group, op, bucket, family)
   std::map<std::tuple<std::vector<std::uint32_t>, int, double, std::string>, std::unique_ptr<CollectiveExpansion>> plans_;
+  struct BaseShape {
+    GroupShape shape;
+    std::vector<int> ranks;
+  };
+  // shift(): the shape of each base plan's group, by plan (a plan is one group's, and lives as
+  // long as the planner that made it).
+  mutable std::map<const CollectiveExpansion*, BaseShape> base_shapes_;
 };
 
 // Size bucket of the algorithm choice: k with 2^k <= bytes < 2^(k+1) (0 below 2 bytes).

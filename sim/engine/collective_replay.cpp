@@ -175,18 +175,20 @@ const CollectiveReplay::SlotCounts* CollectiveReplay::mirror_slots(int c, std::s
     const Task& t = g_[co.task];
     std::vector<DevicePair> pairs;
     for (std::uint32_t group : g_.mirror_sets()[set].groups) {
-      const CollectiveExpansion& q = mirror_plan(t, group);
+      const MirrorPlan m = mirror_plan(t, group);
+      const CollectiveExpansion& q = *m.plan;
       if (co.plan->flow) {  // flow mode by phases: `phase` is a step of the schedule
         if (q.flow && q.flow->steps == co.plan->flow->steps) {
           for (const FlowSchedule::Xfer& x : q.flow->transfers)
-            if (x.step == phase && x.timer <= 0) pairs.emplace_back(q.rank_devices[x.src], q.rank_devices[x.dst]);
+            if (x.step == phase && x.timer <= 0)
+              pairs.emplace_back(m.at(q.rank_devices[x.src]), m.at(q.rank_devices[x.dst]));
           continue;
         }
       } else if (q.phases.size() == co.plan->phases.size()) {
-        for (const PlannedFlow& f : q.phases[phase].flows) pairs.emplace_back(f.src, f.dst);
+        for (const PlannedFlow& f : q.phases[phase].flows) pairs.emplace_back(m.at(f.src), m.at(f.dst));
         continue;
       }
-      for (const PlannedFlow& f : q.pair_bytes) pairs.emplace_back(f.src, f.dst);
+      for (const PlannedFlow& f : q.pair_bytes) pairs.emplace_back(m.at(f.src), m.at(f.dst));
     }
     it->second = load_.counts(pairs);
   }
@@ -222,9 +224,11 @@ double CollectiveReplay::stretch(int c, std::size_t phase, std::uint32_t src, st
     std::vector<DevicePair> built, mirrored;
     for (const PlannedFlow& f : by_phase ? p.phases[phase].flows : p.pair_bytes) built.emplace_back(f.src, f.dst);
     for (std::uint32_t group : g_.mirror_sets()[set].groups) {
-      const CollectiveExpansion& q = mirror_plan(t, group);
+      const MirrorPlan m = mirror_plan(t, group);
+      const CollectiveExpansion& q = *m.plan;
       const bool same = by_phase && q.phases.size() == p.phases.size();
-      for (const PlannedFlow& f : same ? q.phases[phase].flows : q.pair_bytes) mirrored.emplace_back(f.src, f.dst);
+      for (const PlannedFlow& f : same ? q.phases[phase].flows : q.pair_bytes)
+        mirrored.emplace_back(m.at(f.src), m.at(f.dst));
     }
     it->second = load_.stretches(built, mirrored);
   }
@@ -430,21 +434,24 @@ void CollectiveReplay::finish(int c) {
   free_.push_back(c);
 }
 
-const CollectiveExpansion& CollectiveReplay::mirror_plan(const Task& t, std::uint32_t group_id) {
+CollectiveReplay::MirrorPlan CollectiveReplay::mirror_plan(const Task& t, std::uint32_t group_id) {
   const auto& group = g_.groups()[group_id];
   const CollectiveExpansion& base = plan_of(t);
-  auto [it, added] = shifted_.try_emplace({&base, group_id});
-  if (added) it->second = planner_.shifted(base, g_.groups()[t.group], group);
-  if (it->second) return *it->second;
-  try {  // the mirrored collective's algorithm; a symmetric group always supports it
-    return planner_.plan(group, t.op, t.bytes.value(), base.algorithm);
-  } catch (const InputError&) {
-    return planner_.plan(group, t.op, t.bytes.value());
+  auto [it, added] = mirror_plans_.try_emplace({&base, group_id}, MirrorPlan{&base, 0});
+  if (!added) return it->second;
+  if (const std::optional<std::int64_t> o = planner_.shift(base, g_.groups()[t.group], group)) {
+    it->second.offset = *o;
+    return it->second;
   }
+  try {  // the mirrored collective's algorithm; a symmetric group always supports it
+    it->second.plan = &planner_.plan(group, t.op, t.bytes.value(), base.algorithm);
+  } catch (const InputError&) { it->second.plan = &planner_.plan(group, t.op, t.bytes.value()); }
+  return it->second;
 }
 
 void CollectiveReplay::account_mirror(TaskId task, std::uint32_t group_id, double copies) {
-  planner_.add_edge_bytes(mirror_plan(g_[task], group_id), host_.edge_bytes(), copies);
+  const MirrorPlan q = mirror_plan(g_[task], group_id);
+  planner_.add_edge_bytes(*q.plan, host_.edge_bytes(), copies, q.offset);
 }
 
 }  // namespace hcsim::engine

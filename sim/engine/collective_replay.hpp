@@ -192,8 +192,15 @@ class CollectiveReplay {
   // Stretch of collective c's flow src -> dst in event-mode phase `phase` (flow mode: npos,
   // all the plan's pairs); 1 when its task has no mirrors or they share none of its links.
   double stretch(int c, std::size_t phase, std::uint32_t src, std::uint32_t dst);
-  // The plan of the collective like task `t` over mirror group `group` (its algorithm).
-  const CollectiveExpansion& mirror_plan(const Task& t, std::uint32_t group);
+  // The plan of the collective like task `t` over mirror group `group` (its algorithm): a
+  // plan and the offset of the mirror's devices from the plan's (CollectivePlanner::shift;
+  // 0 where the mirror is planned as its own).
+  struct MirrorPlan {
+    const CollectiveExpansion* plan;
+    std::int64_t offset;
+    [[nodiscard]] std::uint32_t at(std::uint32_t device) const { return static_cast<std::uint32_t>(device + offset); }
+  };
+  MirrorPlan mirror_plan(const Task& t, std::uint32_t group);
   using Stretches = std::unordered_map<std::uint64_t, double>;  // by MirrorLoad::key
 
   const TaskGraph& g_;
@@ -231,9 +238,9 @@ class CollectiveReplay {
   std::vector<std::uint32_t> pair_slots_;  // the pairs' directed links, end to end
   std::vector<double> slot_bandwidth_;     // per directed link (MirrorLoad::slot_bandwidth)
   std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, SlotCounts> mirror_slots_;
-  // Mirror plans that are their collective's plan shifted (CollectivePlanner::shifted), by
-  // (that plan, mirror group); null where the mirror is planned as its own.
-  std::map<std::pair<const CollectiveExpansion*, std::uint32_t>, std::unique_ptr<CollectiveExpansion>> shifted_;
+  // Mirror plans by (their collective's plan, mirror group): that plan shifted
+  // (CollectivePlanner::shift), or the mirror's own plan at offset 0.
+  std::map<std::pair<const CollectiveExpansion*, std::uint32_t>, MirrorPlan> mirror_plans_;
   std::map<std::uint32_t, SlotCounts> send_mirror_slots_;  // by mirror set
   std::vector<char> solo_;  // per task: a collective that runs as one timer (empty: none)
   std::map<std::pair<const CollectiveExpansion*, std::uint32_t>, double> solo_times_;  // (plan, mirror set)

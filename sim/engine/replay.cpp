@@ -301,8 +301,13 @@ class Replay final : public ActivityHost {
   }
 
   void account(std::uint32_t src, std::uint32_t dst, double bytes) {
-    for (int e : pf_.route(src, dst).edges)
-      res_.edge_bytes[static_cast<std::size_t>(e)] += bytes;
+    if (g_.is_memory(src) || g_.is_memory(dst)) {
+      for (int e : pf_.route(src, dst).edges) res_.edge_bytes[static_cast<std::size_t>(e)] += bytes;
+      return;
+    }
+    // A mirror's route, read as for_link_slots reads it (translated, not kept, where it may be).
+    pf_.router->for_link_slots(static_cast<int>(src), static_cast<int>(dst),
+                               [&](std::size_t s) { res_.edge_bytes[s / 2] += bytes; });
   }
 
   void on_done(sg4::Activity const& a) {

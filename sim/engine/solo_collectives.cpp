@@ -67,9 +67,11 @@ void CollectiveReplay::find_solo() {
         for (const CoarsePhase& ph : p.phases)
           for (const PlannedFlow& f : ph.flows) mark(f.src, f.dst, static_cast<std::int32_t>(task.group));
       if (set != kNoSet && mirrored.insert({&p, set}).second)
-        for (std::uint32_t group : g_.mirror_sets()[set].groups)
-          for (const PlannedFlow& f : mirror_plan(task, group).pair_bytes)
-            mark(f.src, f.dst, static_cast<std::int32_t>(task.group));
+        for (std::uint32_t group : g_.mirror_sets()[set].groups) {
+          const MirrorPlan m = mirror_plan(task, group);
+          for (const PlannedFlow& f : m.plan->pair_bytes)
+            mark(m.at(f.src), m.at(f.dst), static_cast<std::int32_t>(task.group));
+        }
     }
   }
   // Candidate groups: no link shared with a mirror or with more than kUsers users, the

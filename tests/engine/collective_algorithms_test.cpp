@@ -2,6 +2,8 @@
 // event mode, flow mode and flow mode by phases, against closed forms and against the
 // collective cost model.
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -401,7 +403,8 @@ TEST(CollectiveAlgorithms, MirroredCollectiveChargesTheSameBytes) {
 }
 
 // A mirror's plan taken from its collective's plan (CollectivePlanner::shifted) is, flow for
-// flow, the plan built for the mirror's group, wherever shifted() gives one; it gives none
+// flow, the plan built for the mirror's group, wherever shifted() gives one, and the base's
+// bytes charged per edge at shift()'s offset are that plan's; it gives none
 // for a pipelined algorithm, a group that is not one offset from the base, or one the cost
 // model shapes otherwise (a node boundary inside it). Rail-optimised H800 nodes (PXN shapes)
 // and an ECMP fat-tree; every algorithm of "auto" by name.
@@ -456,6 +459,14 @@ TEST(CollectiveAlgorithms, AShiftedPlanIsThePlanBuiltForTheShiftedGroup) {
           same(p->pair_bytes, want.pair_bytes);
           ASSERT_EQ(p->phases.size(), want.phases.size()) << what;
           for (std::size_t k = 0; k < p->phases.size(); ++k) same(p->phases[k].flows, want.phases[k].flows);
+          // Without the copy: the base's bytes charged at the offset are the group's plan's.
+          const std::optional<std::int64_t> o = planner.shift(base, sh.base, sh.group);
+          ASSERT_TRUE(o.has_value()) << what;
+          EXPECT_EQ(*o, std::int64_t{sh.group[0]} - std::int64_t{sh.base[0]}) << what;
+          std::vector<double> at_offset(topo.edges().size(), 0.0), own(topo.edges().size(), 0.0);
+          planner.add_edge_bytes(base, at_offset, 1, *o);
+          fresh.add_edge_bytes(want, own);
+          EXPECT_EQ(at_offset, own) << what;
         }
   EXPECT_GT(taken, 40);
   // Flow mode plans flows of its own: no shifted plans.
@@ -463,6 +474,8 @@ TEST(CollectiveAlgorithms, AShiftedPlanIsThePlanBuiltForTheShiftedGroup) {
   CollectivePlanner flow(topo, "ring", true);
   EXPECT_EQ(flow.shifted(flow.plan(range(0, 16, 8), CollectiveOp::all_reduce, 64e6), range(0, 16, 8), range(1, 16, 8)),
             nullptr);
+  EXPECT_FALSE(flow.shift(flow.plan(range(0, 16, 8), CollectiveOp::all_reduce, 64e6), range(0, 16, 8), range(1, 16, 8))
+                   .has_value());
 }
 
 }  // namespace

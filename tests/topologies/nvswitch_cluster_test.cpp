@@ -232,7 +232,8 @@ bool routes_repeat_after(const TopologyGraph& g, int shift, std::string& why) {
 // every route, a relabelling of spines that are all alike. The cases: one NIC per GPU and
 // leaves of half a node (period one node), rails of 4 nodes a leaf (period 4 nodes), two
 // NICs per node on leaves of 3 ports (period 3 nodes), the same NICs on rails (period 4
-// nodes), a 3:1 oversubscribed leaf of 6 ports (period 3 nodes); node counts leave the last
+// nodes), a 3:1 oversubscribed leaf of 6 ports (period 3 nodes), rails of 6 nodes a leaf
+// under 4 spines (period 6 nodes, D-mod-k's choice turned by 2); node counts leave the last
 // leaf part-filled. A shift of one node is not a period where leaves hold more: the check
 // can fail.
 TEST(NvswitchCluster, DestinationRoutedFabricsRepeatAfterTheirTranslationPeriod) {
@@ -246,6 +247,7 @@ TEST(NvswitchCluster, DestinationRoutedFabricsRepeatAfterTheirTranslationPeriod)
       {{{"nics_per_node", 2}, {"switch_radix", 6}}, 88, 24},
       {{{"fabric", "rail-optimised"}, {"nics_per_node", 2}, {"switch_radix", 8}}, 176, 32},
       {{{"switch_radix", 8}, {"oversubscription", 3}}, 88, 24},
+      {{{"fabric", "rail-optimised"}, {"switch_radix", 10}, {"oversubscription", 1.5}}, 128, 48},
   };
   for (const Case& c : cases) {
     const TopologyGraph g = build_nvswitch(c.desc, c.devices);
@@ -265,6 +267,63 @@ TEST(NvswitchCluster, DeclaresNoPeriodWhereRoutesDoNotRepeat) {
   EXPECT_EQ(build_nvswitch(nlohmann::json::object(), 8).translation_period, 0);
   std::string why;
   EXPECT_FALSE(routes_repeat_after(build_nvswitch({{"switch_radix", 8}, {"fabric_routing", "ecmp-hash"}}, 64), 8, why));
+}
+
+// Whether every route between two devices reads, through Router::for_link_slots, as the
+// links of the route the router finds for it: the pairs a period or more up are read from
+// their translate down, moved by the graph's translation bands. `why` names the first pair
+// that differs.
+bool translated_routes_read_true(const TopologyGraph& g, std::string& why) {
+  const Router moved(g), plain(g);
+  const int n = g.device_count();
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      if (a == b) continue;
+      std::vector<std::size_t> got, want;
+      moved.for_link_slots(a, b, [&](std::size_t s) { got.push_back(s); });
+      const Route& r = plain.device_route(a, b);
+      for (std::size_t i = 0; i < r.edges.size(); ++i) want.push_back(plain.link_slot(r, i));
+      if (got != want) {
+        why = "route " + std::to_string(a) + " -> " + std::to_string(b);
+        return false;
+      }
+    }
+  return true;
+}
+
+// The translation bands of the fabrics routed by destination (the cases above, and a rail
+// fabric whose period turns D-mod-k's spine choice: 6 hosts a leaf, 4 spines, so the spines
+// turn by 2 a period) move every route onto the route of the moved pair; a band that turns
+// the spines by one more does not.
+TEST(NvswitchCluster, TranslationBandsMoveRoutesOntoTheMovedPairsRoutes) {
+  const std::vector<std::pair<nlohmann::json, int>> cases{
+      {{{"switch_radix", 8}}, 56},
+      {{{"fabric", "rail-optimised"}, {"switch_radix", 8}}, 176},
+      {{{"nics_per_node", 2}, {"switch_radix", 6}}, 88},
+      {{{"fabric", "rail-optimised"}, {"nics_per_node", 2}, {"switch_radix", 8}}, 176},
+      {{{"switch_radix", 8}, {"oversubscription", 3}}, 88},
+      {{{"fabric", "rail-optimised"}, {"switch_radix", 10}, {"oversubscription", 1.5}}, 128},
+  };
+  for (const auto& [desc, devices] : cases) {
+    const TopologyGraph g = build_nvswitch(desc, devices);
+    ASSERT_GT(g.translation_period, 0) << desc.dump();
+    ASSERT_FALSE(g.translation_bands.empty()) << desc.dump();
+    std::string why;
+    EXPECT_TRUE(translated_routes_read_true(g, why)) << desc.dump() << ": " << why;
+  }
+  TopologyGraph g = build_nvswitch(cases.back().first, cases.back().second);
+  EXPECT_EQ(g.translation_period, 48);                // 8 GPUs x 6 hosts a leaf
+  EXPECT_EQ(g.translation_bands.back().size, 4);      // the spines
+  EXPECT_EQ(g.translation_bands.back().step, 6 % 4);  // host indices a period adds, mod spines
+  g.translation_bands.back().step += 1;
+  std::string why;
+  EXPECT_FALSE(translated_routes_read_true(g, why));
+}
+
+// Without a period nothing is moved: every pair is routed.
+TEST(NvswitchCluster, NoTranslationBandsWithoutAPeriod) {
+  EXPECT_TRUE(build_nvswitch({{"switch_radix", 8}, {"fabric_routing", "ecmp-hash"}}, 64).translation_bands.empty());
+  EXPECT_TRUE(build_nvswitch({{"fabric", "torus"}, {"fabric_dims", {2, 2, 2}}}, 64).translation_bands.empty());
 }
 
 }  // namespace
