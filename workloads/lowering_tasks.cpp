@@ -84,9 +84,10 @@ TaskId StreamTasks::add_collective(std::uint32_t group, CollectiveOp op, Bytes b
   t.stage = static_cast<std::uint16_t>(s);
   t.microbatch = static_cast<std::uint16_t>(mb);
   t.label = collective_label_;
-  if (tails)
+  if (tails)  // a group's devices mostly share their last task: each run of one is listed once
     for (std::uint32_t d : g_.groups()[group])
-      if ((*tails)[d] != kNoTask) deps.push_back((*tails)[d]);
+      if (const TaskId last = (*tails)[d]; last != kNoTask && (deps.empty() || deps.back() != last))
+        deps.push_back(last);
   std::sort(deps.begin(), deps.end());
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
   deps.erase(std::remove(deps.begin(), deps.end(), kNoTask), deps.end());

@@ -273,12 +273,17 @@ std::optional<std::int64_t> CollectivePlanner::shift(const CollectiveExpansion& 
   const std::int64_t o = std::int64_t{group[0]} - std::int64_t{base_group[0]};
   for (std::size_t i = 0; i < group.size(); ++i)
     if (std::int64_t{group[i]} - std::int64_t{base_group[i]} != o) return std::nullopt;
-  // The base's shape, once per base (a collective has a mirror per other replica).
-  auto [at, fresh] = base_shapes_.try_emplace(&base);
-  if (fresh) at->second.shape = model_.shape_of(as_int(base_group), at->second.ranks);
-  const GroupShape& b = at->second.shape;
-  std::vector<int> ranks;
-  const GroupShape s = model_.shape_of(as_int(group), ranks);
+  // Each group's shape once: a collective has a mirror per other replica, and a mirror group
+  // mirrors every collective of its twin's.
+  const auto shape = [&](const std::vector<std::uint32_t>& devices) -> const GroupShapeOf& {
+    auto [at, fresh] = shapes_.try_emplace(devices);
+    if (fresh) at->second.shape = model_.shape_of(as_int(devices), at->second.ranks);
+    return at->second;
+  };
+  const GroupShape& b = shape(base_group).shape;
+  const GroupShapeOf& mine = shape(group);
+  const GroupShape& s = mine.shape;
+  const std::vector<int>& ranks = mine.ranks;
   if (s.ranks != b.ranks || s.nodes != b.nodes || s.per_node != b.per_node || s.torus_dims != b.torus_dims ||
       s.pxn != b.pxn || ranks.size() != base.rank_devices.size())
     return std::nullopt;

@@ -179,13 +179,11 @@ class CollectivePlanner {
   CollectiveCostModel model_;
   std::map<std::tuple<std::vector<std::uint32_t>, int, int, bool>, std::string> choice_;  // (group, op, bucket, family)
   std::map<std::tuple<std::vector<std::uint32_t>, int, double, std::string>, std::unique_ptr<CollectiveExpansion>> plans_;
-  struct BaseShape {
+  struct GroupShapeOf {
     GroupShape shape;
-    std::vector<int> ranks;
+    std::vector<int> ranks;  // CollectiveCostModel::shape_of's rank order
   };
-  // shift(): the shape of each base plan's group, by plan (a plan is one group's, and lives as
-  // long as the planner that made it).
-  mutable std::map<const CollectiveExpansion*, BaseShape> base_shapes_;
+  mutable std::map<std::vector<std::uint32_t>, GroupShapeOf> shapes_;  // shift(): by group
 };
 
 // Size bucket of the algorithm choice: k with 2^k <= bytes < 2^(k+1) (0 below 2 bytes).

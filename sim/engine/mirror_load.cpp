@@ -1,9 +1,30 @@
 #include "sim/engine/mirror_load.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 namespace hcsim::engine {
+namespace {
+
+// Ascending: three passes of a counting sort on 11 bits each (least significant first), so
+// that a mirror set's tens of thousands of links sort in linear time; std::sort below that.
+void sort_slots(std::vector<std::uint32_t>& v) {
+  if (v.size() < 4096) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  std::vector<std::uint32_t> out(v.size());
+  for (int shift = 0; shift < 32; shift += 11) {
+    std::array<std::size_t, 2049> at{};
+    for (std::uint32_t x : v) ++at[((x >> shift) & 2047U) + 1];
+    for (std::size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
+    for (std::uint32_t x : v) out[at[(x >> shift) & 2047U]++] = x;
+    v.swap(out);
+  }
+}
+
+}  // namespace
 
 template <class F>
 void MirrorLoad::for_slots(const DevicePair& p, F&& f) const {
@@ -42,7 +63,7 @@ MirrorLoad::LinkCounts MirrorLoad::counts(const std::vector<DevicePair>& pairs) 
     for_slots(p, [&](std::size_t s) {
       if (k_[s]++ == 0) touched.push_back(static_cast<std::uint32_t>(s));
     });
-  std::sort(touched.begin(), touched.end());
+  sort_slots(touched);
   LinkCounts out;
   out.links.reserve(touched.size());
   for (std::uint32_t s : touched) {

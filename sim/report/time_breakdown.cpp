@@ -61,6 +61,18 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
   // Each simulated device's tasks in id order (CSR: first[d], first[d + 1]), so that one
   // device's events at a time are held: all of them at once took 32 bytes per task and device.
   std::vector<std::size_t> first(n + 1, 0);
+  // Per group, its simulated members in group order, listed when a collective first needs
+  // them: a data-parallel group of a symmetric run has a thousand members and one simulated.
+  std::vector<std::vector<std::uint32_t>> simulated_members(g.groups().size());
+  std::vector<char> listed(g.groups().size(), 0);
+  const auto members = [&](std::uint32_t group) -> const std::vector<std::uint32_t>& {
+    if (!listed[group]) {
+      listed[group] = 1;
+      for (std::uint32_t d : g.groups()[group])
+        if (d < n && simulated[d]) simulated_members[group].push_back(d);
+    }
+    return simulated_members[group];
+  };
   const auto each_device = [&](const Task& t, auto&& f) {
     const auto one = [&](std::uint32_t d) {
       if (d < n && simulated[d]) f(d);
@@ -75,7 +87,7 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
         if (t.peer != t.device && !g.is_memory(t.peer)) one(t.peer);
         break;
       case TaskKind::collective:
-        for (std::uint32_t d : g.groups()[t.group]) one(d);
+        for (std::uint32_t d : members(t.group)) f(d);
         break;
     }
   };
