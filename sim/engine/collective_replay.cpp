@@ -67,8 +67,6 @@ void CollectiveReplay::keep_rest_counts() {
   if (has_rest_) return;
   has_rest_ = true;
   live_.assign(load_.slot_count(), 0);
-  slot_bandwidth_.resize(load_.slot_count());
-  for (std::size_t k = 0; k < slot_bandwidth_.size(); ++k) slot_bandwidth_[k] = load_.slot_bandwidth(k);
   rest_live_.assign(load_.slot_count(), 0);
   if (g_.part_begin.size() > 1) {
     all_mirrors_.assign(load_.slot_count(), 0);
@@ -154,7 +152,7 @@ double CollectiveReplay::dynamic_stretch(std::uint32_t src, std::uint32_t dst, c
   if (src == dst) return 1;
   double alone = std::numeric_limits<double>::infinity(), shared = alone;
   for (std::uint32_t s : pair_slots(src, dst)) {
-    const double b = slot_bandwidth_[s], k = std::max(1, live_[s]);
+    const double b = load_.slot_bandwidth(s), k = std::max(1, live_[s]);
     double others = rest_live_[s];
     if (mirrors) others += mirrors->at(s);
     // Another job's mirrors on this link (its own are its representative's only: within one

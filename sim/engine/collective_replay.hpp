@@ -236,7 +236,6 @@ class CollectiveReplay {
   std::map<TaskId, const SlotCounts*> send_mirrors_live_;  // sends whose mirrors are counted
   std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> pair_at_;  // (first, count)
   std::vector<std::uint32_t> pair_slots_;  // the pairs' directed links, end to end
-  std::vector<double> slot_bandwidth_;     // per directed link (MirrorLoad::slot_bandwidth)
   std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, SlotCounts> mirror_slots_;
   // Mirror plans by (their collective's plan, mirror group): that plan shifted
   // (CollectivePlanner::shift), or the mirror's own plan at offset 0.
