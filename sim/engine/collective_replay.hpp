@@ -41,7 +41,8 @@
 //
 // Solo collectives (event mode). Per directed link the engine notes who crosses it: a
 // group's collectives (their launched and rest flows in every phase, and their mirrors'),
-// the sends of one device pair (and their mirrors'). A collective runs as one timer where
+// the sends of one device pair (and their mirrors'); only on the links the built collectives'
+// flows cross, the only ones whose users are read. A collective runs as one timer where
 // its group's launched flows of a phase share no directed link, its group's collectives
 // each depend (through the graph) on the one before, and every task of another user of its
 // links (at most three others) is ordered with it: a dependency either way, found by a

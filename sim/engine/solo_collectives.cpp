@@ -13,16 +13,21 @@ namespace hcsim::engine {
 void CollectiveReplay::find_solo() {
   if (planner_.flow_mode() || g_.memory_endpoints > 0 || g_.part_begin.size() > 1) return;
   // Who crosses each directed link: up to kUsers distinct users (a group's collectives, or the
-  // sends of one device pair: kSends + its index), else kShared (so is a mirror's flow).
+  // sends of one device pair: kSends + its index), else kShared (so is a mirror's flow). Only
+  // the users of the links the built collectives' flows cross are read (the candidates' check
+  // below), so only those links are followed: users[at[s]] (at[s] = kOff: not followed).
+  // Marking a link again for the same user changes nothing, and what is read of a link (its
+  // distinct users, or shared) does not depend on the order of the marks.
   constexpr std::int32_t kFree = -1, kShared = -2, kSends = 1 << 30;
   constexpr std::size_t kUsers = 4;
-  std::vector<std::array<std::int32_t, kUsers>> users(load_.slot_count());
-  for (auto& u : users) u.fill(kFree);
+  constexpr std::uint32_t kOff = ~std::uint32_t{0};
+  std::vector<std::uint32_t> at(load_.slot_count(), kOff);
+  std::vector<std::array<std::int32_t, kUsers>> users;
   std::vector<std::uint32_t> slots;
-  // Marking a link again for the same user changes nothing, so a set of pairs may be marked
-  // link by link from its counts.
+  // A set of pairs may be marked link by link from its counts.
   const auto mark_slot = [&](std::uint32_t s, std::int32_t who) {
-    auto& u = users[s];
+    if (at[s] == kOff) return;
+    auto& u = users[at[s]];
     if (u[0] == kShared) return;
     std::size_t k = 0;
     while (k < kUsers && u[k] != kFree && u[k] != who) ++k;
@@ -41,6 +46,25 @@ void CollectiveReplay::find_solo() {
   std::set<std::uint32_t> send_sets;                           // a set's pairs are marked once, for its first send
   std::unordered_map<std::uint64_t, std::int32_t> send_pairs;  // device pair -> its index
   std::vector<std::int32_t> user_of(g_.size(), kFree);         // per task: its user id
+  // The built collectives' links, followed, and their own flows marked on them.
+  for (TaskId t = 0; t < g_.size(); ++t) {
+    const Task& task = g_[t];
+    if (task.kind != TaskKind::collective) continue;
+    const CollectiveExpansion& p = plan_of(task);
+    if (p.rank_devices.empty() || !plans.insert({&p, task.group}).second) continue;
+    for (const CoarsePhase& ph : p.phases)
+      for (const PlannedFlow& f : ph.flows) {
+        slots.clear();
+        load_.slots({f.src, f.dst}, slots);
+        for (std::uint32_t x : slots) {
+          if (at[x] == kOff) {
+            at[x] = static_cast<std::uint32_t>(users.size());
+            users.emplace_back().fill(kFree);
+          }
+          mark_slot(x, static_cast<std::int32_t>(task.group));
+        }
+      }
+  }
   for (TaskId t = 0; t < g_.size(); ++t) {
     const Task& task = g_[t];
     const std::uint32_t set = set_of(t);
@@ -63,9 +87,6 @@ void CollectiveReplay::find_solo() {
       const CollectiveExpansion& p = plan_of(task);
       if (p.rank_devices.empty()) continue;
       user_of[t] = static_cast<std::int32_t>(task.group);
-      if (plans.insert({&p, task.group}).second)
-        for (const CoarsePhase& ph : p.phases)
-          for (const PlannedFlow& f : ph.flows) mark(f.src, f.dst, static_cast<std::int32_t>(task.group));
       if (set != kNoSet && mirrored.insert({&p, set}).second)
         for (std::uint32_t group : g_.mirror_sets()[set].groups) {
           const MirrorPlan m = mirror_plan(task, group);
@@ -87,7 +108,7 @@ void CollectiveReplay::find_solo() {
         slots.clear();
         load_.slots({f.src, f.dst}, slots);
         for (std::uint32_t s : slots)
-          for (std::int32_t u : users[s]) {
+          for (std::int32_t u : users[at[s]]) {
             if (u == kShared)
               bad[group] = 1;
             else if (u != kFree && u != static_cast<std::int32_t>(group))
