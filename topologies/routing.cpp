@@ -457,29 +457,6 @@ const Route& Router::passing_device_route(int src_device, int dst_device, bool s
   return passing_route_;
 }
 
-const std::vector<std::size_t>* Router::translated_slots(int src_device, int dst_device) const {
-  const int period = g_.translation_period;
-  if (period <= 0 || g_.translation_bands.empty()) return nullptr;
-  const int m = std::min(src_device, dst_device) / period;
-  if (m == 0 || src_device == dst_device) return nullptr;
-  const Route& r = device_route(src_device - m * period, dst_device - m * period);
-  moved_slots_.clear();
-  int u = g_.translate_node(r.nodes.front(), m);
-  for (std::size_t i = 0; i < r.edges.size(); ++i) {
-    const int v = g_.translate_node(r.nodes[i + 1], m);
-    const auto there = links_between(u, v);
-    std::size_t k = 0;  // the edge's place among parallel edges, the same on both sides
-    if (there.size() != 1) {
-      const auto here = links_between(r.nodes[i], r.nodes[i + 1]);
-      while (k < here.size() && here[k].second != r.edges[i]) ++k;
-    }
-    HCSIM_ASSERT(k < there.size(), "a translated route's nodes are not joined as its translate's are");
-    moved_slots_.push_back(directed(there[k].second, u));
-    u = v;
-  }
-  return &moved_slots_;
-}
-
 const Route& Router::device_route(int src_device, int dst_device) const {
   return route(g_.device_node(src_device), g_.device_node(dst_device));
 }

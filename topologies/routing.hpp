@@ -48,6 +48,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <utility>
@@ -124,6 +125,20 @@ class Router {
     const Route& r = device_route(src_device, dst_device);
     for (std::size_t i = 0; i < r.edges.size(); ++i) f(link_slot(r, i));
   }
+  // Classes of directed links under the translation (TopologyGraph::translation_bands), whose
+  // M = devices / period translates (translation_periods; 0 where the graph declares no
+  // bands or the period does not divide the devices) map routes onto routes: a link with an
+  // end in a band that goes round in M periods (the band's size is M x its step; of two such
+  // ends, the one in the band listed first) is the translate, `window` periods up, of the
+  // link `canon` whose such end lies in the band's first step (window = that end's place in
+  // the band / step). The link m periods up from a link of window w < M - m has its class
+  // and window w + m. Empty where neither end goes round, or both ends lie in one band.
+  struct LinkClass {
+    std::size_t canon = 0;
+    std::int64_t window = 0;
+  };
+  [[nodiscard]] std::optional<LinkClass> link_class(std::size_t slot) const;
+  [[nodiscard]] std::int64_t translation_periods() const;
   // Whether distances towards transit node `node` are in closed form (its component's core
   // is complete bipartite with one edge weight) rather than read from a Dijkstra table.
   [[nodiscard]] bool closed_form(int node) const {

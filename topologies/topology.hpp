@@ -121,6 +121,7 @@ class TopologyGraph {
   };
   std::vector<TranslationBand> translation_bands;  // ascending by first, disjoint
   [[nodiscard]] int translate_node(int node, std::int64_t periods) const;
+  [[nodiscard]] int translation_band(int node) const;  // index of node's band, -1: none
   // Optical circuit switch reconfiguration time of a reconfigurable fabric (TPU v4: ~10 s);
   // zero when the fabric is not reconfigurable.
   Seconds reconfiguration_time{};

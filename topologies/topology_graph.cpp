@@ -76,12 +76,18 @@ void TopologyGraph::set_scale_up_domain(int node, int domain) {
   nodes_.at(static_cast<std::size_t>(node)).scale_up_domain = domain;
 }
 
-int TopologyGraph::translate_node(int node, std::int64_t periods) const {
+int TopologyGraph::translation_band(int node) const {
   const auto after = std::upper_bound(translation_bands.begin(), translation_bands.end(), node,
                                       [](int n, const TranslationBand& b) { return n < b.first; });
-  if (after == translation_bands.begin()) return node;
+  if (after == translation_bands.begin()) return -1;
   const TranslationBand& b = *(after - 1);
-  if (node >= b.first + b.size) return node;
+  return node < b.first + b.size ? static_cast<int>(after - 1 - translation_bands.begin()) : -1;
+}
+
+int TopologyGraph::translate_node(int node, std::int64_t periods) const {
+  const int band = translation_band(node);
+  if (band < 0) return node;
+  const TranslationBand& b = translation_bands[static_cast<std::size_t>(band)];
   const std::int64_t moved = (node - b.first + periods * b.step) % b.size;
   return b.first + static_cast<int>(moved < 0 ? moved + b.size : moved);
 }

@@ -73,7 +73,65 @@ MirrorLoad::LinkCounts MirrorLoad::counts(const std::vector<DevicePair>& pairs) 
   return out;
 }
 
+MirrorLoad::LinkCounts MirrorLoad::class_counts(const std::vector<DevicePair>& pairs) {
+  const std::int64_t periods = router_.translation_periods();
+  if (periods == 0) return counts(pairs);
+  const auto period = static_cast<std::uint32_t>(g_.translation_period);
+  LinkCounts out;
+  std::unordered_map<std::uint64_t, std::uint32_t> base_of;
+  std::vector<DevicePair> bases;
+  for (const DevicePair& p : pairs) {
+    if (p.first == p.second) continue;
+    const std::uint32_t m = std::min(p.first, p.second) / period;
+    const DevicePair b{p.first - m * period, p.second - m * period};
+    const auto [it, added] = base_of.try_emplace(key(b.first, b.second), static_cast<std::uint32_t>(bases.size()));
+    if (added) {
+      bases.push_back(b);
+      out.periods.emplace_back();
+    }
+    out.periods[it->second].push_back(m);
+  }
+  std::vector<std::uint32_t> route;
+  for (std::uint32_t i = 0; i < bases.size(); ++i) {
+    std::vector<std::uint32_t>& m = out.periods[i];
+    std::sort(m.begin(), m.end());
+    route.clear();
+    slots(bases[i], route);
+    for (std::uint32_t s : route) {
+      const std::optional<Router::LinkClass> c = slot_class(s);
+      // Moved up past the band's last step, a link would wrap round: counted link by link.
+      if (!c || c->window + m.back() >= periods) return counts(pairs);
+      out.classes[c->canon].push_back({c->window, i});
+    }
+  }
+  out.load = this;
+  return out;
+}
+
+std::optional<Router::LinkClass> MirrorLoad::slot_class(std::uint32_t slot) const {
+  const auto [it, added] = slot_classes_.try_emplace(slot);
+  if (added) it->second = router_.link_class(slot);
+  return it->second;
+}
+
+std::int32_t MirrorLoad::LinkCounts::in_class(const std::vector<Member>& members, std::int64_t window) const {
+  std::int32_t n = 0;
+  for (const Member& x : members) {
+    if (window < x.window) continue;  // moved up, never down
+    const std::vector<std::uint32_t>& m = periods[x.base];
+    const auto [lo, hi] = std::equal_range(m.begin(), m.end(), static_cast<std::uint32_t>(window - x.window));
+    n += static_cast<std::int32_t>(hi - lo);
+  }
+  return n;
+}
+
 std::int32_t MirrorLoad::LinkCounts::at(std::uint32_t slot) const {
+  if (load) {
+    const std::optional<Router::LinkClass> c = load->slot_class(slot);
+    if (!c) return 0;  // the pairs' links all have a class, and so do their translates
+    const auto it = classes.find(c->canon);
+    return it == classes.end() ? 0 : in_class(it->second, c->window);
+  }
   const auto it = std::lower_bound(links.begin(), links.end(), std::pair<std::uint32_t, std::int32_t>{slot, 0},
                                    [](const auto& a, const auto& b) { return a.first < b.first; });
   return it != links.end() && it->first == slot ? it->second : 0;

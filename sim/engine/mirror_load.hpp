@@ -15,6 +15,7 @@
 // computed. Links no mirror crosses keep SimGrid's own sharing; with no shared link the
 // stretch is 1 and the flow runs as before. The links' byte counts keep the real bytes.
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -47,11 +48,32 @@ class MirrorLoad {
   // Flows per directed link over the routes of `pairs`, ascending by link: a sorted list, so
   // that a mirror set's counts over a hundred thousand devices take one array, not a node
   // per link (counted in this object's per-link scratch array).
+  //
+  // Or, from class_counts, by translation class (Router::link_class): a pair m = min / period
+  // periods up crosses the links of its base pair (m periods down) moved up m times, so the
+  // pairs are kept as their base pairs' routes, each link under its class, and the periods
+  // each base pair is moved up by; a link's count is the number of (member of its class,
+  // period) that land on it. Nothing per link of the cluster is listed.
   struct LinkCounts {
-    std::vector<std::pair<std::uint32_t, std::int32_t>> links;
+    std::vector<std::pair<std::uint32_t, std::int32_t>> links;  // by link (counts)
+    struct Member {
+      std::int64_t window = 0;  // of the base pair's link (Router::LinkClass)
+      std::uint32_t base = 0;   // the base pair: its periods
+    };
+    std::unordered_map<std::size_t, std::vector<Member>> classes;  // by class (class_counts)
+    std::vector<std::vector<std::uint32_t>> periods;               // per base pair, ascending
+    const MirrorLoad* load = nullptr;                              // set by class: reads a link's class
+    [[nodiscard]] bool by_class() const { return load != nullptr; }
     [[nodiscard]] std::int32_t at(std::uint32_t slot) const;  // 0 where none
+    // The pairs whose links of this class land on the link of window `window`.
+    [[nodiscard]] std::int32_t in_class(const std::vector<Member>& members, std::int64_t window) const;
   };
   LinkCounts counts(const std::vector<DevicePair>& pairs);
+  // By class where the graph has translation classes and every link of the base pairs' routes
+  // has one (each moved up within its band), else counts(pairs). Its links list is empty.
+  LinkCounts class_counts(const std::vector<DevicePair>& pairs);
+  // A directed link's class (Router::link_class), looked up once.
+  [[nodiscard]] std::optional<Router::LinkClass> slot_class(std::uint32_t slot) const;
 
   // The directed links (2 x edge + direction) of the route src -> dst, appended to `out`.
   void slots(const DevicePair& p, std::vector<std::uint32_t>& out) const;
@@ -68,6 +90,7 @@ class MirrorLoad {
   const TopologyGraph& g_;
   const Router& router_;
   std::vector<std::uint32_t> k_, j_;  // per directed link, reused
+  mutable std::unordered_map<std::uint32_t, std::optional<Router::LinkClass>> slot_classes_;
 };
 
 }  // namespace hcsim::engine

@@ -23,6 +23,7 @@ void CollectiveReplay::find_solo() {
   constexpr std::uint32_t kOff = ~std::uint32_t{0};
   std::vector<std::uint32_t> at(load_.slot_count(), kOff);
   std::vector<std::array<std::int32_t, kUsers>> users;
+  std::vector<std::uint32_t> followed;  // the links followed, in the order of users
   std::vector<std::uint32_t> slots;
   // A set of pairs may be marked link by link from its counts.
   const auto mark_slot = [&](std::uint32_t s, std::int32_t who) {
@@ -40,6 +41,22 @@ void CollectiveReplay::find_solo() {
     slots.clear();
     load_.slots({src, dst}, slots);
     for (std::uint32_t s : slots) mark_slot(s, who);
+  };
+  // Counts by class (MirrorLoad::class_counts) mark the followed links of their classes they
+  // land on: the followed links by class, listed once.
+  std::unordered_map<std::size_t, std::vector<std::pair<std::int64_t, std::uint32_t>>> followed_by_class;
+  bool classes_listed = false;
+  const auto mark_classes = [&](const SlotCounts& c, std::int32_t who) {
+    if (!classes_listed) {
+      for (std::uint32_t s : followed)
+        if (const std::optional<Router::LinkClass> k = load_.slot_class(s))
+          followed_by_class[k->canon].emplace_back(k->window, s);
+      classes_listed = true;
+    }
+    for (const auto& [canon, members] : c.classes)
+      if (const auto f = followed_by_class.find(canon); f != followed_by_class.end())
+        for (const auto& [window, s] : f->second)
+          if (c.in_class(members, window) > 0) mark_slot(s, who);
   };
   std::set<std::pair<const CollectiveExpansion*, std::uint32_t>> plans;     // (plan, group)
   std::set<std::pair<const CollectiveExpansion*, std::uint32_t>> mirrored;  // (plan, mirror set)
@@ -60,6 +77,7 @@ void CollectiveReplay::find_solo() {
           if (at[x] == kOff) {
             at[x] = static_cast<std::uint32_t>(users.size());
             users.emplace_back().fill(kFree);
+            followed.push_back(x);
           }
           mark_slot(x, static_cast<std::int32_t>(task.group));
         }
@@ -78,9 +96,11 @@ void CollectiveReplay::find_solo() {
       // A mirror runs when the task it mirrors does: its flows are that task's use.
       if (set != kNoSet && send_sets.insert(set).second) {
         const std::int32_t who = user_of[t] >= 0 ? user_of[t] : kShared;
-        if (has_rest_)  // the counts its sends' stretches read (send_stretch): its routes read once
-          for (const auto& [s, n] : send_counts(set).links) mark_slot(s, who);
-        else
+        if (has_rest_) {  // the counts its sends' stretches read (send_stretch): its routes read once
+          const SlotCounts& c = send_counts(set);
+          for (const auto& [s, n] : c.links) mark_slot(s, who);
+          if (c.by_class()) mark_classes(c, who);
+        } else
           for (const auto& [src, dst] : g_.mirror_sets()[set].pairs) mark(src, dst, who);
       }
     } else if (task.kind == TaskKind::collective) {

@@ -4,6 +4,8 @@
 // carries all three flows, each GPU's own link to its NVSwitch one.
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include <gtest/gtest.h>
 
 #include "../support/test_topology.hpp"
@@ -79,6 +81,60 @@ TEST(MirrorLoad, ALongListOfLinksComesOutAscendingAsCountedOneByOne) {
     EXPECT_EQ(c.links[i].second, n);
     ++i;
   }
+}
+
+// By translation class (MirrorLoad::class_counts): on fabrics routed by destination, whose
+// routes move with the devices by whole periods (the six fabrics of NvswitchCluster.
+// TranslationBandsMoveRoutesOntoTheMovedPairsRoutes, with whole periods of devices), every directed link of the cluster
+// reads the count of counting each pair's route one by one: pipeline hops one and a half periods up, some of them
+// missing and one twice; hops down; GPU pairs inside a node (through its NVSwitch); a pair to itself. The counts are
+// kept by class, not by link.
+TEST(MirrorLoad, ByClassEveryLinkReadsItsCountAsCountedOneByOne) {
+  const std::vector<std::pair<nlohmann::json, int>> cases{
+      {{{"switch_radix", 8}}, 56},
+      {{{"fabric", "rail-optimised"}, {"switch_radix", 8}}, 192},
+      {{{"nics_per_node", 2}, {"switch_radix", 6}}, 96},
+      {{{"fabric", "rail-optimised"}, {"nics_per_node", 2}, {"switch_radix", 8}}, 192},
+      {{{"switch_radix", 8}, {"oversubscription", 3}}, 96},
+      {{{"fabric", "rail-optimised"}, {"switch_radix", 10}, {"oversubscription", 1.5}}, 144},
+  };
+  for (auto [desc, devices] : cases) {
+    desc["type"] = "nvswitch-cluster";
+    const TopologyGraph g = testing::test_topology(desc, devices);
+    const Router router(g);
+    MirrorLoad load(g, router);
+    const auto period = static_cast<std::uint32_t>(g.translation_period), n = static_cast<std::uint32_t>(devices);
+    ASSERT_GT(period, 0U) << desc.dump();
+    const std::uint32_t up = period + period / 2;
+    std::vector<DevicePair> pairs;
+    for (std::uint32_t d = 0; d + up < n; ++d)
+      if (d % 7 != 3) pairs.emplace_back(d, d + up);
+    pairs.emplace_back(5, 5 + up);
+    for (std::uint32_t d = up; d < n; d += 5) pairs.emplace_back(d, d - up);
+    for (std::uint32_t d = 0; d + 1 < n; d += 8) pairs.emplace_back(d + 1, d);
+    pairs.emplace_back(2, 2);
+    const MirrorLoad::LinkCounts c = load.class_counts(pairs);
+    ASSERT_EQ(n % period, 0U) << desc.dump();
+    ASSERT_TRUE(c.by_class()) << desc.dump();
+    EXPECT_TRUE(c.links.empty());
+    const std::map<std::uint32_t, std::int32_t> expected = counted_one_by_one(load, pairs);
+    for (std::uint32_t s = 0; s < load.slot_count(); ++s) {
+      const auto e = expected.find(s);
+      ASSERT_EQ(c.at(s), e == expected.end() ? 0 : e->second) << desc.dump() << " link " << s;
+    }
+  }
+}
+
+// Without translation bands (hash routing) the counts are kept link by link.
+TEST(MirrorLoad, WithoutTranslationBandsClassCountsAreTheLinksCounts) {
+  const TopologyGraph g =
+      testing::test_topology({{"type", "nvswitch-cluster"}, {"switch_radix", 8}, {"fabric_routing", "ecmp-hash"}}, 64);
+  const Router router(g);
+  MirrorLoad load(g, router);
+  const std::vector<DevicePair> pairs{{0, 40}, {8, 48}, {1, 2}};
+  const MirrorLoad::LinkCounts c = load.class_counts(pairs);
+  EXPECT_FALSE(c.by_class());
+  EXPECT_EQ(c.links, load.counts(pairs).links);
 }
 
 }  // namespace

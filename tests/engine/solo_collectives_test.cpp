@@ -196,5 +196,52 @@ TEST(SoloCollectives, NotWhereASendCrossesTheirLinks) {
   }
 }
 
+// The mirrors of a send count too: where a send's mirror pairs take the ring's own hops
+// (16 -> 24 and 24 -> 0's translate 24 -> 32), the collective shares its links and runs its
+// flows, as with the send itself above; without them it is a timer. The ring spans four
+// nodes of a fabric routed by destination, whose mirror counts are kept by translation class
+// (MirrorLoad::class_counts), and by hash, where they are kept link by link; devices 0 and 8
+// alone compute, so the ring's other hops are representatives' rest flows.
+TEST(SoloCollectives, NotWhereASendsMirrorsCrossTheirLinks) {
+  for (const char* routing : {"d-mod-k", "ecmp-hash"}) {
+    const TopologyGraph topo =
+        testing::test_topology({{"type", "nvswitch-cluster"}, {"switch_radix", 8}, {"fabric_routing", routing}}, 56);
+    for (const bool mirrored : {true, false}) {
+      TaskGraph g;
+      g.devices = 56;
+      Task c;
+      c.kind = TaskKind::compute;
+      c.duration = Seconds(1e-6);
+      for (const std::uint32_t d : {0u, 8u}) {
+        c.device = d;
+        g.add(c, {});
+      }
+      const auto grp = g.add_group({0, 8, 16, 24});
+      TaskId last = 0;
+      for (int k = 0; k < 3; ++k) {
+        Task t;
+        t.kind = TaskKind::collective;
+        t.op = CollectiveOp::all_reduce;
+        t.group = grp;
+        t.bytes = Bytes(64e6);
+        last = k > 0 ? g.add(t, {last}) : g.add(t, {});
+      }
+      Task s;
+      s.kind = TaskKind::send;
+      s.device = 1;
+      s.peer = 9;
+      s.bytes = Bytes(128e6);
+      const TaskId send = g.add(s, {});
+      if (mirrored) g.add_mirror(send, g.add_mirror_set({{17, 25}, {16, 24}, {24, 32}}));
+      const Both b = simulate_both(topo, g);
+      if (mirrored)
+        EXPECT_EQ(b.solo.activities, b.flows.activities) << routing;
+      else
+        EXPECT_LT(b.solo.activities, b.flows.activities) << routing;
+      EXPECT_NEAR(b.solo.makespan, b.flows.makespan, kPrecision) << routing << mirrored;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hcsim

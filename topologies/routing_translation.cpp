@@ -1,0 +1,68 @@
+// The router's reads under the translation (routing.hpp, TopologyGraph::translation_bands):
+// a pair m periods up read as its translate's route moved (translated_slots), and the
+// classes of translates the directed links fall into (link_class).
+#include <algorithm>
+
+#include "topologies/routing.hpp"
+
+namespace hcsim {
+
+const std::vector<std::size_t>* Router::translated_slots(int src_device, int dst_device) const {
+  const int period = g_.translation_period;
+  if (period <= 0 || g_.translation_bands.empty()) return nullptr;
+  const int m = std::min(src_device, dst_device) / period;
+  if (m == 0 || src_device == dst_device) return nullptr;
+  const Route& r = device_route(src_device - m * period, dst_device - m * period);
+  moved_slots_.clear();
+  int u = g_.translate_node(r.nodes.front(), m);
+  for (std::size_t i = 0; i < r.edges.size(); ++i) {
+    const int v = g_.translate_node(r.nodes[i + 1], m);
+    const auto there = links_between(u, v);
+    std::size_t k = 0;  // the edge's place among parallel edges, the same on both sides
+    if (there.size() != 1) {
+      const auto here = links_between(r.nodes[i], r.nodes[i + 1]);
+      while (k < here.size() && here[k].second != r.edges[i]) ++k;
+    }
+    HCSIM_ASSERT(k < there.size(), "a translated route's nodes are not joined as its translate's are");
+    moved_slots_.push_back(directed(there[k].second, u));
+    u = v;
+  }
+  return &moved_slots_;
+}
+
+std::int64_t Router::translation_periods() const {
+  const int period = g_.translation_period;
+  if (period <= 0 || g_.translation_bands.empty() || g_.device_count() % period != 0) return 0;
+  return g_.device_count() / period;
+}
+
+std::optional<Router::LinkClass> Router::link_class(std::size_t slot) const {
+  const std::int64_t periods = translation_periods();
+  if (periods == 0) return std::nullopt;
+  const auto edge = static_cast<int>(slot / 2);
+  const int a = edge_a_[slot / 2], b = g_.edges()[slot / 2].b;
+  const int from = slot % 2 == 0 ? a : b, to = slot % 2 == 0 ? b : a;
+  const auto round = [&](int node) {  // the band `node` goes round in M periods, else -1
+    const int k = g_.translation_band(node);
+    if (k < 0) return -1;
+    const TopologyGraph::TranslationBand& band = g_.translation_bands[static_cast<std::size_t>(k)];
+    return band.step > 0 && band.size == periods * band.step ? k : -1;
+  };
+  const int kf = round(from), kt = round(to);
+  if (kf == kt) return std::nullopt;  // neither goes round, or both in one band
+  const bool from_leads = kt < 0 || (kf >= 0 && kf < kt);
+  const TopologyGraph::TranslationBand& band = g_.translation_bands[static_cast<std::size_t>(from_leads ? kf : kt)];
+  const std::int64_t w = ((from_leads ? from : to) - band.first) / band.step;
+  if (w == 0) return LinkClass{slot, 0};
+  const int f = g_.translate_node(from, -w), t = g_.translate_node(to, -w);
+  const auto there = links_between(f, t);
+  std::size_t k = 0;  // the edge's place among parallel edges, the same on both sides
+  if (there.size() != 1) {
+    const auto here = links_between(from, to);
+    while (k < here.size() && here[k].second != edge) ++k;
+  }
+  HCSIM_ASSERT(k < there.size(), "a translated link's nodes are not joined as its translate's are");
+  return LinkClass{directed(there[k].second, f), w};
+}
+
+}  // namespace hcsim
