@@ -203,12 +203,20 @@ GroupShape CollectiveCostModel::shape_of(const std::vector<int>& devices, std::v
     ranks = devices;
     std::stable_sort(ranks.begin(), ranks.end(), [&](int a, int b) { return g_.node_of(a) < g_.node_of(b); });
   }
-  std::map<int, int> per;
-  for (int d : ranks) ++per[g_.node_of(d)];
-  s.nodes = static_cast<int>(per.size());
-  s.per_node = per.begin()->second;
-  for (const auto& [node, count] : per)
-    if (count != s.per_node) s.per_node = 0;
+  // Devices per node: the runs of the ranks' nodes in order (ranks sorted by node but for a
+  // whole torus, whose nodes are sorted here).
+  std::vector<int> nodes(ranks.size());
+  std::transform(ranks.begin(), ranks.end(), nodes.begin(), [&](int d) { return g_.node_of(d); });
+  if (!std::is_sorted(nodes.begin(), nodes.end())) std::sort(nodes.begin(), nodes.end());
+  s.nodes = 0;
+  s.per_node = -1;
+  for (std::size_t i = 0, j = 0; i < nodes.size(); i = j) {
+    while (j < nodes.size() && nodes[j] == nodes[i]) ++j;
+    ++s.nodes;
+    const auto count = static_cast<int>(j - i);
+    s.per_node = s.per_node < 0 || s.per_node == count ? count : 0;
+  }
+  s.per_node = std::max(s.per_node, 0);
   if (s.nodes > 1 && s.per_node > 1) {
     // Rails: node 0's local 0 -> node 1's local 1 against node 0's local 1 -> the same.
     const auto far = static_cast<std::size_t>(s.per_node + 1);

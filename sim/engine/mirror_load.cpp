@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <tuple>
 
 namespace hcsim::engine {
 namespace {
@@ -78,32 +79,43 @@ MirrorLoad::LinkCounts MirrorLoad::class_counts(const std::vector<DevicePair>& p
   if (periods == 0) return counts(pairs);
   const auto period = static_cast<std::uint32_t>(g_.translation_period);
   LinkCounts out;
+  // Each pair as (its base pair, m); the periods grouped base by base.
   std::unordered_map<std::uint64_t, std::uint32_t> base_of;
   std::vector<DevicePair> bases;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> moved;
+  moved.reserve(pairs.size());
   for (const DevicePair& p : pairs) {
     if (p.first == p.second) continue;
     const std::uint32_t m = std::min(p.first, p.second) / period;
     const DevicePair b{p.first - m * period, p.second - m * period};
     const auto [it, added] = base_of.try_emplace(key(b.first, b.second), static_cast<std::uint32_t>(bases.size()));
-    if (added) {
-      bases.push_back(b);
-      out.periods.emplace_back();
-    }
-    out.periods[it->second].push_back(m);
+    if (added) bases.push_back(b);
+    moved.emplace_back(it->second, m);
+  }
+  out.first.assign(bases.size() + 1, 0);
+  for (const auto& [base, m] : moved) ++out.first[base + 1];
+  for (std::size_t b = 1; b < out.first.size(); ++b) out.first[b] += out.first[b - 1];
+  out.periods.resize(moved.size());
+  {
+    std::vector<std::uint32_t> at(out.first.begin(), out.first.end() - 1);
+    for (const auto& [base, m] : moved) out.periods[at[base]++] = m;
   }
   std::vector<std::uint32_t> route;
   for (std::uint32_t i = 0; i < bases.size(); ++i) {
-    std::vector<std::uint32_t>& m = out.periods[i];
-    std::sort(m.begin(), m.end());
+    const auto from = out.periods.begin() + out.first[i], to = out.periods.begin() + out.first[i + 1];
+    std::sort(from, to);
     route.clear();
     slots(bases[i], route);
     for (std::uint32_t s : route) {
       const std::optional<Router::LinkClass> c = slot_class(s);
       // Moved up past the band's last step, a link would wrap round: counted link by link.
-      if (!c || c->window + m.back() >= periods) return counts(pairs);
-      out.classes[c->canon].push_back({c->window, i});
+      if (!c || c->window + *(to - 1) >= periods) return counts(pairs);
+      out.members.push_back({c->canon, c->window, i});
     }
   }
+  std::sort(out.members.begin(), out.members.end(), [](const LinkCounts::Member& x, const LinkCounts::Member& y) {
+    return std::tie(x.canon, x.window, x.base) < std::tie(y.canon, y.window, y.base);
+  });
   out.load = this;
   return out;
 }
@@ -114,12 +126,18 @@ std::optional<Router::LinkClass> MirrorLoad::slot_class(std::uint32_t slot) cons
   return it->second;
 }
 
-std::int32_t MirrorLoad::LinkCounts::in_class(const std::vector<Member>& members, std::int64_t window) const {
+std::span<const MirrorLoad::LinkCounts::Member> MirrorLoad::LinkCounts::of_class(std::size_t canon) const {
+  const auto [lo, hi] = std::equal_range(members.begin(), members.end(), Member{canon, 0, 0},
+                                         [](const Member& x, const Member& y) { return x.canon < y.canon; });
+  return {lo, hi};
+}
+
+std::int32_t MirrorLoad::LinkCounts::in_class(std::span<const Member> of, std::int64_t window) const {
   std::int32_t n = 0;
-  for (const Member& x : members) {
+  for (const Member& x : of) {
     if (window < x.window) continue;  // moved up, never down
-    const std::vector<std::uint32_t>& m = periods[x.base];
-    const auto [lo, hi] = std::equal_range(m.begin(), m.end(), static_cast<std::uint32_t>(window - x.window));
+    const auto from = periods.begin() + first[x.base], to = periods.begin() + first[x.base + 1];
+    const auto [lo, hi] = std::equal_range(from, to, static_cast<std::uint32_t>(window - x.window));
     n += static_cast<std::int32_t>(hi - lo);
   }
   return n;
@@ -128,9 +146,8 @@ std::int32_t MirrorLoad::LinkCounts::in_class(const std::vector<Member>& members
 std::int32_t MirrorLoad::LinkCounts::at(std::uint32_t slot) const {
   if (load) {
     const std::optional<Router::LinkClass> c = load->slot_class(slot);
-    if (!c) return 0;  // the pairs' links all have a class, and so do their translates
-    const auto it = classes.find(c->canon);
-    return it == classes.end() ? 0 : in_class(it->second, c->window);
+    return c ? in_class(of_class(c->canon), c->window)
+             : 0;  // the pairs' links all have a class, and so their translates
   }
   const auto it = std::lower_bound(links.begin(), links.end(), std::pair<std::uint32_t, std::int32_t>{slot, 0},
                                    [](const auto& a, const auto& b) { return a.first < b.first; });

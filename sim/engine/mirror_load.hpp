@@ -16,6 +16,7 @@
 // stretch is 1 and the flow runs as before. The links' byte counts keep the real bytes.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -57,16 +58,20 @@ class MirrorLoad {
   struct LinkCounts {
     std::vector<std::pair<std::uint32_t, std::int32_t>> links;  // by link (counts)
     struct Member {
-      std::int64_t window = 0;  // of the base pair's link (Router::LinkClass)
+      std::size_t canon = 0;    // its class (Router::LinkClass)
+      std::int64_t window = 0;  // a base pair's link of the class: its window
       std::uint32_t base = 0;   // the base pair: its periods
     };
-    std::unordered_map<std::size_t, std::vector<Member>> classes;  // by class (class_counts)
-    std::vector<std::vector<std::uint32_t>> periods;               // per base pair, ascending
-    const MirrorLoad* load = nullptr;                              // set by class: reads a link's class
+    std::vector<Member> members;         // by class (class_counts), ascending
+    std::vector<std::uint32_t> periods;  // the base pairs', base by base, each ascending
+    std::vector<std::uint32_t> first;    // base b's: periods[first[b], first[b + 1])
+    const MirrorLoad* load = nullptr;    // set by class: reads a link's class
     [[nodiscard]] bool by_class() const { return load != nullptr; }
     [[nodiscard]] std::int32_t at(std::uint32_t slot) const;  // 0 where none
-    // The pairs whose links of this class land on the link of window `window`.
-    [[nodiscard]] std::int32_t in_class(const std::vector<Member>& members, std::int64_t window) const;
+    // The members of a class, and the pairs whose links of that class land on the link of
+    // window `window`.
+    [[nodiscard]] std::span<const Member> of_class(std::size_t canon) const;
+    [[nodiscard]] std::int32_t in_class(std::span<const Member> of, std::int64_t window) const;
   };
   LinkCounts counts(const std::vector<DevicePair>& pairs);
   // By class where the graph has translation classes and every link of the base pairs' routes

@@ -53,10 +53,24 @@ void CollectiveReplay::find_solo() {
           followed_by_class[k->canon].emplace_back(k->window, s);
       classes_listed = true;
     }
-    for (const auto& [canon, members] : c.classes)
-      if (const auto f = followed_by_class.find(canon); f != followed_by_class.end())
+    for (std::size_t i = 0, j = 0; i < c.members.size(); i = j) {  // class by class
+      while (j < c.members.size() && c.members[j].canon == c.members[i].canon) ++j;
+      if (const auto f = followed_by_class.find(c.members[i].canon); f != followed_by_class.end())
         for (const auto& [window, s] : f->second)
-          if (c.in_class(members, window) > 0) mark_slot(s, who);
+          if (c.in_class({c.members.data() + i, j - i}, window) > 0) mark_slot(s, who);
+    }
+  };
+  const auto mark_counts = [&](const SlotCounts& c, std::int32_t who) {
+    for (const auto& [s, n] : c.links) mark_slot(s, who);
+    if (c.by_class()) mark_classes(c, who);
+  };
+  // A list of pairs: by class where the fabric has classes, else route by route.
+  const auto mark_pairs = [&](const std::vector<DevicePair>& pairs, std::int32_t who) {
+    if (planner_.router().translation_periods() > 0) {
+      mark_counts(load_.class_counts(pairs), who);
+      return;
+    }
+    for (const auto& [src, dst] : pairs) mark(src, dst, who);
   };
   std::set<std::pair<const CollectiveExpansion*, std::uint32_t>> plans;     // (plan, group)
   std::set<std::pair<const CollectiveExpansion*, std::uint32_t>> mirrored;  // (plan, mirror set)
@@ -96,23 +110,23 @@ void CollectiveReplay::find_solo() {
       // A mirror runs when the task it mirrors does: its flows are that task's use.
       if (set != kNoSet && send_sets.insert(set).second) {
         const std::int32_t who = user_of[t] >= 0 ? user_of[t] : kShared;
-        if (has_rest_) {  // the counts its sends' stretches read (send_stretch): its routes read once
-          const SlotCounts& c = send_counts(set);
-          for (const auto& [s, n] : c.links) mark_slot(s, who);
-          if (c.by_class()) mark_classes(c, who);
-        } else
-          for (const auto& [src, dst] : g_.mirror_sets()[set].pairs) mark(src, dst, who);
+        if (has_rest_)  // the counts its sends' stretches read (send_stretch): its routes read once
+          mark_counts(send_counts(set), who);
+        else
+          mark_pairs(g_.mirror_sets()[set].pairs, who);
       }
     } else if (task.kind == TaskKind::collective) {
       const CollectiveExpansion& p = plan_of(task);
       if (p.rank_devices.empty()) continue;
       user_of[t] = static_cast<std::int32_t>(task.group);
-      if (set != kNoSet && mirrored.insert({&p, set}).second)
+      if (set != kNoSet && mirrored.insert({&p, set}).second) {
+        std::vector<DevicePair> pairs;
         for (std::uint32_t group : g_.mirror_sets()[set].groups) {
           const MirrorPlan m = mirror_plan(task, group);
-          for (const PlannedFlow& f : m.plan->pair_bytes)
-            mark(m.at(f.src), m.at(f.dst), static_cast<std::int32_t>(task.group));
+          for (const PlannedFlow& f : m.plan->pair_bytes) pairs.emplace_back(m.at(f.src), m.at(f.dst));
         }
+        mark_pairs(pairs, static_cast<std::int32_t>(task.group));
+      }
     }
   }
   // Candidate groups: no link shared with a mirror or with more than kUsers users, the
