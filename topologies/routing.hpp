@@ -215,7 +215,7 @@ class Router {
   // node -> (neighbour, edge), sorted; all nodes' lists in one array (a million-device graph
   // has millions of short lists).
   struct Adjacency {
-    std::vector<std::size_t> first;  // node u's list: items[first[u], first[u + 1])
+    std::vector<std::uint32_t> first;  // node u's list: items[first[u], first[u + 1]) (2 x edges < 2^32)
     std::vector<std::pair<int, int>> items;
     // Per item, beside it for the walk's scan: its edge's weight times 4, plus 1 when the
     // neighbour forwards (transit) and 2 when it is a pendant transit node.
@@ -253,7 +253,7 @@ class Router {
   void set_hops();  // adj_.hop and core_run_
   // Per node: a closed-form core node's core neighbours as items [first, last) of its list
   // when they are consecutive there, else {0, 0}.
-  std::vector<std::pair<std::size_t, std::size_t>> core_run_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> core_run_;
   // The items of the shorter of a's and b's lists that join them (their edges, ascending).
   [[nodiscard]] std::span<const std::pair<int, int>> links_between(int a, int b) const;
   // The distance to t of every core neighbour of core node cur (closed form) that is not one

@@ -27,7 +27,7 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
   for (std::size_t u = 0; u < n; ++u) adj_.first[u + 1] += adj_.first[u];
   adj_.items.resize(adj_.first[n]);
   {
-    std::vector<std::size_t> next(adj_.first.begin(), adj_.first.end() - 1);
+    std::vector<std::uint32_t> next(adj_.first.begin(), adj_.first.end() - 1);
     weight_.reserve(g.edges().size());
     edge_a_.reserve(g.edges().size());
     for (std::size_t e = 0; e < g.edges().size(); ++e) {
@@ -131,7 +131,7 @@ void Router::set_hops() {
     while (last < end && core(last)) ++last;
     bool one_run = first < last;
     for (std::size_t i = last; one_run && i < end; ++i) one_run = !core(i);
-    if (one_run) core_run_[u] = {first, last};
+    if (one_run) core_run_[u] = {static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(last)};
   }
 }
 
