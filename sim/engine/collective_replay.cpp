@@ -135,11 +135,13 @@ void CollectiveReplay::count_rest(const Instance& co, int d) {
 
 const CollectiveReplay::SlotCounts& CollectiveReplay::send_counts(std::uint32_t set) {
   auto [it, added] = send_mirror_slots_.try_emplace(set);
-  // By class, but where another job's counts add its links up one by one (count_part_mirrors).
-  if (added)
-    it->second = g_.part_begin.size() > 1 ? load_.counts(g_.mirror_sets()[set].pairs)
-                                          : load_.class_counts(g_.mirror_sets()[set].pairs);
+  if (added) it->second = mirror_counts(g_.mirror_sets()[set].pairs);
   return it->second;
+}
+
+CollectiveReplay::SlotCounts CollectiveReplay::mirror_counts(const std::vector<DevicePair>& pairs) {
+  // By class, but where another job's counts add its links up one by one (count_part_mirrors).
+  return g_.part_begin.size() > 1 ? load_.counts(pairs) : load_.class_counts(pairs);
 }
 
 void CollectiveReplay::count_part_mirrors(const SlotCounts* m, std::uint32_t part, int d) {
@@ -191,7 +193,7 @@ const CollectiveReplay::SlotCounts* CollectiveReplay::mirror_slots(int c, std::s
       }
       for (const PlannedFlow& f : q.pair_bytes) pairs.emplace_back(m.at(f.src), m.at(f.dst));
     }
-    it->second = g_.part_begin.size() > 1 ? load_.counts(pairs) : load_.class_counts(pairs);  // as send_counts
+    it->second = mirror_counts(pairs);
   }
   return &it->second;
 }

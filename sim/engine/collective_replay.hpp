@@ -173,6 +173,7 @@ class CollectiveReplay {
   // (part_mirrors_); `part` is the flow's.
   double dynamic_stretch(std::uint32_t src, std::uint32_t dst, const SlotCounts* mirrors, std::uint32_t part);
   void count_part_mirrors(const SlotCounts* m, std::uint32_t part, int d);
+  SlotCounts mirror_counts(const std::vector<DevicePair>& pairs);  // by class where nothing adds links one by one
   const SlotCounts& send_counts(std::uint32_t set);  // a send mirror set's (MirrorLoad::class_counts), counted once
   // The flows of collective c's mirrors in event-mode phase `phase` (flow mode by phases:
   // step `phase` of the schedule), per link (null: none).
