@@ -14,20 +14,21 @@ const std::vector<std::size_t>* Router::translated_slots(int src_device, int dst
   if (m == 0 || src_device == dst_device) return nullptr;
   const Route& r = device_route(src_device - m * period, dst_device - m * period);
   moved_slots_.clear();
-  int u = g_.translate_node(r.nodes.front(), m);
-  for (std::size_t i = 0; i < r.edges.size(); ++i) {
-    const int v = g_.translate_node(r.nodes[i + 1], m);
-    const auto there = links_between(u, v);
-    std::size_t k = 0;  // the edge's place among parallel edges, the same on both sides
-    if (there.size() != 1) {
-      const auto here = links_between(r.nodes[i], r.nodes[i + 1]);
-      while (k < here.size() && here[k].second != r.edges[i]) ++k;
-    }
-    HCSIM_ASSERT(k < there.size(), "a translated route's nodes are not joined as its translate's are");
-    moved_slots_.push_back(directed(there[k].second, u));
-    u = v;
-  }
+  for (std::size_t i = 0; i < r.edges.size(); ++i)
+    moved_slots_.push_back(moved_slot(r.nodes[i], r.nodes[i + 1], r.edges[i], m));
   return &moved_slots_;
+}
+
+std::size_t Router::moved_slot(int from, int to, int edge, std::int64_t periods) const {
+  const int u = g_.translate_node(from, periods), v = g_.translate_node(to, periods);
+  const auto there = links_between(u, v);
+  std::size_t k = 0;  // the edge's place among parallel edges, the same on both sides
+  if (there.size() != 1) {
+    const auto here = links_between(from, to);
+    while (k < here.size() && here[k].second != edge) ++k;
+  }
+  HCSIM_ASSERT(k < there.size(), "a translated link's nodes are not joined as its translate's are");
+  return directed(there[k].second, u);
 }
 
 std::int64_t Router::translation_periods() const {
@@ -54,15 +55,7 @@ std::optional<Router::LinkClass> Router::link_class(std::size_t slot) const {
   const TopologyGraph::TranslationBand& band = g_.translation_bands[static_cast<std::size_t>(from_leads ? kf : kt)];
   const std::int64_t w = ((from_leads ? from : to) - band.first) / band.step;
   if (w == 0) return LinkClass{slot, 0};
-  const int f = g_.translate_node(from, -w), t = g_.translate_node(to, -w);
-  const auto there = links_between(f, t);
-  std::size_t k = 0;  // the edge's place among parallel edges, the same on both sides
-  if (there.size() != 1) {
-    const auto here = links_between(from, to);
-    while (k < here.size() && here[k].second != edge) ++k;
-  }
-  HCSIM_ASSERT(k < there.size(), "a translated link's nodes are not joined as its translate's are");
-  return LinkClass{directed(there[k].second, f), w};
+  return LinkClass{moved_slot(from, to, edge, -w), w};
 }
 
 }  // namespace hcsim
