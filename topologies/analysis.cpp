@@ -111,7 +111,7 @@ TopologyAnalysis analyse_topology(const TopologyGraph& g, const AnalysisOptions&
     out.memories += nd.kind == TopoNode::Kind::memory ? 1 : 0;
   }
   out.links = static_cast<int>(g.edges().size());
-  for (const auto& e : g.edges()) out.lanes += e.lanes;
+  for (const auto& e : g.edges()) out.lanes += e.lanes();
   if (out.devices < 2) return out;
   hop_statistics(g, opt, out);
   const int n = out.devices;

@@ -179,6 +179,7 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
   const int first_nic = static_cast<int>(g.nodes().size());
   const std::vector<ClosEndpoint> eps = attach_nics(g, s, nic, rails);
   const int first_leaf = static_cast<int>(g.nodes().size());
+  const int first_port_edge = static_cast<int>(g.edges().size());
   const ClosSummary c = add_two_tier_clos(g, eps, o);
   // Routed by destination, the fabric repeats after whole nodes that fill whole leaves
   // (TopologyGraph::translation_period): shifting the devices by that many moves each host
@@ -205,6 +206,26 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
     for (int plane = 0; plane < (rails ? s.nics : 1); ++plane)
       bands.push_back({first_leaf + plane * plane_leaves, plane_leaves, hosts_step / c.down});
     if (c.spines > 0) bands.push_back({first_leaf + c.leaves, c.spines, hosts_step % c.spines});
+    // The edges as added (TopologyGraph::edge_bands): NVLink, one a device in device order;
+    // a shared NIC's attachments, one a device too; the ports to the leaves, a plane's hosts in
+    // order (add_two_tier_clos); then each spine's row of links to every leaf, plane by plane.
+    auto& edges = g.edge_bands;
+    edges.push_back({.first = 0, .rows = 1, .row_length = ctx.devices, .block = ctx.devices, .step = period});
+    if (gpus_per_nic > 1)
+      edges.push_back(
+          {.first = ctx.devices, .rows = 1, .row_length = ctx.devices, .block = ctx.devices, .step = period});
+    edges.push_back({.first = first_port_edge,
+                     .rows = 1,
+                     .row_length = static_cast<int>(eps.size()),
+                     .block = plane_hosts,
+                     .step = hosts_step});
+    if (c.spines > 0)
+      edges.push_back({.first = first_port_edge + static_cast<int>(eps.size()),
+                       .rows = c.spines,
+                       .row_length = c.leaves,
+                       .row_step = hosts_step % c.spines,
+                       .block = plane_leaves,
+                       .step = hosts_step / c.down});
   }
   // GPUs behind a shared NIC are reached through its port: D-mod-k routes them by its index.
   if (gpus_per_nic > 1)

@@ -73,7 +73,7 @@ const Router::Search& Router::settle(int dst, int src) const {
     // A path v -> u -> ... -> dst uses u as transit: allowed unless u is a non-forwarding device.
     if (u != dst && !transit(u)) continue;
     for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)]) {
-      const std::int64_t nd = d + weight_[static_cast<std::size_t>(e)];
+      const std::int64_t nd = d + weight(e);
       auto& dv = s.dist[static_cast<std::size_t>(v)];
       if (!s.settled[static_cast<std::size_t>(v)] && (dv < 0 || nd < dv)) {
         dv = nd;
@@ -113,7 +113,7 @@ const std::vector<std::int64_t>& Router::transit_table(int b) const {
     for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)]) {
       if (!transit(v) || parent_[static_cast<std::size_t>(v)] >= 0) continue;  // core nodes only
       const auto lv = static_cast<std::size_t>(local_[static_cast<std::size_t>(v)]);
-      const std::int64_t nd = d + weight_[static_cast<std::size_t>(e)];
+      const std::int64_t nd = d + weight(e);
       if (!done[lv] && (dist[lv] == kUnreached || nd < dist[lv])) {
         dist[lv] = nd;
         heap.emplace_back(nd, v);
@@ -149,7 +149,7 @@ const Router::Target& Router::target_of(int dst) const {
   if (transit(dst)) add(dst, 0);
   else
     for (const auto& [b, e] : adj_[static_cast<std::size_t>(dst)])
-      if (transit(b)) add(b, weight_[static_cast<std::size_t>(e)]);
+      if (transit(b)) add(b, weight(e));
   return t;
 }
 
@@ -164,7 +164,7 @@ std::int64_t Router::to_dst(int node, const Target& t) const {
     for (const auto& [v, e] : adj_[static_cast<std::size_t>(node)]) {
       if (v != t.dst && !transit(v)) continue;
       const std::int64_t dv = to_dst(v, t);
-      if (dv != kUnreached) better(dv + weight_[static_cast<std::size_t>(e)]);
+      if (dv != kUnreached) better(dv + weight(e));
     }
     return best;
   }
@@ -248,7 +248,7 @@ void Router::walk(int src, int dst, const Dist& dist, Route& r, const Target* t)
     const auto consider = [&](int v, int e) {
       if (v != dst && !transit(v)) return;
       const std::int64_t dv = dist(v);
-      if (dv != kUnreached && dv + weight_[static_cast<std::size_t>(e)] == dcur) {
+      if (dv != kUnreached && dv + weight(e) == dcur) {
         next.emplace_back(v, e);
         next_dist.push_back(dv);
       }
@@ -263,7 +263,7 @@ void Router::walk(int src, int dst, const Dist& dist, Route& r, const Target* t)
       // the next hops are its core neighbours (the other side, all at the same distance and
       // over edges of the same weight), the items [first, last), or none.
       const std::int64_t d = shared_distance(cur, *t);
-      if (d + (adj_.hop[first] >> 2) == dcur)
+      if (d + kind_weight_[adj_.hop[first] >> 2] == dcur)
         for (std::size_t i = first; i < last; ++i) {
           next.push_back(adj_.items[i]);
           next_dist.push_back(d);
@@ -273,10 +273,10 @@ void Router::walk(int src, int dst, const Dist& dist, Route& r, const Target* t)
       const std::size_t end = adj_.first[static_cast<std::size_t>(cur) + 1];
       for (std::size_t i = adj_.first[static_cast<std::size_t>(cur)]; i < end; ++i) {
         const auto [v, e] = adj_.items[i];
-        const std::int64_t hop = adj_.hop[i];
+        const std::uint32_t hop = adj_.hop[i];
         if (v != dst && (hop & 1) == 0) continue;
         const std::int64_t dv = dist(v);
-        if (dv != kUnreached && dv + (hop >> 2) == dcur) {
+        if (dv != kUnreached && dv + kind_weight_[hop >> 2] == dcur) {
           next.emplace_back(v, e);
           next_dist.push_back(dv);
         }
@@ -329,7 +329,7 @@ void Router::domain_route(int src, int dst, int domain, Route& r) const {
     if (u != dst && !transit(u)) continue;  // a non-forwarding device ends paths, as in settle()
     for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)]) {
       if (g_.nodes()[static_cast<std::size_t>(v)].scale_up_domain != domain) continue;
-      const std::int64_t nd = d + weight_[static_cast<std::size_t>(e)];
+      const std::int64_t nd = d + weight(e);
       auto& dv = dist[local(v)];
       if (!done[local(v)] && (dv == kUnreached || nd < dv)) {
         dv = nd;

@@ -217,21 +217,26 @@ class Router {
   struct Adjacency {
     std::vector<std::uint32_t> first;  // node u's list: items[first[u], first[u + 1]) (2 x edges < 2^32)
     std::vector<std::pair<int, int>> items;
-    // Per item, beside it for the walk's scan: its edge's weight times 4, plus 1 when the
-    // neighbour forwards (transit) and 2 when it is a pendant transit node.
-    std::vector<std::int64_t> hop;
+    // Per item, beside it for the walk's scan: its edge's kind (TopologyGraph::edge_kinds)
+    // times 4, plus 1 when the neighbour forwards (transit) and 2 when it is a pendant
+    // transit node; the weight is kind_weight_[hop >> 2].
+    std::vector<std::uint32_t> hop;
     [[nodiscard]] std::span<const std::pair<int, int>> operator[](std::size_t u) const {
       return {items.data() + first[u], items.data() + first[u + 1]};
     }
     [[nodiscard]] std::size_t size() const { return first.empty() ? 0 : first.size() - 1; }
   };
   Adjacency adj_;
-  std::vector<std::int64_t> weight_;                   // per edge
-  std::vector<int> edge_a_;                            // per edge: its node a
+  // An edge's weight: its latency in picoseconds, plus 1 (a hop costs even at no latency),
+  // one per edge kind (TopologyGraph::edge_kinds).
+  std::vector<std::int64_t> kind_weight_;
+  [[nodiscard]] std::int64_t weight(int e) const {
+    return kind_weight_[static_cast<std::size_t>(g_.edges()[static_cast<std::size_t>(e)].kind->index)];
+  }
   // The directed link of edge e left from node `from`: 2 e, + 1 when `from` is its node b.
   [[nodiscard]] std::size_t directed(int e, int from) const {
     const auto i = static_cast<std::size_t>(e);
-    return 2 * i + (from == edge_a_[i] ? 0 : 1);
+    return 2 * i + (from == g_.edges()[i].a ? 0 : 1);
   }
   std::vector<char> transit_;                          // per node: may carry others' traffic
   std::vector<int> component_, local_;                 // transit nodes: component; core ones: index in it
@@ -311,6 +316,13 @@ class Router {
   // The directed link `edge` crossed from `from` to `to`, moved `periods` periods: the edge
   // between the moved nodes at the same place among their parallel edges.
   [[nodiscard]] std::size_t moved_slot(int from, int to, int edge, std::int64_t periods) const;
+  // The same, found between the moved nodes (an edge in no band; the check of the bands).
+  [[nodiscard]] std::size_t moved_slot_by_nodes(int from, int to, int edge, std::int64_t periods) const;
+  // The same, or nothing where the moved nodes are not joined as the edge's are.
+  [[nodiscard]] std::optional<std::size_t> find_moved_slot(int from, int to, int edge, std::int64_t periods) const;
+  // Internal error where a declared edge band (TopologyGraph::edge_bands) moves an edge other
+  // than its nodes do, read at each row's block ends.
+  void check_edge_bands() const;
 };
 
 }  // namespace hcsim

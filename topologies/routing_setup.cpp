@@ -28,16 +28,16 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
   adj_.items.resize(adj_.first[n]);
   {
     std::vector<std::uint32_t> next(adj_.first.begin(), adj_.first.end() - 1);
-    weight_.reserve(g.edges().size());
-    edge_a_.reserve(g.edges().size());
     for (std::size_t e = 0; e < g.edges().size(); ++e) {
       const auto& ed = g.edges()[e];
-      edge_a_.push_back(ed.a);
       adj_.items[next[static_cast<std::size_t>(ed.a)]++] = {ed.b, static_cast<int>(e)};
       adj_.items[next[static_cast<std::size_t>(ed.b)]++] = {ed.a, static_cast<int>(e)};
-      weight_.push_back(static_cast<std::int64_t>(std::llround(ed.link().latency.value() * 1e12)) + 1);
     }
   }
+  kind_weight_.reserve(g.edge_kinds().size());
+  for (const EdgeKind& k : g.edge_kinds())
+    kind_weight_.push_back(static_cast<std::int64_t>(std::llround(k.spec.latency.value() * 1e12)) + 1);
+  {}
   for (std::size_t u = 0; u < n; ++u)
     std::sort(adj_.items.begin() + static_cast<std::ptrdiff_t>(adj_.first[u]),
               adj_.items.begin() + static_cast<std::ptrdiff_t>(adj_.first[u + 1]));
@@ -53,6 +53,7 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
     members.push_back(static_cast<int>(i));
   }
   find_star_domains();
+  check_edge_bands();
   const std::size_t per_search = 9 * std::max<std::size_t>(1, n);  // dist + settled flag
   max_searches_ = std::max<std::size_t>(64, kCacheBytes / per_search);
   if (whole_graph_) {
@@ -100,7 +101,7 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
     parent_[u] = q;
     std::int64_t w = -1;
     for (const auto& [v, e] : adj_[u])
-      if (v == q && (w < 0 || weight_[static_cast<std::size_t>(e)] < w)) w = weight_[static_cast<std::size_t>(e)];
+      if (v == q && (w < 0 || weight(e) < w)) w = weight(e);
     parent_weight_[u] = w;
   }
   for (std::size_t u = 0; u < n; ++u)
@@ -115,8 +116,9 @@ void Router::set_hops() {
   for (std::size_t i = 0; i < adj_.items.size(); ++i) {
     const auto v = static_cast<std::size_t>(adj_.items[i].first);
     const bool pendant = !parent_.empty() && parent_[v] >= 0;
-    adj_.hop[i] =
-        4 * weight_[static_cast<std::size_t>(adj_.items[i].second)] + (transit_[v] ? 1 : 0) + (pendant ? 2 : 0);
+    const auto kind =
+        static_cast<std::uint32_t>(g_.edges()[static_cast<std::size_t>(adj_.items[i].second)].kind->index);
+    adj_.hop[i] = 4 * kind + (transit_[v] ? 1U : 0U) + (pendant ? 2U : 0U);
   }
   // Core nodes of closed-form components: their core neighbours' items, when consecutive.
   core_run_.assign(adj_.size(), {0, 0});
@@ -199,7 +201,7 @@ void Router::find_bipartite_cores() {
       ++count[c][static_cast<std::size_t>(side_[static_cast<std::size_t>(u)])];
       for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)]) {
         if (!core(v) || v == u) continue;
-        const std::int64_t we = weight_[static_cast<std::size_t>(e)];
+        const std::int64_t we = weight(e);
         if (w[c] == kUnreached) w[c] = we;
         if (we != w[c]) ok[c] = 0;
         auto& sv = side_[static_cast<std::size_t>(v)];

@@ -20,6 +20,20 @@ const std::vector<std::size_t>* Router::translated_slots(int src_device, int dst
 }
 
 std::size_t Router::moved_slot(int from, int to, int edge, std::int64_t periods) const {
+  // In a band the edge moves by arithmetic, its ends in step (check_edge_bands): the same
+  // direction of the moved edge.
+  if (const int e = g_.translate_edge(edge, periods); e >= 0)
+    return 2 * static_cast<std::size_t>(e) + (from == g_.edges()[static_cast<std::size_t>(edge)].a ? 0 : 1);
+  return moved_slot_by_nodes(from, to, edge, periods);
+}
+
+std::size_t Router::moved_slot_by_nodes(int from, int to, int edge, std::int64_t periods) const {
+  const std::optional<std::size_t> s = find_moved_slot(from, to, edge, periods);
+  HCSIM_ASSERT(s.has_value(), "a translated link's nodes are not joined as its translate's are");
+  return *s;
+}
+
+std::optional<std::size_t> Router::find_moved_slot(int from, int to, int edge, std::int64_t periods) const {
   const int u = g_.translate_node(from, periods), v = g_.translate_node(to, periods);
   const auto there = links_between(u, v);
   std::size_t k = 0;  // the edge's place among parallel edges, the same on both sides
@@ -27,8 +41,35 @@ std::size_t Router::moved_slot(int from, int to, int edge, std::int64_t periods)
     const auto here = links_between(from, to);
     while (k < here.size() && here[k].second != edge) ++k;
   }
-  HCSIM_ASSERT(k < there.size(), "a translated link's nodes are not joined as its translate's are");
+  if (k >= there.size()) return std::nullopt;
   return directed(there[k].second, u);
+}
+
+void Router::check_edge_bands() const {
+  // Without a period nothing is moved (translated_slots, link_class), the edge bands unread.
+  if (g_.edge_bands.empty() || g_.translation_period <= 0 || g_.translation_bands.empty()) return;
+  // Each row's blocks at both ends, the first edge one period up and the last one down: the
+  // edge a band gives is the one between the moved nodes, with its node a the translate of
+  // the edge's. (Where the period does not divide the devices, a move that wraps past the
+  // last period may join no edge; nothing reads such a move.)
+  for (const TopologyGraph::EdgeBand& b : g_.edge_bands) {
+    HCSIM_ASSERT(
+        b.rows > 0 && b.block > 0 && b.row_length % b.block == 0 &&
+            static_cast<std::size_t>(b.first) + static_cast<std::size_t>(b.rows) * b.row_length <= g_.edges().size(),
+        "an edge band outside the graph's edges");
+    for (int r = 0; r < b.rows; ++r)
+      for (int c = 0; c < b.row_length; c += b.block) {
+        const int head = b.first + r * b.row_length + c;
+        for (const auto& [e, periods] :
+             {std::pair{head, std::int64_t{1}}, std::pair{head + b.block - 1, std::int64_t{-1}}}) {
+          const TopoEdge& ed = g_.edges()[static_cast<std::size_t>(e)];
+          const std::optional<std::size_t> by_nodes = find_moved_slot(ed.a, ed.b, e, periods);
+          HCSIM_ASSERT(!by_nodes || *by_nodes == 2 * static_cast<std::size_t>(g_.translate_edge(e, periods)),
+                       "edge band at edge " + std::to_string(b.first) + ": edge " + std::to_string(e) +
+                           " does not move as its nodes do");
+        }
+      }
+  }
 }
 
 std::int64_t Router::translation_periods() const {
@@ -41,7 +82,7 @@ std::optional<Router::LinkClass> Router::link_class(std::size_t slot) const {
   const std::int64_t periods = translation_periods();
   if (periods == 0) return std::nullopt;
   const auto edge = static_cast<int>(slot / 2);
-  const int a = edge_a_[slot / 2], b = g_.edges()[slot / 2].b;
+  const int a = g_.edges()[slot / 2].a, b = g_.edges()[slot / 2].b;
   const int from = slot % 2 == 0 ? a : b, to = slot % 2 == 0 ? b : a;
   const auto round = [&](int node) {  // the band `node` goes round in M periods, else -1
     const int k = g_.translation_band(node);

@@ -39,22 +39,29 @@ struct TopoNode {
 };
 static_assert(sizeof(TopoNode) <= 16 + sizeof(std::string), "a topology node stays small");
 
-// An edge names its link spec and class among the graph's few distinct ones (a million-GPU
-// fabric has millions of edges and a handful of link kinds): 32 bytes an edge, not 152.
-struct TopoEdge {
-  int a = -1, b = -1;        // node indices; the edge is full duplex (one link each way)
-  int lanes = 1;             // parallel lanes aggregated into this edge
-  const LinkSpec* spec = nullptr;            // per-lane spec, owned by the graph
-  const std::string* link_class_ = nullptr;  // owned by the graph
+// What an edge is made of: its per-lane link spec, its lane count and its report class. A
+// graph holds its few distinct kinds once (a million-GPU fabric has millions of edges and a
+// handful of kinds), and each edge points to one: 16 bytes an edge.
+struct EdgeKind {
+  LinkSpec spec;
+  int lanes = 1;           // parallel lanes aggregated into the edge
+  std::string link_class;  // report grouping, e.g. "nvlink", "infiniband", "ici"
+  int index = 0;           // the kind's position among its graph's (TopologyGraph::edge_kinds)
+};
 
-  [[nodiscard]] const LinkSpec& link() const { return *spec; }
-  // Report grouping, e.g. "nvlink", "infiniband", "ici".
-  [[nodiscard]] const std::string& link_class() const { return *link_class_; }
-  [[nodiscard]] BytesPerSecond bandwidth() const { return spec->bandwidth * static_cast<double>(lanes); }
+struct TopoEdge {
+  int a = -1, b = -1;              // node indices; the edge is full duplex (one link each way)
+  const EdgeKind* kind = nullptr;  // owned by the graph
+
+  [[nodiscard]] const LinkSpec& link() const { return kind->spec; }  // per lane
+  [[nodiscard]] int lanes() const { return kind->lanes; }
+  [[nodiscard]] const std::string& link_class() const { return kind->link_class; }
+  [[nodiscard]] BytesPerSecond bandwidth() const { return kind->spec.bandwidth * static_cast<double>(kind->lanes); }
   // What one direction carries: the lanes' bandwidth times the link's protocol efficiency
   // (the rate every cost path and the engine's link give a flow alone on it).
-  [[nodiscard]] BytesPerSecond effective_bandwidth() const { return bandwidth() * spec->efficiency; }
+  [[nodiscard]] BytesPerSecond effective_bandwidth() const { return bandwidth() * kind->spec.efficiency; }
 };
+static_assert(sizeof(TopoEdge) == 16, "a topology edge stays small");
 
 class TopologyGraph {
  public:
@@ -74,6 +81,8 @@ class TopologyGraph {
 
   [[nodiscard]] const std::vector<TopoNode>& nodes() const { return nodes_; }
   [[nodiscard]] const std::vector<TopoEdge>& edges() const { return edges_; }
+  // Every kind an edge of this graph (or of a copy sharing its kinds) points to, by index.
+  [[nodiscard]] const std::deque<EdgeKind>& edge_kinds() const { return *kinds_; }
   // The media of memory node `node` (Kind::memory).
   [[nodiscard]] const MemoryMedia& media(int node) const;
   [[nodiscard]] int device_count() const { return static_cast<int>(device_node_.size()); }
@@ -122,6 +131,22 @@ class TopologyGraph {
   std::vector<TranslationBand> translation_bands;  // ascending by first, disjoint
   [[nodiscard]] int translate_node(int node, std::int64_t periods) const;
   [[nodiscard]] int translation_band(int node) const;  // index of node's band, -1: none
+  // How edges move with the nodes, where a builder laid them out in bands: `rows` rows of
+  // `row_length` edges from edge `first`, each row cut into blocks of `block` edges; one period
+  // turns the rows by row_step (row r to (r + row_step) mod rows) and moves an edge within its
+  // block by `step` (place i to (i + step) mod block). A period thus takes edge (a, b) to the
+  // edge (translate_node(a), translate_node(b)), its node a to the translate of a: the
+  // router reads a mirror route's links from its translate's by arithmetic, with no search
+  // (Router::moved_slot), and checks each band against the nodes' moves when it is built.
+  // An edge in no band is found between the moved nodes.
+  struct EdgeBand {
+    int first = 0;
+    int rows = 1, row_length = 0, row_step = 0;
+    int block = 0, step = 0;
+  };
+  std::vector<EdgeBand> edge_bands;  // ascending by first, disjoint
+  // The edge `edge` moves to in `periods` periods, or -1 where it lies in no band.
+  [[nodiscard]] int translate_edge(int edge, std::int64_t periods) const;
   // Optical circuit switch reconfiguration time of a reconfigurable fabric (TPU v4: ~10 s);
   // zero when the fabric is not reconfigurable.
   Seconds reconfiguration_time{};
@@ -142,10 +167,9 @@ class TopologyGraph {
   std::vector<TopoNode> nodes_;
   std::vector<TopoEdge> edges_;
   std::vector<MemoryMedia> media_;  // of the memory nodes, by TopoNode::media
-  // The distinct link specs and classes the edges point to. Shared by copies of the graph
-  // (a deque keeps its elements in place as it grows), so a copy's edges stay valid.
-  std::shared_ptr<std::deque<LinkSpec>> specs_ = std::make_shared<std::deque<LinkSpec>>();
-  std::shared_ptr<std::deque<std::string>> classes_ = std::make_shared<std::deque<std::string>>();
+  // The distinct edge kinds the edges point to. Shared by copies of the graph (a deque keeps
+  // its elements in place as it grows), so a copy's edges stay valid.
+  std::shared_ptr<std::deque<EdgeKind>> kinds_ = std::make_shared<std::deque<EdgeKind>>();
   std::vector<int> device_node_;
   std::vector<int> node_of_;
   std::vector<int> host_index_;  // per node; -1: none set

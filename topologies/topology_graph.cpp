@@ -34,26 +34,26 @@ int TopologyGraph::add_memory(std::string name, Bytes capacity) {
 int TopologyGraph::add_edge(int a, int b, const LinkSpec& link, int lanes, std::string_view link_class) {
   HCSIM_ASSERT(a >= 0 && b >= 0 && a < static_cast<int>(nodes_.size()) && b < static_cast<int>(nodes_.size()) && a != b,
                "edge endpoints out of range");
-  // The numbers first: they tell most specs apart without comparing names.
-  const auto same = [&](const LinkSpec& x) {
-    return x.bandwidth == link.bandwidth && x.latency == link.latency && x.efficiency == link.efficiency &&
-           x.energy_per_byte == link.energy_per_byte && x.static_power == link.static_power &&
-           x.technology == link.technology && x.name == link.name;
+  // The numbers first: they tell most kinds apart without comparing names.
+  const auto same = [&](const EdgeKind& k) {
+    const LinkSpec& x = k.spec;
+    return k.lanes == lanes && x.bandwidth == link.bandwidth && x.latency == link.latency &&
+           x.efficiency == link.efficiency && x.energy_per_byte == link.energy_per_byte &&
+           x.static_power == link.static_power && x.technology == link.technology && x.name == link.name &&
+           k.link_class == link_class;
   };
-  // A builder adds runs of edges of one spec and class: the last edge's are tried first.
-  const LinkSpec* sp = nullptr;
-  const std::string* cp = nullptr;
-  if (!edges_.empty() && same(*edges_.back().spec)) sp = edges_.back().spec;
-  if (!edges_.empty() && *edges_.back().link_class_ == link_class) cp = edges_.back().link_class_;
-  if (!sp) {
-    auto spec = std::find_if(specs_->rbegin(), specs_->rend(), same);
-    sp = spec != specs_->rend() ? &*spec : &specs_->emplace_back(link);
+  // A builder adds runs of edges of one kind: the last edge's is tried first.
+  const EdgeKind* kind = nullptr;
+  if (!edges_.empty() && same(*edges_.back().kind)) kind = edges_.back().kind;
+  if (!kind) {
+    auto k = std::find_if(kinds_->rbegin(), kinds_->rend(), same);
+    kind = k != kinds_->rend() ? &*k
+                               : &kinds_->emplace_back(EdgeKind{.spec = link,
+                                                                .lanes = lanes,
+                                                                .link_class = std::string(link_class),
+                                                                .index = static_cast<int>(kinds_->size())});
   }
-  if (!cp) {
-    auto cls = std::find(classes_->rbegin(), classes_->rend(), link_class);
-    cp = cls != classes_->rend() ? &*cls : &classes_->emplace_back(link_class);
-  }
-  edges_.push_back({a, b, lanes, sp, cp});
+  edges_.push_back({a, b, kind});
   return static_cast<int>(edges_.size()) - 1;
 }
 
@@ -90,6 +90,23 @@ int TopologyGraph::translate_node(int node, std::int64_t periods) const {
   const TranslationBand& b = translation_bands[static_cast<std::size_t>(band)];
   const std::int64_t moved = (node - b.first + periods * b.step) % b.size;
   return b.first + static_cast<int>(moved < 0 ? moved + b.size : moved);
+}
+
+int TopologyGraph::translate_edge(int edge, std::int64_t periods) const {
+  const auto after = std::upper_bound(edge_bands.begin(), edge_bands.end(), edge,
+                                      [](int e, const EdgeBand& b) { return e < b.first; });
+  if (after == edge_bands.begin()) return -1;
+  const EdgeBand& b = *(after - 1);
+  const std::int64_t off = edge - b.first;
+  if (off >= std::int64_t{b.rows} * b.row_length) return -1;
+  const auto turn = [](std::int64_t x, std::int64_t n) {
+    const std::int64_t m = x % n;
+    return m < 0 ? m + n : m;
+  };
+  const std::int64_t row = off / b.row_length, col = off % b.row_length;
+  const std::int64_t in_block = col % b.block;
+  return b.first + static_cast<int>(turn(row + periods * b.row_step, b.rows) * b.row_length + (col - in_block) +
+                                    turn(in_block + periods * b.step, b.block));
 }
 
 void TopologyGraph::set_host_index(int node, int index) {

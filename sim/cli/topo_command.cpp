@@ -36,7 +36,7 @@ std::map<std::string, LinkClass> link_classes(const TopologyGraph& g) {
     c.min_bw = c.links == 0 ? bw : std::min(c.min_bw, bw);
     c.max_bw = std::max(c.max_bw, bw);
     c.links += 1;
-    c.lanes += e.lanes;
+    c.lanes += e.lanes();
     c.energy_per_byte = e.link().energy_per_byte.value();
   }
   return out;

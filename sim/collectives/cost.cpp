@@ -86,7 +86,7 @@ std::optional<CollectiveCostModel::StarGroup> CollectiveCostModel::star_group(co
 void CollectiveCostModel::charge(const Route& r, std::size_t from, std::size_t to, double bytes,
                                  std::vector<std::size_t>& touched, std::vector<std::size_t>* owned) const {
   // Sized on first use: where the step shapes (StepLoads) answer every step, never.
-  if (load_.empty()) load_.assign(2 * g_.edges().size(), 0.0);
+  if (load_.empty()) load_ = ZeroArray<double>(2 * g_.edges().size());
   for (std::size_t i = from; i < to; ++i) {
     const std::size_t slot = router_.link_slot(r, i);
     if (load_[slot] == 0) touched.push_back(slot);

@@ -198,7 +198,7 @@ class CollectiveCostModel {
   const TopologyGraph& g_;
   CostOptions opt_;
   Router router_;
-  mutable std::vector<double> load_;  // per directed link, reused between steps (sized by charge)
+  mutable ZeroArray<double> load_;    // per directed link, zero between steps (sized by charge)
   mutable std::vector<double> sent_;  // per rank, reused between steps
   mutable std::vector<const Transfer*> multimem_;  // a step's multimem transfers, reused
   mutable const std::vector<int>* siblings_ = nullptr;  // of the estimate() under way

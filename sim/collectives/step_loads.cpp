@@ -27,7 +27,7 @@ std::size_t StepLoads::Hash::operator()(const std::vector<int>& v) const {
 }
 
 StepLoads::StepLoads(const TopologyGraph& g, const Router& router)
-    : g_(g), router_(router), crossings_(2 * g.edges().size(), 0) {
+    : g_(g), router_(router), crossings_(2 * g.edges().size()) {
   edge_class_.reserve(g.edges().size());
   for (const TopoEdge& e : g.edges()) {
     const BytesPerSecond capacity = e.effective_bandwidth();

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/core/zero_array.hpp"
 #include "topologies/routing.hpp"
 
 namespace hcsim {
@@ -108,7 +109,7 @@ class StepLoads {
   std::unordered_map<std::vector<int>, int, Hash> siblings_;
   std::unordered_map<std::vector<int>, Shape, Hash> shapes_;
   std::size_t stored_ = 0;                                      // what shapes_ holds, in ints, bounded (step_loads.cpp)
-  std::vector<std::uint32_t> crossings_;                        // per directed link, zero between uses
+  ZeroArray<std::uint32_t> crossings_;                          // per directed link, zero between uses
   // Each edge's capacity (lanes x bandwidth x efficiency) as an index into classes_: the
   // shapes read four bytes a crossed link, not its edge record and link spec.
   std::vector<BytesPerSecond> classes_;

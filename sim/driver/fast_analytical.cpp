@@ -58,7 +58,7 @@ struct FastAnalytical::Impl {
     in.workload = &workload;
     workload = b.workload;
     for (const TopoEdge& ed : b.topology.edges())
-      network_static_w += (ed.link().static_power * static_cast<double>(ed.lanes)).value();
+      network_static_w += (ed.link().static_power * static_cast<double>(ed.lanes())).value();
     if (b.strategy.offload == Offload::pool) router = std::make_unique<Router>(b.topology);
   }
 

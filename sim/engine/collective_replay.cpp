@@ -66,11 +66,12 @@ CollectiveReplay::Split& CollectiveReplay::split_of(const CollectiveExpansion& p
 void CollectiveReplay::keep_rest_counts() {
   if (has_rest_) return;
   has_rest_ = true;
-  live_.assign(load_.slot_count(), 0);
-  rest_live_.assign(load_.slot_count(), 0);
+  live_ = ZeroArray<std::int32_t>(load_.slot_count());
+  rest_live_ = ZeroArray<std::int32_t>(load_.slot_count());
   if (g_.part_begin.size() > 1) {
-    all_mirrors_.assign(load_.slot_count(), 0);
-    part_mirrors_.assign(g_.part_begin.size(), std::vector<std::int32_t>(load_.slot_count(), 0));
+    all_mirrors_ = ZeroArray<std::int32_t>(load_.slot_count());
+    part_mirrors_.clear();
+    for (std::size_t p = 0; p < g_.part_begin.size(); ++p) part_mirrors_.emplace_back(load_.slot_count());
   }
 }
 

@@ -230,11 +230,12 @@ class CollectiveReplay {
   std::deque<FlowSplit> flow_splits_;  // as splits_
   std::unordered_map<const CollectiveExpansion*, FlowSplit*> flow_split_of_;
   bool has_rest_ = false;                   // some phase has rest flows: link counts kept
-  std::vector<std::int32_t> live_, rest_live_;  // per directed link: SimGrid flows, rest flows
+  // Per directed link (zero where no flow ever crossed: pages written only where flows go).
+  ZeroArray<std::int32_t> live_, rest_live_;  // SimGrid flows, rest flows
   // Merged graphs only: per directed link, the mirrored flows of every part's live flows
   // (all_mirrors_) and of each part's (part_mirrors_[part]).
-  std::vector<std::int32_t> all_mirrors_;
-  std::vector<std::vector<std::int32_t>> part_mirrors_;
+  ZeroArray<std::int32_t> all_mirrors_;
+  std::vector<ZeroArray<std::int32_t>> part_mirrors_;
   std::map<TaskId, const SlotCounts*> send_mirrors_live_;  // sends whose mirrors are counted
   std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> pair_at_;  // (first, count)
   std::vector<std::uint32_t> pair_slots_;  // the pairs' directed links, end to end

@@ -36,7 +36,7 @@ void MirrorLoad::for_slots(const DevicePair& p, F&& f) const {
 std::unordered_map<std::uint64_t, double> MirrorLoad::stretches(const std::vector<DevicePair>& built,
                                                              const std::vector<DevicePair>& mirrored) {
   std::vector<std::size_t> touched;
-  j_.resize(k_.size(), 0);
+  if (j_.empty()) j_ = ZeroArray<std::uint32_t>(k_.size());
   for (const DevicePair& p : built)
     for_slots(p, [&](std::size_t s) {
       if (k_[s]++ == 0 && j_[s] == 0) touched.push_back(s);

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/zero_array.hpp"
 #include "topologies/routing.hpp"
 
 namespace hcsim::engine {
@@ -29,7 +30,7 @@ using DevicePair = std::pair<std::uint32_t, std::uint32_t>;
 
 class MirrorLoad {
  public:
-  MirrorLoad(const TopologyGraph& g, const Router& router) : g_(g), router_(router), k_(2 * g.edges().size(), 0) {}
+  MirrorLoad(const TopologyGraph& g, const Router& router) : g_(g), router_(router), k_(2 * g.edges().size()) {}
 
   // Stretch (> 1; absent: 1) of each built pair, given the built flows and the mirrored
   // flows that run concurrently with them.
@@ -94,7 +95,9 @@ class MirrorLoad {
 
   const TopologyGraph& g_;
   const Router& router_;
-  std::vector<std::uint32_t> k_, j_;  // per directed link, reused (j_ sized by the first stretches())
+  // Per directed link, zero between uses (j_ sized by the first stretches()); a few routes
+  // touch few of their pages.
+  ZeroArray<std::uint32_t> k_, j_;
   mutable std::unordered_map<std::uint32_t, std::optional<Router::LinkClass>> slot_classes_;
 };
 

@@ -15,20 +15,19 @@ void CollectiveReplay::find_solo() {
   // Who crosses each directed link: up to kUsers distinct users (a group's collectives, or the
   // sends of one device pair: kSends + its index), else kShared (so is a mirror's flow). Only
   // the users of the links the built collectives' flows cross are read (the candidates' check
-  // below), so only those links are followed: users[at[s]] (at[s] = kOff: not followed).
+  // below), so only those links are followed: users[at[s] - 1] (at[s] = 0: not followed).
   // Marking a link again for the same user changes nothing, and what is read of a link (its
   // distinct users, or shared) does not depend on the order of the marks.
   constexpr std::int32_t kFree = -1, kShared = -2, kSends = 1 << 30;
   constexpr std::size_t kUsers = 4;
-  constexpr std::uint32_t kOff = ~std::uint32_t{0};
-  std::vector<std::uint32_t> at(load_.slot_count(), kOff);
+  ZeroArray<std::uint32_t> at(load_.slot_count());
   std::vector<std::array<std::int32_t, kUsers>> users;
   std::vector<std::uint32_t> followed;  // the links followed, in the order of users
   std::vector<std::uint32_t> slots;
   // A set of pairs may be marked link by link from its counts.
   const auto mark_slot = [&](std::uint32_t s, std::int32_t who) {
-    if (at[s] == kOff) return;
-    auto& u = users[at[s]];
+    if (at[s] == 0) return;
+    auto& u = users[at[s] - 1];
     if (u[0] == kShared) return;
     std::size_t k = 0;
     while (k < kUsers && u[k] != kFree && u[k] != who) ++k;
@@ -88,8 +87,8 @@ void CollectiveReplay::find_solo() {
         slots.clear();
         load_.slots({f.src, f.dst}, slots);
         for (std::uint32_t x : slots) {
-          if (at[x] == kOff) {
-            at[x] = static_cast<std::uint32_t>(users.size());
+          if (at[x] == 0) {
+            at[x] = static_cast<std::uint32_t>(users.size()) + 1;
             users.emplace_back().fill(kFree);
             followed.push_back(x);
           }
@@ -142,7 +141,7 @@ void CollectiveReplay::find_solo() {
         slots.clear();
         load_.slots({f.src, f.dst}, slots);
         for (std::uint32_t s : slots)
-          for (std::int32_t u : users[at[s]]) {
+          for (std::int32_t u : users[at[s] - 1]) {
             if (u == kShared)
               bad[group] = 1;
             else if (u != kFree && u != static_cast<std::int32_t>(group))

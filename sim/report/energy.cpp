@@ -30,7 +30,7 @@ void link_energy(const Scenario& sc, const EngineResult& r, Metrics& m) {
     const Bytes bytes(e < r.edge_bytes.size() ? r.edge_bytes[e] : 0.0);
     lc.bytes += bytes;
     lc.dynamic_energy += bytes * ed.link().energy_per_byte;
-    lc.static_energy += ed.link().static_power * static_cast<double>(ed.lanes) * step;
+    lc.static_energy += ed.link().static_power * static_cast<double>(ed.lanes()) * step;
     const Bytes capacity = 2.0 * (ed.bandwidth() * step);  // both directions
     capacities[ed.link_class()] += capacity;
     if (capacity > Bytes{}) lc.max_utilisation = std::max(lc.max_utilisation, bytes / capacity);

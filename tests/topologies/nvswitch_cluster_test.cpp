@@ -168,20 +168,22 @@ TEST(TopologyRegistry, UnknownTypeNamesValidOnes) {
   EXPECT_NE(d.issues()[0].message.find("nvswitch-cluster"), std::string::npos);
 }
 
-// Edges point to the graph's distinct link specs and classes (a handful, however many edges):
-// equal specs are one entry, different ones stay apart, and a copy of the graph keeps its
-// edges' specs when the original is gone.
-TEST(NvswitchCluster, EdgesShareTheirDistinctLinkSpecsAndSurviveACopy) {
+// Edges point to the graph's distinct kinds (spec, lanes and class: a handful, however many
+// edges): equal kinds are one entry, different ones stay apart, and a copy of the graph keeps
+// its edges' kinds when the original is gone.
+TEST(NvswitchCluster, EdgesShareTheirDistinctKindsAndSurviveACopy) {
   std::optional<TopologyGraph> original = build_nvswitch({{"type", "nvswitch-cluster"}, {"gpus_per_node", 8}}, 64);
   const TopologyGraph copy = *original;
-  std::set<const LinkSpec*> specs;
-  std::set<const std::string*> classes;
+  std::set<const EdgeKind*> kinds;
+  std::set<std::string> classes;
   for (const auto& e : original->edges()) {
-    specs.insert(&e.link());
-    classes.insert(&e.link_class());
+    kinds.insert(e.kind);
+    classes.insert(e.link_class());
   }
   // NVLink GPU-NVSwitch, InfiniBand NIC-leaf and leaf-spine: three kinds, two classes.
-  EXPECT_EQ(specs.size(), 3u);
+  EXPECT_EQ(kinds.size(), 3u);
+  EXPECT_EQ(original->edge_kinds().size(), 3u);
+  for (const EdgeKind* k : kinds) EXPECT_EQ(&original->edge_kinds()[static_cast<std::size_t>(k->index)], k);
   EXPECT_EQ(classes.size(), 2u);
   const std::string nvlink_name = original->edges()[0].link().name;
   original.reset();
@@ -213,8 +215,8 @@ bool routes_repeat_after(const TopologyGraph& g, int shift, std::string& why) {
       for (std::size_t i = 0; same && i < r.edges.size(); ++i) {
         const TopoEdge& e = g.edges()[static_cast<std::size_t>(r.edges[i])];
         const TopoEdge& f = g.edges()[static_cast<std::size_t>(t.edges[i])];
-        same = e.lanes == f.lanes && e.effective_bandwidth() == f.effective_bandwidth() &&
-               e.spec->latency == f.spec->latency && bind(edge_to, edge_from, r.edges[i], t.edges[i]) &&
+        same = e.lanes() == f.lanes() && e.effective_bandwidth() == f.effective_bandwidth() &&
+               e.link().latency == f.link().latency && bind(edge_to, edge_from, r.edges[i], t.edges[i]) &&
                bind(node_to, node_from, r.nodes[i], t.nodes[i]) &&
                bind(node_to, node_from, r.nodes[i + 1], t.nodes[i + 1]);
       }
@@ -291,12 +293,11 @@ bool translated_routes_read_true(const TopologyGraph& g, std::string& why) {
   return true;
 }
 
-// The translation bands of the fabrics routed by destination (the cases above, and a rail
-// fabric whose period turns D-mod-k's spine choice: 6 hosts a leaf, 4 spines, so the spines
-// turn by 2 a period) move every route onto the route of the moved pair; a band that turns
-// the spines by one more does not.
-TEST(NvswitchCluster, TranslationBandsMoveRoutesOntoTheMovedPairsRoutes) {
-  const std::vector<std::pair<nlohmann::json, int>> cases{
+// The fabrics routed by destination of the test above (description, devices), the last a
+// rail fabric whose period turns D-mod-k's spine choice: 6 hosts a leaf, 4 spines, so the
+// spines turn by 2 a period.
+std::vector<std::pair<nlohmann::json, int>> banded_fabrics() {
+  return {
       {{{"switch_radix", 8}}, 56},
       {{{"fabric", "rail-optimised"}, {"switch_radix", 8}}, 176},
       {{{"nics_per_node", 2}, {"switch_radix", 6}}, 88},
@@ -304,6 +305,14 @@ TEST(NvswitchCluster, TranslationBandsMoveRoutesOntoTheMovedPairsRoutes) {
       {{{"switch_radix", 8}, {"oversubscription", 3}}, 88},
       {{{"fabric", "rail-optimised"}, {"switch_radix", 10}, {"oversubscription", 1.5}}, 128},
   };
+}
+
+// The translation bands of the fabrics routed by destination (the cases above, and a rail
+// fabric whose period turns D-mod-k's spine choice: 6 hosts a leaf, 4 spines, so the spines
+// turn by 2 a period) move every route onto the route of the moved pair; a band that turns
+// the spines by one more does not.
+TEST(NvswitchCluster, TranslationBandsMoveRoutesOntoTheMovedPairsRoutes) {
+  const std::vector<std::pair<nlohmann::json, int>> cases = banded_fabrics();
   for (const auto& [desc, devices] : cases) {
     const TopologyGraph g = build_nvswitch(desc, devices);
     ASSERT_GT(g.translation_period, 0) << desc.dump();
@@ -316,14 +325,61 @@ TEST(NvswitchCluster, TranslationBandsMoveRoutesOntoTheMovedPairsRoutes) {
   EXPECT_EQ(g.translation_bands.back().size, 4);      // the spines
   EXPECT_EQ(g.translation_bands.back().step, 6 % 4);  // host indices a period adds, mod spines
   g.translation_bands.back().step += 1;
+  // The edge bands still turn the spines by 2: the router refuses the graph when it is built
+  // (Router::check_edge_bands); without edge bands the routes it reads are wrong.
+  EXPECT_THROW(Router{g}, InternalError);
+  g.edge_bands.clear();
   std::string why;
   EXPECT_FALSE(translated_routes_read_true(g, why));
+}
+
+// Every edge of a fabric routed by destination lies in one of its edge bands, and a band
+// moves it, periods up or down, onto the one edge between its moved nodes, node a onto node
+// a (the same direction), wherever the moved nodes are joined (where the period does not
+// divide the devices, a move that wraps past the last period may join none). An edge band
+// that moves the leaves of a spine's row one place too far is refused by the router.
+TEST(NvswitchCluster, EdgeBandsMoveEachEdgeOntoTheEdgeBetweenItsMovedNodes) {
+  const std::vector<std::pair<nlohmann::json, int>> cases = banded_fabrics();
+  for (const auto& [desc, devices] : cases) {
+    const TopologyGraph g = build_nvswitch(desc, devices);
+    ASSERT_FALSE(g.edge_bands.empty()) << desc.dump();
+    std::map<std::pair<int, int>, std::vector<int>> between;  // (a, b) -> its edges
+    for (std::size_t e = 0; e < g.edges().size(); ++e)
+      between[{g.edges()[e].a, g.edges()[e].b}].push_back(static_cast<int>(e));
+    std::size_t covered = 0, moved_all = 0;  // edges in bands; of them, joined at every move
+    for (std::size_t e = 0; e < g.edges().size(); ++e) {
+      if (g.translate_edge(static_cast<int>(e), 0) < 0) continue;
+      ++covered;
+      EXPECT_EQ(g.translate_edge(static_cast<int>(e), 0), static_cast<int>(e));
+      const TopoEdge& ed = g.edges()[e];
+      int joined = 0;
+      for (const std::int64_t periods : {1, 2, 3, 7, -1, -5}) {
+        const int a = g.translate_node(ed.a, periods), b = g.translate_node(ed.b, periods);
+        const auto it = between.find({a, b});
+        if (it == between.end()) continue;
+        ++joined;
+        ASSERT_EQ(it->second.size(), 1U) << desc.dump() << ": edge " << e;
+        EXPECT_EQ(g.translate_edge(static_cast<int>(e), periods), it->second.front())
+            << desc.dump() << ": edge " << e << ", " << periods << " periods";
+      }
+      EXPECT_GE(joined, 1) << desc.dump() << ": edge " << e;
+      moved_all += joined == 6 ? 1 : 0;
+    }
+    EXPECT_GT(2 * moved_all, covered) << desc.dump();
+    EXPECT_EQ(covered, g.edges().size()) << desc.dump();
+    EXPECT_NO_THROW(Router{g}) << desc.dump();
+  }
+  TopologyGraph g = build_nvswitch(cases.back().first, cases.back().second);
+  ASSERT_GT(g.edge_bands.back().rows, 1);  // the spines' rows
+  g.edge_bands.back().step += 1;
+  EXPECT_THROW(Router{g}, InternalError);
 }
 
 // Without a period nothing is moved: every pair is routed.
 TEST(NvswitchCluster, NoTranslationBandsWithoutAPeriod) {
   EXPECT_TRUE(build_nvswitch({{"switch_radix", 8}, {"fabric_routing", "ecmp-hash"}}, 64).translation_bands.empty());
   EXPECT_TRUE(build_nvswitch({{"fabric", "torus"}, {"fabric_dims", {2, 2, 2}}}, 64).translation_bands.empty());
+  EXPECT_TRUE(build_nvswitch({{"switch_radix", 8}, {"fabric_routing", "ecmp-hash"}}, 64).edge_bands.empty());
 }
 
 }  // namespace

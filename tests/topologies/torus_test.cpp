@@ -39,8 +39,8 @@ TEST(Torus, RingOfTwoDoublesTheLink) {
   // 2x4: dimension of size 2 has one edge per pair with 2 lanes (4 edges), the ring of 4 has 8.
   TopologyGraph g = torus({2, 4}, 8);
   ASSERT_EQ(static_cast<int>(g.edges().size()), 12);
-  EXPECT_EQ(g.edges()[0].lanes, 2);
-  EXPECT_EQ(g.edges()[4].lanes, 1);
+  EXPECT_EQ(g.edges()[0].lanes(), 2);
+  EXPECT_EQ(g.edges()[4].lanes(), 1);
 }
 
 TEST(Torus, NeighboursFollowIndexOrder) {

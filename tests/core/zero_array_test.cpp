@@ -1,0 +1,92 @@
+// sim/core/zero_array: an array reads zero until written, and only the pages holding a
+// written element become resident (read back from the kernel: mincore(2) on the mapping,
+// and its VmFlags "nh" in /proc/self/smaps).
+#include "sim/core/zero_array.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace hcsim {
+namespace {
+
+// The VmFlags line and the resident kilobytes ("Rss:", which leaves out the kernel's shared
+// zero page that reads of untouched memory map) of the mapping that holds p.
+struct Mapping {
+  std::string flags;
+  long rss_kb = -1;
+};
+Mapping mapping_of(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  Mapping m;
+  while (std::getline(smaps, line)) {
+    std::uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = lo <= a && a < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      m.flags = line;
+    } else if (inside && line.rfind("Rss:", 0) == 0) {
+      std::istringstream(line.substr(4)) >> m.rss_kb;
+    }
+  }
+  return m;
+}
+
+TEST(ZeroArray, ReadsZeroUntilWrittenAndKeepsWhatIsWritten) {
+  for (const std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{3} << 20}) {  // calloc and mmap
+    ZeroArray<std::int32_t> a(n);
+    ASSERT_EQ(a.size(), n);
+    EXPECT_EQ(a.empty(), n == 0);
+    for (std::size_t i = 0; i < n; i += 997) EXPECT_EQ(a[i], 0) << n << " " << i;
+    for (std::size_t i = 0; i < n; i += 4099) a[i] = static_cast<std::int32_t>(i % 1000) - 7;
+    for (std::size_t i = 0; i < n; i += 4099) ASSERT_EQ(a[i], static_cast<std::int32_t>(i % 1000) - 7);
+    if (n > 1) { EXPECT_EQ(a[1], 0); }
+  }
+  ZeroArray<double> d(5);
+  d[4] = 2.5;
+  ZeroArray<double> moved(std::move(d));
+  EXPECT_TRUE(d.empty());  // NOLINT(bugprone-use-after-move): a moved-from array is empty
+  EXPECT_EQ(moved.size(), 5U);
+  EXPECT_EQ(moved[4], 2.5);
+  moved = ZeroArray<double>(2);
+  EXPECT_EQ(moved.size(), 2U);
+  EXPECT_EQ(moved[1], 0.0);
+}
+
+// 64 MiB of counters, one written per MiB: 64 pages of 4 KiB resident (256 KiB), not 16,384
+// pages, nor 32 huge pages (the mapping is marked MADV_NOHUGEPAGE, "nh"); reading untouched
+// counters makes nothing resident.
+TEST(ZeroArray, OnlyThePagesOfWrittenElementsBecomeResident) {
+  ASSERT_EQ(sysconf(_SC_PAGESIZE), 4096);
+  const std::size_t n = std::size_t{16} << 20;  // 16 Mi four-byte counters
+  ZeroArray<std::uint32_t> a(n);
+  const void* p = &a[0];
+  if (mapping_of(p).flags.empty()) GTEST_SKIP() << "no /proc/self/smaps here";
+  // Where the kernel has no transparent huge pages, madvise refuses the advice and pages are
+  // 4 KiB anyway.
+  if (madvise(const_cast<void*>(p), 4096, MADV_NOHUGEPAGE) == 0) {
+    EXPECT_NE(mapping_of(p).flags.find(" nh"), std::string::npos) << mapping_of(p).flags;
+  }
+  EXPECT_EQ(mapping_of(p).rss_kb, 0);
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < n; i += 1024) sum += a[i];  // one read a page
+  EXPECT_EQ(sum, 0U);
+  EXPECT_EQ(mapping_of(p).rss_kb, 0);
+  const std::size_t stride = (std::size_t{1} << 20) / sizeof(std::uint32_t);  // one a MiB
+  for (std::size_t i = 0; i < n; i += stride) a[i] = 1;
+  EXPECT_EQ(mapping_of(p).rss_kb, 64 * 4);
+}
+
+}  // namespace
+}  // namespace hcsim
