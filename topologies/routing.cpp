@@ -72,8 +72,10 @@ const Router::Search& Router::settle(int dst, int src) const {
     s.settled[static_cast<std::size_t>(u)] = 1;
     // A path v -> u -> ... -> dst uses u as transit: allowed unless u is a non-forwarding device.
     if (u != dst && !transit(u)) continue;
-    for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)]) {
-      const std::int64_t nd = d + weight(e);
+    for (std::size_t i = adj_.first[static_cast<std::size_t>(u)]; i < adj_.first[static_cast<std::size_t>(u) + 1];
+         ++i) {
+      const int v = adj_.items[i].first;
+      const std::int64_t nd = d + item_weight(i);
       auto& dv = s.dist[static_cast<std::size_t>(v)];
       if (!s.settled[static_cast<std::size_t>(v)] && (dv < 0 || nd < dv)) {
         dv = nd;
@@ -110,10 +112,12 @@ const std::vector<std::int64_t>& Router::transit_table(int b) const {
     auto& du = done[static_cast<std::size_t>(local_[static_cast<std::size_t>(u)])];
     if (du) continue;
     du = 1;
-    for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)]) {
+    for (std::size_t i = adj_.first[static_cast<std::size_t>(u)]; i < adj_.first[static_cast<std::size_t>(u) + 1];
+         ++i) {
+      const int v = adj_.items[i].first;
       if (!transit(v) || parent_[static_cast<std::size_t>(v)] >= 0) continue;  // core nodes only
       const auto lv = static_cast<std::size_t>(local_[static_cast<std::size_t>(v)]);
-      const std::int64_t nd = d + weight(e);
+      const std::int64_t nd = d + item_weight(i);
       if (!done[lv] && (dist[lv] == kUnreached || nd < dist[lv])) {
         dist[lv] = nd;
         heap.emplace_back(nd, v);
@@ -327,9 +331,11 @@ void Router::domain_route(int src, int dst, int domain, Route& r) const {
     if (done[local(u)]) continue;
     done[local(u)] = 1;
     if (u != dst && !transit(u)) continue;  // a non-forwarding device ends paths, as in settle()
-    for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)]) {
+    for (std::size_t i = adj_.first[static_cast<std::size_t>(u)]; i < adj_.first[static_cast<std::size_t>(u) + 1];
+         ++i) {
+      const int v = adj_.items[i].first;
       if (g_.nodes()[static_cast<std::size_t>(v)].scale_up_domain != domain) continue;
-      const std::int64_t nd = d + weight(e);
+      const std::int64_t nd = d + item_weight(i);
       auto& dv = dist[local(v)];
       if (!done[local(v)] && (dv == kUnreached || nd < dv)) {
         dv = nd;

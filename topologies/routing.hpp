@@ -233,6 +233,8 @@ class Router {
   [[nodiscard]] std::int64_t weight(int e) const {
     return kind_weight_[static_cast<std::size_t>(g_.edges()[static_cast<std::size_t>(e)].kind->index)];
   }
+  // The weight of adjacency item i's edge, read beside the item (set_hops: after construction).
+  [[nodiscard]] std::int64_t item_weight(std::size_t i) const { return kind_weight_[adj_.hop[i] >> 2]; }
   // The directed link of edge e left from node `from`: 2 e, + 1 when `from` is its node b.
   [[nodiscard]] std::size_t directed(int e, int from) const {
     const auto i = static_cast<std::size_t>(e);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <vector>
 
 #include "models/energy/energy_table.hpp"
 #include "models/energy/node_power.hpp"
@@ -20,23 +21,35 @@ namespace {
 
 void link_energy(const Scenario& sc, const EngineResult& r, Metrics& m) {
   const Seconds step = m.step_time;
-  std::map<std::string, LinkClassMetrics> cls;
-  std::map<std::string, Bytes> capacities;  // per class: bytes its links carry at full bandwidth
+  // Each edge kind's class, looked up once (a fabric has millions of edges and a handful of
+  // kinds); the classes are reported in name order, each summed in edge order.
+  std::map<std::string, std::size_t> slot_of;
+  for (const EdgeKind& k : sc.topology.edge_kinds()) slot_of.try_emplace(k.link_class, slot_of.size());
+  std::vector<std::size_t> kind_slot;
+  kind_slot.reserve(sc.topology.edge_kinds().size());
+  for (const EdgeKind& k : sc.topology.edge_kinds()) kind_slot.push_back(slot_of.at(k.link_class));
+  std::vector<LinkClassMetrics> cls(slot_of.size());
+  std::vector<Bytes> capacities(slot_of.size());  // per class: bytes its links carry at full bandwidth
+  std::vector<char> seen(slot_of.size(), 0);
   for (std::size_t e = 0; e < sc.topology.edges().size(); ++e) {
     const TopoEdge& ed = sc.topology.edges()[e];
-    auto& lc = cls[ed.link_class()];
-    lc.link_class = ed.link_class();
+    const std::size_t c = kind_slot[static_cast<std::size_t>(ed.kind->index)];
+    auto& lc = cls[c];
+    seen[c] = 1;
     lc.links += 1;
     const Bytes bytes(e < r.edge_bytes.size() ? r.edge_bytes[e] : 0.0);
     lc.bytes += bytes;
     lc.dynamic_energy += bytes * ed.link().energy_per_byte;
     lc.static_energy += ed.link().static_power * static_cast<double>(ed.lanes()) * step;
     const Bytes capacity = 2.0 * (ed.bandwidth() * step);  // both directions
-    capacities[ed.link_class()] += capacity;
+    capacities[c] += capacity;
     if (capacity > Bytes{}) lc.max_utilisation = std::max(lc.max_utilisation, bytes / capacity);
   }
-  for (auto& [k, lc] : cls) {
-    const Bytes capacity = capacities[k];
+  for (const auto& [name, c] : slot_of) {
+    if (!seen[c]) continue;  // a kind of a copy of the graph that none of these edges has
+    LinkClassMetrics& lc = cls[c];
+    lc.link_class = name;
+    const Bytes capacity = capacities[c];
     lc.utilisation = capacity > Bytes{} ? lc.bytes / capacity : 0;
     m.network_dynamic += lc.dynamic_energy;
     m.network_static += lc.static_energy;
