@@ -318,9 +318,8 @@ class Router {
   // The directed link `edge` crossed from `from` to `to`, moved `periods` periods: the edge
   // between the moved nodes at the same place among their parallel edges.
   [[nodiscard]] std::size_t moved_slot(int from, int to, int edge, std::int64_t periods) const;
-  // The same, found between the moved nodes (an edge in no band; the check of the bands).
-  [[nodiscard]] std::size_t moved_slot_by_nodes(int from, int to, int edge, std::int64_t periods) const;
-  // The same, or nothing where the moved nodes are not joined as the edge's are.
+  // The same found between the moved nodes (an edge in no band; the check of the bands), or
+  // nothing where the moved nodes are not joined as the edge's are.
   [[nodiscard]] std::optional<std::size_t> find_moved_slot(int from, int to, int edge, std::int64_t periods) const;
   // Internal error where a declared edge band (TopologyGraph::edge_bands) moves an edge other
   // than its nodes do, read at each row's block ends.

@@ -37,7 +37,6 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
   kind_weight_.reserve(g.edge_kinds().size());
   for (const EdgeKind& k : g.edge_kinds())
     kind_weight_.push_back(static_cast<std::int64_t>(std::llround(k.spec.latency.value() * 1e12)) + 1);
-  {}
   for (std::size_t u = 0; u < n; ++u)
     std::sort(adj_.items.begin() + static_cast<std::ptrdiff_t>(adj_.first[u]),
               adj_.items.begin() + static_cast<std::ptrdiff_t>(adj_.first[u + 1]));

@@ -24,10 +24,6 @@ std::size_t Router::moved_slot(int from, int to, int edge, std::int64_t periods)
   // direction of the moved edge.
   if (const int e = g_.translate_edge(edge, periods); e >= 0)
     return 2 * static_cast<std::size_t>(e) + (from == g_.edges()[static_cast<std::size_t>(edge)].a ? 0 : 1);
-  return moved_slot_by_nodes(from, to, edge, periods);
-}
-
-std::size_t Router::moved_slot_by_nodes(int from, int to, int edge, std::int64_t periods) const {
   const std::optional<std::size_t> s = find_moved_slot(from, to, edge, periods);
   HCSIM_ASSERT(s.has_value(), "a translated link's nodes are not joined as its translate's are");
   return *s;

@@ -3,6 +3,15 @@
 #include <algorithm>
 
 namespace hcsim {
+namespace {
+
+// x mod n in [0, n): a place turned round a band of n.
+std::int64_t turn(std::int64_t x, std::int64_t n) {
+  const std::int64_t m = x % n;
+  return m < 0 ? m + n : m;
+}
+
+}  // namespace
 
 void TopologyGraph::reserve(std::size_t nodes, std::size_t edges, std::size_t devices) {
   nodes_.reserve(nodes);
@@ -88,8 +97,7 @@ int TopologyGraph::translate_node(int node, std::int64_t periods) const {
   const int band = translation_band(node);
   if (band < 0) return node;
   const TranslationBand& b = translation_bands[static_cast<std::size_t>(band)];
-  const std::int64_t moved = (node - b.first + periods * b.step) % b.size;
-  return b.first + static_cast<int>(moved < 0 ? moved + b.size : moved);
+  return b.first + static_cast<int>(turn(node - b.first + periods * b.step, b.size));
 }
 
 int TopologyGraph::translate_edge(int edge, std::int64_t periods) const {
@@ -99,10 +107,6 @@ int TopologyGraph::translate_edge(int edge, std::int64_t periods) const {
   const EdgeBand& b = *(after - 1);
   const std::int64_t off = edge - b.first;
   if (off >= std::int64_t{b.rows} * b.row_length) return -1;
-  const auto turn = [](std::int64_t x, std::int64_t n) {
-    const std::int64_t m = x % n;
-    return m < 0 ? m + n : m;
-  };
   const std::int64_t row = off / b.row_length, col = off % b.row_length;
   const std::int64_t in_block = col % b.block;
   return b.first + static_cast<int>(turn(row + periods * b.row_step, b.rows) * b.row_length + (col - in_block) +

@@ -30,12 +30,10 @@ void link_energy(const Scenario& sc, const EngineResult& r, Metrics& m) {
   for (const EdgeKind& k : sc.topology.edge_kinds()) kind_slot.push_back(slot_of.at(k.link_class));
   std::vector<LinkClassMetrics> cls(slot_of.size());
   std::vector<Bytes> capacities(slot_of.size());  // per class: bytes its links carry at full bandwidth
-  std::vector<char> seen(slot_of.size(), 0);
   for (std::size_t e = 0; e < sc.topology.edges().size(); ++e) {
     const TopoEdge& ed = sc.topology.edges()[e];
     const std::size_t c = kind_slot[static_cast<std::size_t>(ed.kind->index)];
     auto& lc = cls[c];
-    seen[c] = 1;
     lc.links += 1;
     const Bytes bytes(e < r.edge_bytes.size() ? r.edge_bytes[e] : 0.0);
     lc.bytes += bytes;
@@ -46,8 +44,8 @@ void link_energy(const Scenario& sc, const EngineResult& r, Metrics& m) {
     if (capacity > Bytes{}) lc.max_utilisation = std::max(lc.max_utilisation, bytes / capacity);
   }
   for (const auto& [name, c] : slot_of) {
-    if (!seen[c]) continue;  // a kind of a copy of the graph that none of these edges has
     LinkClassMetrics& lc = cls[c];
+    if (lc.links == 0) continue;  // a kind of a copy of the graph that none of these edges has
     lc.link_class = name;
     const Bytes capacity = capacities[c];
     lc.utilisation = capacity > Bytes{} ? lc.bytes / capacity : 0;
