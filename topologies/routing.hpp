@@ -315,6 +315,7 @@ class Router {
   // scratch list valid until the next call.
   const std::vector<std::size_t>* translated_slots(int src_device, int dst_device) const;
   mutable std::vector<std::size_t> moved_slots_;
+  mutable std::vector<TopologyGraph::EdgeTurns> edge_turns_;  // moved_slot: each edge band's last turns
   // The directed link `edge` crossed from `from` to `to`, moved `periods` periods: the edge
   // between the moved nodes at the same place among their parallel edges.
   [[nodiscard]] std::size_t moved_slot(int from, int to, int edge, std::int64_t periods) const;

@@ -22,7 +22,7 @@ const std::vector<std::size_t>* Router::translated_slots(int src_device, int dst
 std::size_t Router::moved_slot(int from, int to, int edge, std::int64_t periods) const {
   // In a band the edge moves by arithmetic, its ends in step (check_edge_bands): the same
   // direction of the moved edge.
-  if (const int e = g_.translate_edge(edge, periods); e >= 0)
+  if (const int e = g_.translate_edge(edge, periods, edge_turns_); e >= 0)
     return 2 * static_cast<std::size_t>(e) + (from == g_.edges()[static_cast<std::size_t>(edge)].a ? 0 : 1);
   const std::optional<std::size_t> s = find_moved_slot(from, to, edge, periods);
   HCSIM_ASSERT(s.has_value(), "a translated link's nodes are not joined as its translate's are");

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -147,6 +148,16 @@ class TopologyGraph {
   std::vector<EdgeBand> edge_bands;  // ascending by first, disjoint
   // The edge `edge` moves to in `periods` periods, or -1 where it lies in no band.
   [[nodiscard]] int translate_edge(int edge, std::int64_t periods) const;
+  // A band's two turns for one number of periods: its rows' (by row_step) and its places'
+  // in a block (by step).
+  struct EdgeTurns {
+    std::int64_t periods = std::numeric_limits<std::int64_t>::min();  // none taken yet
+    std::uint32_t rows = 0, places = 0;
+  };
+  // translate_edge, each band's turns kept in `turns` (one per band, sized here) while the
+  // periods are the same: a caller moving many edges by one number of periods (a mirror
+  // route's links, Router::translated_slots) turns each band once, not once an edge.
+  [[nodiscard]] int translate_edge(int edge, std::int64_t periods, std::vector<EdgeTurns>& turns) const;
   // Optical circuit switch reconfiguration time of a reconfigurable fabric (TPU v4: ~10 s);
   // zero when the fabric is not reconfigurable.
   Seconds reconfiguration_time{};

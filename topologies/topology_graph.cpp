@@ -100,17 +100,48 @@ int TopologyGraph::translate_node(int node, std::int64_t periods) const {
   return b.first + static_cast<int>(turn(node - b.first + periods * b.step, b.size));
 }
 
+namespace {
+
+// The band holding `edge`, or null.
+const TopologyGraph::EdgeBand* band_of(const std::vector<TopologyGraph::EdgeBand>& bands, int edge) {
+  const auto after = std::upper_bound(bands.begin(), bands.end(), edge,
+                                      [](int e, const TopologyGraph::EdgeBand& b) { return e < b.first; });
+  if (after == bands.begin()) return nullptr;
+  const TopologyGraph::EdgeBand& b = *(after - 1);
+  return edge - b.first < std::int64_t{b.rows} * b.row_length ? &b : nullptr;
+}
+
+TopologyGraph::EdgeTurns turns_of(const TopologyGraph::EdgeBand& b, std::int64_t periods) {
+  return {periods, static_cast<std::uint32_t>(turn(periods * b.row_step, b.rows)),
+          static_cast<std::uint32_t>(turn(periods * b.step, b.block))};
+}
+
+// Edge `edge` of band b moved by its turns: its row turned, its place in its block turned
+// (a band holds fewer than 2^31 edges: 32-bit arithmetic).
+int moved_in_band(const TopologyGraph::EdgeBand& b, int edge, const TopologyGraph::EdgeTurns& t) {
+  const auto off = static_cast<std::uint32_t>(edge - b.first), length = static_cast<std::uint32_t>(b.row_length),
+             block = static_cast<std::uint32_t>(b.block), rows = static_cast<std::uint32_t>(b.rows);
+  const std::uint32_t row = off / length, col = off - row * length, place = col % block;
+  std::uint32_t r = row + t.rows, p = place + t.places;
+  if (r >= rows) r -= rows;
+  if (p >= block) p -= block;
+  return b.first + static_cast<int>(r * length + (col - place) + p);
+}
+
+}  // namespace
+
 int TopologyGraph::translate_edge(int edge, std::int64_t periods) const {
-  const auto after = std::upper_bound(edge_bands.begin(), edge_bands.end(), edge,
-                                      [](int e, const EdgeBand& b) { return e < b.first; });
-  if (after == edge_bands.begin()) return -1;
-  const EdgeBand& b = *(after - 1);
-  const std::int64_t off = edge - b.first;
-  if (off >= std::int64_t{b.rows} * b.row_length) return -1;
-  const std::int64_t row = off / b.row_length, col = off % b.row_length;
-  const std::int64_t in_block = col % b.block;
-  return b.first + static_cast<int>(turn(row + periods * b.row_step, b.rows) * b.row_length + (col - in_block) +
-                                    turn(in_block + periods * b.step, b.block));
+  const EdgeBand* b = band_of(edge_bands, edge);
+  return b ? moved_in_band(*b, edge, turns_of(*b, periods)) : -1;
+}
+
+int TopologyGraph::translate_edge(int edge, std::int64_t periods, std::vector<EdgeTurns>& turns) const {
+  const EdgeBand* b = band_of(edge_bands, edge);
+  if (!b) return -1;
+  turns.resize(edge_bands.size());
+  EdgeTurns& t = turns[static_cast<std::size_t>(b - edge_bands.data())];
+  if (t.periods != periods) t = turns_of(*b, periods);
+  return moved_in_band(*b, edge, t);
 }
 
 void TopologyGraph::set_host_index(int node, int index) {

@@ -273,20 +273,31 @@ std::optional<std::int64_t> CollectivePlanner::shift(const CollectiveExpansion& 
   const std::int64_t o = std::int64_t{group[0]} - std::int64_t{base_group[0]};
   for (std::size_t i = 0; i < group.size(); ++i)
     if (std::int64_t{group[i]} - std::int64_t{base_group[i]} != o) return std::nullopt;
-  // Each group's shape once: a collective has a mirror per other replica, and a mirror group
-  // mirrors every collective of its twin's.
-  const auto shape = [&](const std::vector<std::uint32_t>& devices) -> const GroupShapeOf& {
-    auto [at, fresh] = shapes_.try_emplace(devices);
-    if (fresh) at->second.shape = model_.shape_of(as_int(devices), at->second.ranks);
-    return at->second;
-  };
-  const GroupShape& b = shape(base_group).shape;
-  const GroupShapeOf& mine = shape(group);
-  const GroupShape& s = mine.shape;
-  const std::vector<int>& ranks = mine.ranks;
-  if (s.ranks != b.ranks || s.nodes != b.nodes || s.per_node != b.per_node || s.torus_dims != b.torus_dims ||
-      s.pxn != b.pxn || ranks.size() != base.rank_devices.size())
-    return std::nullopt;
+  // The base group's shape once (a collective has a mirror per other replica).
+  auto [at, fresh] = shapes_.try_emplace(base_group);
+  if (fresh) at->second.shape = model_.shape_of(as_int(base_group), at->second.ranks);
+  const GroupShape& b = at->second.shape;
+  // A group whose devices' nodes are the base's moved by one node offset has the base's node
+  // counts, and shape_of (ranks stably sorted by node) orders its ranks as the base's: the
+  // base's ranks moved by o. Where the base spans several nodes with several devices each,
+  // its rails (pxn) are read from routes, and a whole torus has its own order: those groups
+  // are shaped in full.
+  bool moved = b.torus_dims.empty() && !(b.nodes > 1 && b.per_node > 1);
+  const std::int64_t dn =
+      std::int64_t{g_.node_of(static_cast<int>(group[0]))} - g_.node_of(static_cast<int>(base_group[0]));
+  for (std::size_t i = 1; moved && i < group.size(); ++i)
+    moved = std::int64_t{g_.node_of(static_cast<int>(group[i]))} - g_.node_of(static_cast<int>(base_group[i])) == dn;
+  std::vector<int>& ranks = scratch_ranks_;
+  if (moved) {
+    ranks.clear();
+    for (int r : at->second.ranks) ranks.push_back(static_cast<int>(r + o));
+  } else {
+    const GroupShape s = model_.shape_of(as_int(group), ranks);
+    if (s.ranks != b.ranks || s.nodes != b.nodes || s.per_node != b.per_node || s.torus_dims != b.torus_dims ||
+        s.pxn != b.pxn)
+      return std::nullopt;
+  }
+  if (ranks.size() != base.rank_devices.size()) return std::nullopt;
   for (std::size_t i = 0; i < ranks.size(); ++i)
     if (ranks[i] - std::int64_t{base.rank_devices[i]} != o) return std::nullopt;
   HCSIM_ASSERT(base.switch_bytes.empty() && base.reduction_root < 0 && !base.flow, "a shifted plan with no flows");

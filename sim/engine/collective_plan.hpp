@@ -183,7 +183,8 @@ class CollectivePlanner {
     GroupShape shape;
     std::vector<int> ranks;  // CollectiveCostModel::shape_of's rank order
   };
-  mutable std::map<std::vector<std::uint32_t>, GroupShapeOf> shapes_;  // shift(): by group
+  mutable std::map<std::vector<std::uint32_t>, GroupShapeOf> shapes_;  // shift(): by base group
+  mutable std::vector<int> scratch_ranks_;                             // shift(): a mirror group's rank order
 };
 
 // Size bucket of the algorithm choice: k with 2^k <= bytes < 2^(k+1) (0 below 2 bytes).

@@ -178,8 +178,7 @@ const CollectiveReplay::SlotCounts* CollectiveReplay::mirror_slots(int c, std::s
   if (added) {
     const Task& t = g_[co.task];
     std::vector<DevicePair> pairs;
-    for (std::uint32_t group : g_.mirror_sets()[set].groups) {
-      const MirrorPlan m = mirror_plan(t, group);
+    for (const MirrorPlan& m : mirror_plans(t, set)) {
       const CollectiveExpansion& q = *m.plan;
       if (co.plan->flow) {  // flow mode by phases: `phase` is a step of the schedule
         if (q.flow && q.flow->steps == co.plan->flow->steps) {
@@ -227,8 +226,7 @@ double CollectiveReplay::stretch(int c, std::size_t phase, std::uint32_t src, st
     const bool by_phase = phase < p.phases.size();
     std::vector<DevicePair> built, mirrored;
     for (const PlannedFlow& f : by_phase ? p.phases[phase].flows : p.pair_bytes) built.emplace_back(f.src, f.dst);
-    for (std::uint32_t group : g_.mirror_sets()[set].groups) {
-      const MirrorPlan m = mirror_plan(t, group);
+    for (const MirrorPlan& m : mirror_plans(t, set)) {
       const CollectiveExpansion& q = *m.plan;
       const bool same = by_phase && q.phases.size() == p.phases.size();
       for (const PlannedFlow& f : same ? q.phases[phase].flows : q.pair_bytes)
@@ -438,24 +436,31 @@ void CollectiveReplay::finish(int c) {
   free_.push_back(c);
 }
 
-CollectiveReplay::MirrorPlan CollectiveReplay::mirror_plan(const Task& t, std::uint32_t group_id) {
-  const auto& group = g_.groups()[group_id];
+const std::vector<CollectiveReplay::MirrorPlan>& CollectiveReplay::mirror_plans(const Task& t, std::uint32_t set) {
   const CollectiveExpansion& base = plan_of(t);
-  auto [it, added] = mirror_plans_.try_emplace({&base, group_id}, MirrorPlan{&base, 0});
+  auto [it, added] = mirror_plans_.try_emplace({&base, set});
   if (!added) return it->second;
-  if (const std::optional<std::int64_t> o = planner_.shift(base, g_.groups()[t.group], group)) {
-    it->second.offset = *o;
-    return it->second;
+  const std::vector<std::uint32_t>& base_group = g_.groups()[t.group];
+  const std::vector<std::uint32_t>& groups = g_.mirror_sets()[set].groups;
+  it->second.reserve(groups.size());
+  for (std::uint32_t group_id : groups) {
+    const auto& group = g_.groups()[group_id];
+    if (const std::optional<std::int64_t> o = planner_.shift(base, base_group, group)) {
+      it->second.push_back({&base, *o});
+      continue;
+    }
+    const CollectiveExpansion* own = nullptr;
+    try {  // the mirrored collective's algorithm; a symmetric group always supports it
+      own = &planner_.plan(group, t.op, t.bytes.value(), base.algorithm);
+    } catch (const InputError&) { own = &planner_.plan(group, t.op, t.bytes.value()); }
+    it->second.push_back({own, 0});
   }
-  try {  // the mirrored collective's algorithm; a symmetric group always supports it
-    it->second.plan = &planner_.plan(group, t.op, t.bytes.value(), base.algorithm);
-  } catch (const InputError&) { it->second.plan = &planner_.plan(group, t.op, t.bytes.value()); }
   return it->second;
 }
 
-void CollectiveReplay::account_mirror(TaskId task, std::uint32_t group_id, double copies) {
-  const MirrorPlan q = mirror_plan(g_[task], group_id);
-  planner_.add_edge_bytes(*q.plan, host_.edge_bytes(), copies, q.offset);
+void CollectiveReplay::account_mirror(TaskId task, std::uint32_t set, double copies) {
+  for (const MirrorPlan& q : mirror_plans(g_[task], set))
+    planner_.add_edge_bytes(*q.plan, host_.edge_bytes(), copies, q.offset);
 }
 
 }  // namespace hcsim::engine

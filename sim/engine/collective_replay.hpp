@@ -100,8 +100,9 @@ class CollectiveReplay {
   void plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs, bool solo = true);
   void start(TaskId t);                            // a collective whose dependencies are done
   void on_activity(int coll, std::uint32_t item);  // one of its activities ended
-  // Bytes of `copies` collectives like task `t` over `group`, charged to the links, not simulated.
-  void account_mirror(TaskId t, std::uint32_t group, double copies);
+  // Bytes of `copies` collectives like task `t` over each group of mirror set `set`, charged
+  // to the links, not simulated.
+  void account_mirror(TaskId t, std::uint32_t set, double copies);
   // Stretch of send task `t` for its mirrors' share of its route (mirror_load.hpp).
   double send_stretch(TaskId t);
   // The bytes of the flows that representative flows stood for, on their routes (call once,
@@ -194,15 +195,17 @@ class CollectiveReplay {
   // Stretch of collective c's flow src -> dst in event-mode phase `phase` (flow mode: npos,
   // all the plan's pairs); 1 when its task has no mirrors or they share none of its links.
   double stretch(int c, std::size_t phase, std::uint32_t src, std::uint32_t dst);
-  // The plan of the collective like task `t` over mirror group `group` (its algorithm): a
-  // plan and the offset of the mirror's devices from the plan's (CollectivePlanner::shift;
-  // 0 where the mirror is planned as its own).
+  // The plan of the collective like task `t` over a mirror group (its algorithm): a plan and
+  // the offset of the mirror's devices from the plan's (CollectivePlanner::shift; 0 where
+  // the mirror is planned as its own).
   struct MirrorPlan {
     const CollectiveExpansion* plan;
     std::int64_t offset;
     [[nodiscard]] std::uint32_t at(std::uint32_t device) const { return static_cast<std::uint32_t>(device + offset); }
   };
-  MirrorPlan mirror_plan(const Task& t, std::uint32_t group);
+  // The mirror plans of task `t`'s collective over the groups of mirror set `set`, in the
+  // set's order: planned once per (t's plan, set), kept in mirror_plans_.
+  const std::vector<MirrorPlan>& mirror_plans(const Task& t, std::uint32_t set);
   using Stretches = std::unordered_map<std::uint64_t, double>;  // by MirrorLoad::key
 
   const TaskGraph& g_;
@@ -240,9 +243,10 @@ class CollectiveReplay {
   std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> pair_at_;  // (first, count)
   std::vector<std::uint32_t> pair_slots_;  // the pairs' directed links, end to end
   std::map<std::tuple<const CollectiveExpansion*, std::uint32_t, std::size_t>, SlotCounts> mirror_slots_;
-  // Mirror plans by (their collective's plan, mirror group): that plan shifted
-  // (CollectivePlanner::shift), or the mirror's own plan at offset 0.
-  std::map<std::pair<const CollectiveExpansion*, std::uint32_t>, MirrorPlan> mirror_plans_;
+  // Mirror plans by (their collective's plan, mirror set), one per group of the set: that
+  // plan shifted (CollectivePlanner::shift), or the mirror's own plan at offset 0. 16 bytes
+  // a mirror group (a 131,072-GPU run has 16,384 tensor-parallel groups mirrored).
+  std::map<std::pair<const CollectiveExpansion*, std::uint32_t>, std::vector<MirrorPlan>> mirror_plans_;
   std::map<std::uint32_t, SlotCounts> send_mirror_slots_;  // by mirror set
   std::vector<char> solo_;  // per task: a collective that runs as one timer (empty: none)
   std::map<std::pair<const CollectiveExpansion*, std::uint32_t>, double> solo_times_;  // (plan, mirror set)

@@ -295,9 +295,7 @@ class Replay final : public ActivityHost {
     }
     for (const auto& [set, bytes] : sent)
       for (const auto& [src, dst] : g_.mirror_sets()[set].pairs) account(src, dst, bytes);
-    for (const auto& [key, v] : colls)
-      for (std::uint32_t group : g_.mirror_sets()[std::get<0>(key)].groups)
-        colls_.account_mirror(v.first, group, v.second);
+    for (const auto& [key, v] : colls) colls_.account_mirror(v.first, std::get<0>(key), v.second);
   }
 
   void account(std::uint32_t src, std::uint32_t dst, double bytes) {

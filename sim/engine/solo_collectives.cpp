@@ -120,10 +120,8 @@ void CollectiveReplay::find_solo() {
       user_of[t] = static_cast<std::int32_t>(task.group);
       if (set != kNoSet && mirrored.insert({&p, set}).second) {
         std::vector<DevicePair> pairs;
-        for (std::uint32_t group : g_.mirror_sets()[set].groups) {
-          const MirrorPlan m = mirror_plan(task, group);
+        for (const MirrorPlan& m : mirror_plans(task, set))
           for (const PlannedFlow& f : m.plan->pair_bytes) pairs.emplace_back(m.at(f.src), m.at(f.dst));
-        }
         mark_pairs(pairs, static_cast<std::int32_t>(task.group));
       }
     }

@@ -250,8 +250,8 @@ Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResu
   report_detail::time_breakdown(g, r, sc.strategy.pp > 1, m);
   if (opt.power_curve) {
     const auto power = report_detail::device_power_series(g, r, m);
-    for (std::size_t d = 0; d < m.devices.size(); ++d)
-      if (m.devices.simulated(d)) m.devices.own(d).peak_power = Watts(power[d].max());
+    for (std::size_t i = 0; i < power.devices.size(); ++i)
+      m.devices.own(power.devices[i]).peak_power = Watts(power.series[i].max());
   }
   finish(sc, g, r, opt, m);
   return m;

@@ -3,6 +3,7 @@
 // time breakdown, the energy and power accounting, and the step-function series of power
 // and memory over the step that the power samples and the trace's counter tracks share.
 
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -32,16 +33,25 @@ struct Delta {
 // at time 0.
 Series step_series(std::vector<Delta> deltas, double base);
 
-// Power of one simulated device: idle power plus, while a compute task runs, its dynamic
-// energy spread evenly over its duration. Index = device; empty for devices not simulated.
-std::vector<Series> device_power_series(const TaskGraph& g, const EngineResult& r, const Metrics& m);
+// One series per simulated device, in device order. Only the simulated devices have one: a
+// cluster of 131,072 replicas of a 128-device pipeline keeps 128.
+struct DeviceSeries {
+  std::vector<std::uint32_t> devices;  // ascending
+  std::vector<Series> series;          // series[i]: devices[i]'s
+  // The series of a simulated device (an internal error for any other).
+  [[nodiscard]] const Series& of(std::uint32_t device) const;
+};
 
-// Memory of one simulated device: weights, gradients, optimizer state and buffers held all
+// Power of each simulated device: idle power plus, while a compute task runs, its dynamic
+// energy spread evenly over its duration.
+DeviceSeries device_power_series(const TaskGraph& g, const EngineResult& r, const Metrics& m);
+
+// Memory of each simulated device: weights, gradients, optimizer state and buffers held all
 // step; activations of a micro-batch (the stage's activation peak / micro-batches in
 // flight) allocated over its forward tasks (at their start) and freed over its backward
 // tasks (at their end), in proportion to the tasks' model FLOPs.
-std::vector<Series> device_memory_series(const TaskGraph& g, const EngineResult& r, const Metrics& m,
-                                         const std::vector<StageShape>& shapes);
+DeviceSeries device_memory_series(const TaskGraph& g, const EngineResult& r, const Metrics& m,
+                                  const std::vector<StageShape>& shapes);
 
 // Device energy totals, network energy per link class, IT/facility energy, per-token
 // energy, average/peak power and the sampled IT power curve (`samples` < 0: neither peak

@@ -3,6 +3,8 @@
 #include <map>
 #include <tuple>
 
+#include "sim/core/error.hpp"
+#include "sim/core/zero_array.hpp"
 #include "sim/report/metrics_parts.hpp"
 
 namespace hcsim::report_detail {
@@ -12,6 +14,50 @@ double Series::max() const {
   for (double y : v) x = std::max(x, y);
   return x;
 }
+
+const Series& DeviceSeries::of(std::uint32_t device) const {
+  const auto at = std::lower_bound(devices.begin(), devices.end(), device);
+  HCSIM_ASSERT(at != devices.end() && *at == device, "a series is asked of a simulated device");
+  return series[static_cast<std::size_t>(at - devices.begin())];
+}
+
+namespace {
+
+// The deltas of each simulated device, found by device through its slot + 1 (0: not
+// simulated). The slots are a ZeroArray: of a cluster of replicas, only the pages of the
+// simulated devices' slots are touched.
+class DeltasByDevice {
+ public:
+  explicit DeltasByDevice(const Metrics& m) : slot_(m.devices.size()) {
+    for (std::size_t d = 0; d < m.devices.size(); ++d)
+      if (m.devices.simulated(d)) {
+        devices_.push_back(static_cast<std::uint32_t>(d));
+        slot_[d] = static_cast<std::uint32_t>(devices_.size());
+      }
+    deltas_.resize(devices_.size());
+  }
+  // The deltas of the device a compute task runs on (simulated: it ran one).
+  std::vector<Delta>& operator[](std::uint32_t d) {
+    HCSIM_ASSERT(slot_[d] > 0, "a compute task's device is simulated");
+    return deltas_[slot_[d] - 1];
+  }
+  // Each device's series, from base(device) at time 0.
+  template <class Base>
+  DeviceSeries series(Base base) && {
+    DeviceSeries out{std::move(devices_), {}};
+    out.series.reserve(out.devices.size());
+    for (std::size_t i = 0; i < out.devices.size(); ++i)
+      out.series.push_back(step_series(std::move(deltas_[i]), base(out.devices[i])));
+    return out;
+  }
+
+ private:
+  std::vector<std::uint32_t> devices_;
+  ZeroArray<std::uint32_t> slot_;
+  std::vector<std::vector<Delta>> deltas_;
+};
+
+}  // namespace
 
 Series step_series(std::vector<Delta> deltas, double base) {
   std::stable_sort(deltas.begin(), deltas.end(), [](const Delta& a, const Delta& b) { return a.t < b.t; });
@@ -32,8 +78,8 @@ Series step_series(std::vector<Delta> deltas, double base) {
   return s;
 }
 
-std::vector<Series> device_power_series(const TaskGraph& g, const EngineResult& r, const Metrics& m) {
-  std::vector<std::vector<Delta>> deltas(m.devices.size());
+DeviceSeries device_power_series(const TaskGraph& g, const EngineResult& r, const Metrics& m) {
+  DeltasByDevice deltas(m);
   for (TaskId id = 0; id < g.size(); ++id) {
     const Task& t = g[id];
     const double dur = r.end[id] - r.start[id];
@@ -42,14 +88,11 @@ std::vector<Series> device_power_series(const TaskGraph& g, const EngineResult& 
     deltas[t.device].push_back({r.start[id], p});
     deltas[t.device].push_back({r.end[id], -p});
   }
-  std::vector<Series> out(m.devices.size());
-  for (std::size_t d = 0; d < m.devices.size(); ++d)
-    if (m.devices.simulated(d)) out[d] = step_series(std::move(deltas[d]), m.devices.shared(d).idle_power.value());
-  return out;
+  return std::move(deltas).series([&](std::uint32_t d) { return m.devices.shared(d).idle_power.value(); });
 }
 
-std::vector<Series> device_memory_series(const TaskGraph& g, const EngineResult& r, const Metrics& m,
-                                         const std::vector<StageShape>& shapes) {
+DeviceSeries device_memory_series(const TaskGraph& g, const EngineResult& r, const Metrics& m,
+                                  const std::vector<StageShape>& shapes) {
   // Model FLOPs (and task count, for FLOP-free tasks) of each (device, micro-batch, direction).
   struct Work {
     Flops flops{};
@@ -65,7 +108,7 @@ std::vector<Series> device_memory_series(const TaskGraph& g, const EngineResult&
     w.flops += t.model_flops;
     ++w.tasks;
   }
-  std::vector<std::vector<Delta>> deltas(m.devices.size());
+  DeltasByDevice deltas(m);
   for (TaskId id = 0; id < g.size(); ++id) {
     const Task& t = g[id];
     if (!pass(t)) continue;
@@ -78,13 +121,10 @@ std::vector<Series> device_memory_series(const TaskGraph& g, const EngineResult&
     if (bwd) deltas[t.device].push_back({r.end[id], -per_mb * share});
     else deltas[t.device].push_back({r.start[id], per_mb * share});
   }
-  std::vector<Series> out(m.devices.size());
-  for (std::size_t d = 0; d < m.devices.size(); ++d) {
-    if (!m.devices.simulated(d)) continue;
+  return std::move(deltas).series([&](std::uint32_t d) {
     const MemoryBreakdown& mb = m.devices.shared(d).memory;
-    out[d] = step_series(std::move(deltas[d]), (mb.weights + mb.gradients + mb.optimizer + mb.buffers).value());
-  }
-  return out;
+    return (mb.weights + mb.gradients + mb.optimizer + mb.buffers).value();
+  });
 }
 
 }  // namespace hcsim::report_detail

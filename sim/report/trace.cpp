@@ -167,8 +167,8 @@ std::string chrome_trace(const Scenario& sc, const RunOutput& run) {
   const auto memory = report_detail::device_memory_series(run.graph, run.engine, m, run.shapes);
   for (const auto& dm : m.devices) {
     if (!dm.simulated) continue;
-    counter(ev, dm.device, "power (W)", "W", power[dm.device], 1.0);
-    counter(ev, dm.device, "memory (GiB)", "GiB", memory[dm.device], 1.0 / 1073741824.0);
+    counter(ev, dm.device, "power (W)", "W", power.of(dm.device), 1.0);
+    counter(ev, dm.device, "memory (GiB)", "GiB", memory.of(dm.device), 1.0 / 1073741824.0);
   }
   std::string out = fmt::format(
       R"({{"displayTimeUnit":"ns","otherData":{{"format":"{}","hcsim_version":"{}","scenario":{},)"

@@ -336,8 +336,9 @@ TEST(NvswitchCluster, TranslationBandsMoveRoutesOntoTheMovedPairsRoutes) {
 // Every edge of a fabric routed by destination lies in one of its edge bands, and a band
 // moves it, periods up or down, onto the one edge between its moved nodes, node a onto node
 // a (the same direction), wherever the moved nodes are joined (where the period does not
-// divide the devices, a move that wraps past the last period may join none). An edge band
-// that moves the leaves of a spine's row one place too far is refused by the router.
+// divide the devices, a move that wraps past the last period may join none); with each band's
+// turns kept across calls, the same. An edge band that moves the leaves of a spine's row one
+// place too far is refused by the router.
 TEST(NvswitchCluster, EdgeBandsMoveEachEdgeOntoTheEdgeBetweenItsMovedNodes) {
   const std::vector<std::pair<nlohmann::json, int>> cases = banded_fabrics();
   for (const auto& [desc, devices] : cases) {
@@ -367,6 +368,16 @@ TEST(NvswitchCluster, EdgeBandsMoveEachEdgeOntoTheEdgeBetweenItsMovedNodes) {
     }
     EXPECT_GT(2 * moved_all, covered) << desc.dump();
     EXPECT_EQ(covered, g.edges().size()) << desc.dump();
+    // Each band's turns kept while the periods stay the same (the router moving a route's
+    // links), taken again when they change: every edge moves as above.
+    std::vector<TopologyGraph::EdgeTurns> turns;
+    std::size_t differ = 0;
+    for (const std::int64_t periods : {1, 1, -5, 3, 3})
+      for (std::size_t e = 0; e < g.edges().size(); ++e)
+        differ +=
+            g.translate_edge(static_cast<int>(e), periods, turns) != g.translate_edge(static_cast<int>(e), periods);
+    EXPECT_EQ(differ, 0U) << desc.dump();
+    EXPECT_EQ(turns.size(), g.edge_bands.size()) << desc.dump();
     EXPECT_NO_THROW(Router{g}) << desc.dump();
   }
   TopologyGraph g = build_nvswitch(cases.back().first, cases.back().second);
