@@ -33,8 +33,8 @@ struct Delta {
 // at time 0.
 Series step_series(std::vector<Delta> deltas, double base);
 
-// One series per simulated device, in device order. Only the simulated devices have one: a
-// cluster of 131,072 replicas of a 128-device pipeline keeps 128.
+// One series per simulated device, in device order; a device that takes its twin's figures
+// has none (the 131,072-GPU frontier run simulates 16 devices).
 struct DeviceSeries {
   std::vector<std::uint32_t> devices;  // ascending
   std::vector<Series> series;          // series[i]: devices[i]'s
