@@ -12,6 +12,7 @@ CollectiveReplay::CollectiveReplay(const TaskGraph& g, CollectivePlanner& planne
     : g_(g),
       planner_(planner),
       host_(host),
+      last_plan_(g.groups().size() * kOps),
       load_(planner.router().graph(), planner.router()),
       representatives_(representatives) {
   if (!g.mirrors().empty()) mirror_set_.assign(g.size(), kNoSet);
@@ -274,7 +275,6 @@ const CollectiveExpansion& CollectiveReplay::plan_of(const Task& t) {
   // The last plan of the group and operation first: a group runs the same collective many
   // times (sequence parallelism alternates all-gather and reduce-scatter on one group).
   const std::size_t slot = std::size_t{t.group} * kOps + static_cast<std::size_t>(t.op);
-  if (slot >= last_plan_.size()) last_plan_.resize((std::size_t{t.group} + 1) * kOps);
   LastPlan& last = last_plan_[slot];
   if (last.plan && last.bytes == t.bytes.value()) return *last.plan;
   auto key = std::make_tuple(t.group, static_cast<int>(t.op), t.bytes.value());

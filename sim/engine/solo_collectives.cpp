@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -130,7 +131,7 @@ void CollectiveReplay::find_solo() {
   // launched flows of each phase on distinct links; their foreign users (other groups, sends).
   const std::size_t groups = g_.groups().size();
   std::vector<char> bad(groups, 0), candidate(groups, 0);
-  std::vector<std::set<std::int32_t>> foreign(groups);
+  std::map<std::size_t, std::set<std::int32_t>> foreign;  // candidates only (a few of the graph's groups)
   for (const auto& [p, group] : plans) {
     candidate[group] = 1;
     const Split& split = split_of(*p);
@@ -160,7 +161,8 @@ void CollectiveReplay::find_solo() {
     for (std::int32_t u : foreign[k])
       (u >= kSends ? listed_send[static_cast<std::size_t>(u - kSends)] : listed_group[static_cast<std::size_t>(u)]) = 1;
   }
-  std::vector<std::vector<TaskId>> group_tasks(groups), send_tasks(send_pairs.size());
+  std::map<std::size_t, std::vector<TaskId>> group_tasks;  // listed groups only
+  std::vector<std::vector<TaskId>> send_tasks(send_pairs.size());
   for (TaskId t = 0; t < g_.size(); ++t) {
     const std::int32_t u = user_of[t];
     if (u >= kSends) {

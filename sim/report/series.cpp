@@ -4,7 +4,6 @@
 #include <tuple>
 
 #include "sim/core/error.hpp"
-#include "sim/core/zero_array.hpp"
 #include "sim/report/metrics_parts.hpp"
 
 namespace hcsim::report_detail {
@@ -15,6 +14,19 @@ double Series::max() const {
   return x;
 }
 
+SimulatedSlots::SimulatedSlots(const Metrics& m) : slot_(m.devices.size()) {
+  for (std::size_t d = 0; d < m.devices.size(); ++d)
+    if (m.devices.simulated(d)) {
+      devices_.push_back(static_cast<std::uint32_t>(d));
+      slot_[d] = static_cast<std::uint32_t>(devices_.size());
+    }
+}
+
+std::uint32_t SimulatedSlots::slot(std::uint32_t d) const {
+  HCSIM_ASSERT(simulated(d), "a slot is asked of a simulated device");
+  return slot_[d] - 1;
+}
+
 const Series& DeviceSeries::of(std::uint32_t device) const {
   const auto at = std::lower_bound(devices.begin(), devices.end(), device);
   HCSIM_ASSERT(at != devices.end() && *at == device, "a series is asked of a simulated device");
@@ -23,28 +35,16 @@ const Series& DeviceSeries::of(std::uint32_t device) const {
 
 namespace {
 
-// The deltas of each simulated device, found by device through its slot + 1 (0: not
-// simulated). The slots are a ZeroArray: of a cluster of replicas, only the pages of the
-// simulated devices' slots are touched.
+// The deltas of each simulated device, by its slot.
 class DeltasByDevice {
  public:
-  explicit DeltasByDevice(const Metrics& m) : slot_(m.devices.size()) {
-    for (std::size_t d = 0; d < m.devices.size(); ++d)
-      if (m.devices.simulated(d)) {
-        devices_.push_back(static_cast<std::uint32_t>(d));
-        slot_[d] = static_cast<std::uint32_t>(devices_.size());
-      }
-    deltas_.resize(devices_.size());
-  }
+  explicit DeltasByDevice(const Metrics& m) : slots_(m), deltas_(slots_.size()) {}
   // The deltas of the device a compute task runs on (simulated: it ran one).
-  std::vector<Delta>& operator[](std::uint32_t d) {
-    HCSIM_ASSERT(slot_[d] > 0, "a compute task's device is simulated");
-    return deltas_[slot_[d] - 1];
-  }
+  std::vector<Delta>& operator[](std::uint32_t d) { return deltas_[slots_.slot(d)]; }
   // Each device's series, from base(device) at time 0.
   template <class Base>
   DeviceSeries series(Base base) && {
-    DeviceSeries out{std::move(devices_), {}};
+    DeviceSeries out{slots_.devices(), {}};
     out.series.reserve(out.devices.size());
     for (std::size_t i = 0; i < out.devices.size(); ++i)
       out.series.push_back(step_series(std::move(deltas_[i]), base(out.devices[i])));
@@ -52,8 +52,7 @@ class DeltasByDevice {
   }
 
  private:
-  std::vector<std::uint32_t> devices_;
-  ZeroArray<std::uint32_t> slot_;
+  SimulatedSlots slots_;
   std::vector<std::vector<Delta>> deltas_;
 };
 

@@ -1,6 +1,7 @@
 // Per-device time breakdown: a sweep over the device's task start/end events partitions
 // [0, step] into compute, exposed communication by kind, pipeline bubble and idle.
 #include <algorithm>
+#include <map>
 
 #include "sim/report/metrics_parts.hpp"
 
@@ -51,31 +52,30 @@ void add_interval(std::vector<Event>& ev, double a, double b, int cls) {
 }  // namespace
 
 void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, Metrics& m) {
-  const std::size_t n = m.devices.size();
-  std::vector<double> pass_end(n, 0.0);
   // A device is simulated when it runs compute tasks (compute_metrics' classes); only those
-  // get a sweep (the others take their twin's figures), so only their tasks are listed: a
-  // collective of a symmetric run spans mostly others.
-  std::vector<char> simulated(n, 0);
-  for (std::size_t d = 0; d < n; ++d) simulated[d] = m.devices.simulated(d) ? 1 : 0;
-  // Each simulated device's tasks in id order (CSR: first[d], first[d + 1]), so that one
-  // device's events at a time are held: all of them at once took 32 bytes per task and device.
-  std::vector<std::size_t> first(n + 1, 0);
-  // Per group, its simulated members in group order, listed when a collective first needs
-  // them: a data-parallel group of a symmetric run has a thousand members and one simulated.
-  std::vector<std::vector<std::uint32_t>> simulated_members(g.groups().size());
-  std::vector<char> listed(g.groups().size(), 0);
+  // get a sweep (the others take their twin's figures), so only their tasks are listed, by
+  // slot: a collective of a symmetric run spans mostly others.
+  const SimulatedSlots slots(m);
+  const std::size_t k = slots.size();
+  std::vector<double> pass_end(k, 0.0);  // by slot
+  // Each simulated device's tasks in id order (CSR by slot: first[i], first[i + 1]), so that
+  // one device's events at a time are held: all of them at once took 32 bytes per task and
+  // device.
+  std::vector<std::size_t> first(k + 1, 0);
+  // Per group, its simulated members' slots in group order, listed when a collective first
+  // needs them: a data-parallel group of a symmetric run has a thousand members and one
+  // simulated.
+  std::map<std::uint32_t, std::vector<std::uint32_t>> simulated_members;
   const auto members = [&](std::uint32_t group) -> const std::vector<std::uint32_t>& {
-    if (!listed[group]) {
-      listed[group] = 1;
+    auto [it, fresh] = simulated_members.try_emplace(group);
+    if (fresh)
       for (std::uint32_t d : g.groups()[group])
-        if (d < n && simulated[d]) simulated_members[group].push_back(d);
-    }
-    return simulated_members[group];
+        if (slots.simulated(d)) it->second.push_back(slots.slot(d));
+    return it->second;
   };
-  const auto each_device = [&](const Task& t, auto&& f) {
+  const auto each_device = [&](const Task& t, auto&& f) {  // f(slot) of each simulated device
     const auto one = [&](std::uint32_t d) {
-      if (d < n && simulated[d]) f(d);
+      if (slots.simulated(d)) f(slots.slot(d));
     };
     switch (t.kind) {
       case TaskKind::compute:
@@ -87,7 +87,7 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
         if (t.peer != t.device && !g.is_memory(t.peer)) one(t.peer);
         break;
       case TaskKind::collective:
-        for (std::uint32_t d : members(t.group)) f(d);
+        for (std::uint32_t i : members(t.group)) f(i);
         break;
     }
   };
@@ -99,7 +99,10 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
         dm.flops += t.flops;
         dm.model_flops += t.model_flops;
         dm.dynamic_energy += t.energy;
-        if (t.phase != Phase::optimizer) pass_end[t.device] = std::max(pass_end[t.device], r.end[id]);
+        if (t.phase != Phase::optimizer) {
+          double& end = pass_end[slots.slot(t.device)];
+          end = std::max(end, r.end[id]);
+        }
         break;
       }
       case TaskKind::send:
@@ -109,13 +112,13 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
         m.comm_bytes[static_cast<std::size_t>(t.comm)] += t.bytes * static_cast<double>(g.groups()[t.group].size());
         break;
     }
-    each_device(t, [&](std::uint32_t d) { ++first[d + 1]; });
+    each_device(t, [&](std::uint32_t i) { ++first[i + 1]; });
   }
-  for (std::size_t d = 0; d < n; ++d) first[d + 1] += first[d];
-  std::vector<TaskId> tasks(first[n]);
+  for (std::size_t i = 0; i < k; ++i) first[i + 1] += first[i];
+  std::vector<TaskId> tasks(first[k]);
   {
     std::vector<std::size_t> next(first.begin(), first.end() - 1);
-    for (TaskId id = 0; id < g.size(); ++id) each_device(g[id], [&](std::uint32_t d) { tasks[next[d]++] = id; });
+    for (TaskId id = 0; id < g.size(); ++id) each_device(g[id], [&](std::uint32_t i) { tasks[next[i]++] = id; });
   }
   for (const auto& mr : g.mirrors()) {
     const Task t = g[mr.task];
@@ -125,15 +128,14 @@ void time_breakdown(const TaskGraph& g, const EngineResult& r, bool pipelined, M
   // waiting before it is in the bubble (the closed forms count the drain), after it idle.
   const double span = pipelined && !pass_end.empty() ? *std::max_element(pass_end.begin(), pass_end.end()) : 0.0;
   std::vector<Event> ev;
-  for (std::size_t d = 0; d < n; ++d) {
-    if (!simulated[d]) continue;
+  for (std::size_t i = 0; i < k; ++i) {
     ev.clear();
-    for (std::size_t k = first[d]; k < first[d + 1]; ++k) {
-      const TaskId id = tasks[k];
+    for (std::size_t j = first[i]; j < first[i + 1]; ++j) {
+      const TaskId id = tasks[j];
       const Task t = g[id];
       add_interval(ev, r.start[id], r.end[id], t.kind == TaskKind::compute ? -1 : static_cast<int>(t.comm));
     }
-    sweep(m.devices.own(d), ev, span, m.step_time.value());
+    sweep(m.devices.own(slots.devices()[i]), ev, span, m.step_time.value());
   }
 }
 
