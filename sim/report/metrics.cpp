@@ -250,8 +250,8 @@ Metrics compute_metrics(const Scenario& sc, const TaskGraph& g, const EngineResu
   report_detail::time_breakdown(g, r, sc.strategy.pp > 1, m);
   if (opt.power_curve) {
     const auto power = report_detail::device_power_series(g, r, m);
-    for (std::size_t i = 0; i < power.devices.size(); ++i)
-      m.devices.own(power.devices[i]).peak_power = Watts(power.series[i].max());
+    for (std::size_t i = 0; i < power.slots.size(); ++i)
+      m.devices.own(power.slots.devices()[i]).peak_power = Watts(power.series[i].max());
   }
   finish(sc, g, r, opt, m);
   return m;

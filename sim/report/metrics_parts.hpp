@@ -54,10 +54,10 @@ Series step_series(std::vector<Delta> deltas, double base);
 // One series per simulated device, in device order; a device that takes its twin's figures
 // has none (the 131,072-GPU frontier run simulates 16 devices).
 struct DeviceSeries {
-  std::vector<std::uint32_t> devices;  // ascending
-  std::vector<Series> series;          // series[i]: devices[i]'s
+  SimulatedSlots slots;
+  std::vector<Series> series;  // by slot
   // The series of a simulated device (an internal error for any other).
-  [[nodiscard]] const Series& of(std::uint32_t device) const;
+  [[nodiscard]] const Series& of(std::uint32_t device) const { return series[slots.slot(device)]; }
 };
 
 // Power of each simulated device: idle power plus, while a compute task runs, its dynamic

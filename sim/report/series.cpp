@@ -27,12 +27,6 @@ std::uint32_t SimulatedSlots::slot(std::uint32_t d) const {
   return slot_[d] - 1;
 }
 
-const Series& DeviceSeries::of(std::uint32_t device) const {
-  const auto at = std::lower_bound(devices.begin(), devices.end(), device);
-  HCSIM_ASSERT(at != devices.end() && *at == device, "a series is asked of a simulated device");
-  return series[static_cast<std::size_t>(at - devices.begin())];
-}
-
 namespace {
 
 // The deltas of each simulated device, by its slot.
@@ -44,10 +38,10 @@ class DeltasByDevice {
   // Each device's series, from base(device) at time 0.
   template <class Base>
   DeviceSeries series(Base base) && {
-    DeviceSeries out{slots_.devices(), {}};
-    out.series.reserve(out.devices.size());
-    for (std::size_t i = 0; i < out.devices.size(); ++i)
-      out.series.push_back(step_series(std::move(deltas_[i]), base(out.devices[i])));
+    DeviceSeries out{std::move(slots_), {}};
+    out.series.reserve(out.slots.size());
+    for (std::size_t i = 0; i < out.slots.size(); ++i)
+      out.series.push_back(step_series(std::move(deltas_[i]), base(out.slots.devices()[i])));
     return out;
   }
 
