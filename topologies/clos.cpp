@@ -39,16 +39,17 @@ ClosSummary add_two_tier_clos(TopologyGraph& g, const std::vector<ClosEndpoint>&
       std::string name = o.prefix + (rails ? "rail" + std::to_string(group) + "/" : "") + "leaf" + std::to_string(l);
       leaves.push_back(g.add_switch(std::move(name), o.in_switch_reduction));
     }
+    const EdgeKind& to_leaf = g.edge_kind(o.endpoint_link, 1, cls_end);  // a group has nodes
     for (std::size_t j = 0; j < nodes.size(); ++j) {
-      g.add_edge(nodes[j], leaves[static_cast<std::size_t>(first) + j / static_cast<std::size_t>(s.down)],
-                 o.endpoint_link, 1, cls_end);
+      g.add_edge(nodes[j], leaves[static_cast<std::size_t>(first) + j / static_cast<std::size_t>(s.down)], to_leaf);
       g.set_host_index(nodes[j], static_cast<int>(j));  // the plane's hosts, leaf by leaf in port order
     }
   }
   HCSIM_ASSERT(static_cast<int>(leaves.size()) == s.leaves, "Clos leaves as counted");
   for (int sp = 0; sp < s.spines; ++sp) {
     const int spine = g.add_switch(o.prefix + "spine" + std::to_string(sp), o.in_switch_reduction);
-    for (int leaf : leaves) g.add_edge(leaf, spine, o.switch_link, 1, cls_sw);
+    const EdgeKind* up = leaves.empty() ? nullptr : &g.edge_kind(o.switch_link, 1, cls_sw);
+    for (int leaf : leaves) g.add_edge(leaf, spine, *up);
   }
   return s;
 }

@@ -80,14 +80,20 @@ std::vector<ClosEndpoint> attach_nics(TopologyGraph& g, const Shape& s, const Li
   attach.latency = Seconds{};
   attach.energy_per_byte = JoulesPerByte{};
   attach.static_power = Watts{};
-  const int gpus_per_nic = s.per_node / s.nics;
+  const int gpus_per_nic = s.per_node / s.nics, nics = s.nics;
+  // Shared NICs as nodes of their own: node n's k-th is first_nic + n * nics + k.
+  const int first_nic =
+      gpus_per_nic > 1
+          ? g.add_switches(s.nodes * nics, [nics](int i) { return fmt::format("node{}/nic{}", i / nics, i % nics); })
+          : -1;
+  const EdgeKind* pcie = gpus_per_nic > 1 ? &g.edge_kind(attach, 1, "pcie") : nullptr;
   for (int n = 0; n < s.nodes; ++n) {
     for (int k = 0; k < s.nics; ++k) {
       int port = g.device_node(n * s.per_node + k * gpus_per_nic);
-      if (gpus_per_nic > 1) {
-        port = g.add_switch(fmt::format("node{}/nic{}", n, k));
+      if (pcie) {
+        port = first_nic + n * nics + k;
         for (int i = 0; i < gpus_per_nic; ++i)
-          g.add_edge(g.device_node(n * s.per_node + k * gpus_per_nic + i), port, attach, 1, "pcie");
+          g.add_edge(g.device_node(n * s.per_node + k * gpus_per_nic + i), port, *pcie);
       }
       eps.push_back({port, rails ? k : 0});
     }
@@ -101,7 +107,8 @@ std::string add_node_torus(TopologyGraph& g, const Shape& s, const LinkSpec& nic
   std::vector<int> routers;
   const auto eps = attach_nics(g, s, nic, false);
   const std::string cls = link_class_of(nic, "scale-out");
-  for (int n = 0; n < s.nodes; ++n) routers.push_back(g.add_switch(fmt::format("node{}/router", n)));
+  const int first_router = g.add_switches(s.nodes, [](int n) { return fmt::format("node{}/router", n); });
+  for (int n = 0; n < s.nodes; ++n) routers.push_back(first_router + n);
   for (std::size_t i = 0; i < eps.size(); ++i)
     g.add_edge(eps[i].node, routers[i / static_cast<std::size_t>(s.nics)], nic, 1, cls);
   add_torus_edges(g, routers, dims, true, nic, static_cast<int>(p.integer("fabric_links_per_neighbour")), cls);
@@ -153,19 +160,21 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
     }
     g.reserve(devices + nodes + shared + fabric_nodes, devices + (shared > 0 ? devices : 0) + fabric_edges, devices);
   }
-  for (int d = 0; d < ctx.devices; ++d) {
-    g.add_device(fmt::format("node{}/gpu{}", d / s.per_node, d % s.per_node), d);
-    g.set_node_of(d, d / s.per_node);
-  }
+  const int per_node = s.per_node;
+  g.add_devices(ctx.devices, [per_node](int d) { return fmt::format("node{}/gpu{}", d / per_node, d % per_node); });
+  for (int d = 0; d < ctx.devices; ++d) g.set_node_of(d, d / s.per_node);
   const std::string nv_class = link_class_of(nvlink, "nvlink");
+  // The node's GPUs and NVSwitch are its scale-up domain: GPUs of one node talk over
+  // NVLink only, never through a NIC they share (routing.hpp).
+  const int first_switch = g.add_switches(
+      s.nodes, [](int n) { return fmt::format("node{}/nvswitch", n); }, p_.boolean("nvswitch_reduction"));
+  const EdgeKind* nv = s.per_node > 0 ? &g.edge_kind(nvlink, 1, nv_class) : nullptr;
   for (int n = 0; n < s.nodes; ++n) {
-    // The node's GPUs and NVSwitch are its scale-up domain: GPUs of one node talk over
-    // NVLink only, never through a NIC they share (routing.hpp).
-    const int sw = g.add_switch(fmt::format("node{}/nvswitch", n), p_.boolean("nvswitch_reduction"));
+    const int sw = first_switch + n;
     g.set_scale_up_domain(sw, n);
     for (int i = 0; i < s.per_node; ++i) {
       g.set_scale_up_domain(g.device_node(n * s.per_node + i), n);
-      g.add_edge(g.device_node(n * s.per_node + i), sw, nvlink, 1, nv_class);
+      g.add_edge(g.device_node(n * s.per_node + i), sw, *nv);
     }
   }
   g.description = fmt::format("{} node{} x {} GPUs, NVSwitch ({}) inside", s.nodes, s.nodes == 1 ? "" : "s",

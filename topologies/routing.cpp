@@ -215,7 +215,7 @@ bool Router::target_hops(int cur, std::int64_t dcur, const Target& t, std::vecto
 std::int64_t Router::shared_distance(int cur, const Target& t) const {
   const int c = component_[static_cast<std::size_t>(cur)];
   const std::int64_t w = bipartite_weight_[static_cast<std::size_t>(c)];
-  const char side = static_cast<char>(1 - side_[static_cast<std::size_t>(cur)]);
+  const auto side = static_cast<signed char>(1 - side_[static_cast<std::size_t>(cur)]);
   std::int64_t shared = kUnreached;
   for (const Entry& en : t.entries) {
     if (en.component != c) continue;
@@ -303,7 +303,7 @@ void Router::walk(int src, int dst, const Dist& dist, Route& r, const Target* t)
 int Router::restricting_domain(int src, int dst) const {
   const int d = g_.nodes()[static_cast<std::size_t>(src)].scale_up_domain;
   if (d < 0 || d != g_.nodes()[static_cast<std::size_t>(dst)].scale_up_domain) return -1;
-  return domain_nodes_[static_cast<std::size_t>(d)].size() == g_.nodes().size() ? -1 : d;
+  return domain_nodes(static_cast<std::size_t>(d)).size() == g_.nodes().size() ? -1 : d;
 }
 
 void Router::domain_route(int src, int dst, int domain, Route& r) const {
@@ -314,7 +314,7 @@ void Router::domain_route(int src, int dst, int domain, Route& r) const {
     star_route(src, dst, center, r);
     return;
   }
-  const auto& members = domain_nodes_[static_cast<std::size_t>(domain)];
+  const std::span<const int> members = domain_nodes(static_cast<std::size_t>(domain));
   const auto local = [&](int v) { return static_cast<std::size_t>(domain_local_[static_cast<std::size_t>(v)]); };
   std::vector<std::int64_t>& dist = domain_dist_;
   std::vector<char>& done = domain_done_;
@@ -354,13 +354,12 @@ void Router::check_scale_up(int src, int dst, const Route& r) const {
   const auto& nodes = g_.nodes();
   const int d = nodes[static_cast<std::size_t>(src)].scale_up_domain;
   if (d < 0 || d != nodes[static_cast<std::size_t>(dst)].scale_up_domain) return;
-  const std::string& a = nodes[static_cast<std::size_t>(src)].name;
-  const std::string& b = nodes[static_cast<std::size_t>(dst)].name;
-  HCSIM_ASSERT(r.reachable, fmt::format("scale-up domain {} does not connect {} and {}", d, a, b));
+  HCSIM_ASSERT(r.reachable,
+               fmt::format("scale-up domain {} does not connect {} and {}", d, g_.node_name(src), g_.node_name(dst)));
   for (int v : r.nodes)
     HCSIM_ASSERT(nodes[static_cast<std::size_t>(v)].scale_up_domain == d,
-                 fmt::format("route {} -> {} leaves scale-up domain {} at {}", a, b, d,
-                             nodes[static_cast<std::size_t>(v)].name));
+                 fmt::format("route {} -> {} leaves scale-up domain {} at {}", g_.node_name(src), g_.node_name(dst), d,
+                             g_.node_name(v)));
 }
 
 namespace {

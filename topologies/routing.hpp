@@ -54,6 +54,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/zero_array.hpp"
 #include "topologies/topology.hpp"
 
 namespace hcsim {
@@ -100,7 +101,7 @@ class Router {
   [[nodiscard]] int device_star(int device) const {
     return node_star_[static_cast<std::size_t>(g_.device_node(device))];
   }
-  [[nodiscard]] int domains() const { return static_cast<int>(domain_nodes_.size()); }
+  [[nodiscard]] int domains() const { return static_cast<int>(domain_first_.size()) - 1; }
   [[nodiscard]] int star_edge(int device) const { return star_edge_[static_cast<std::size_t>(g_.device_node(device))]; }
   [[nodiscard]] int star_center(int domain) const { return star_center_[static_cast<std::size_t>(domain)]; }
   // Calls f(directed link) for each link of the route between two devices, in order
@@ -241,14 +242,16 @@ class Router {
     return 2 * i + (from == g_.edges()[i].a ? 0 : 1);
   }
   std::vector<char> transit_;                          // per node: may carry others' traffic
-  std::vector<int> component_, local_;                 // transit nodes: component; core ones: index in it
-  std::vector<int> component_size_;                    // core transit nodes per component
-  std::vector<int> parent_;                            // pendant transit node -> its sole transit neighbour
-  std::vector<std::int64_t> parent_weight_;            // pendant -> least weight of its edges to the parent
+  // Per node, written for transit nodes only (-1 or 0 elsewhere, on pages never touched where
+  // the devices of a large cluster lie together: sim/core/zero_array.hpp).
+  FilledArray<int, -1> component_, local_;  // transit nodes: component; core ones: index in it
+  std::vector<int> component_size_;         // core transit nodes per component
+  FilledArray<int, -1> parent_;             // pendant transit node -> its sole transit neighbour
+  ZeroArray<std::int64_t> parent_weight_;   // pendant -> least weight of its edges to the parent
   // Per component: the edge weight w of a complete bipartite core (distances in closed
   // form), or kUnreached when its distances need tables; per core node: its side (0/1).
   std::vector<std::int64_t> bipartite_weight_;
-  std::vector<char> side_;
+  FilledArray<signed char, -1> side_;
   // Distance between two core nodes of one component.
   [[nodiscard]] std::int64_t core_distance(int from, int to, const std::int64_t* table) const {
     if (table) return table[static_cast<std::size_t>(local_[static_cast<std::size_t>(from)])];
@@ -260,7 +263,10 @@ class Router {
   void set_hops();  // adj_.hop and core_run_
   // Per node: a closed-form core node's core neighbours as items [first, last) of its list
   // when they are consecutive there, else {0, 0}.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> core_run_;
+  struct CoreRun {
+    std::uint32_t first = 0, last = 0;
+  };
+  ZeroArray<CoreRun> core_run_;
   // The items of the shorter of a's and b's lists that join them (their edges, ascending).
   [[nodiscard]] std::span<const std::pair<int, int>> links_between(int a, int b) const;
   // The distance to t of every core neighbour of core node cur (closed form) that is not one
@@ -268,7 +274,12 @@ class Router {
   [[nodiscard]] std::int64_t shared_distance(int cur, const Target& t) const;
   // Whether none of t's nodes listed in `hops` (target_hops) is next to cur.
   [[nodiscard]] bool closed_run(int cur, const std::vector<int>& hops) const;
-  std::vector<std::vector<int>> domain_nodes_;  // scale-up domain -> its nodes, ascending
+  // Scale-up domain d -> its nodes, ascending: domain_members_[domain_first_[d], domain_first_[d + 1]).
+  std::vector<std::uint32_t> domain_first_;
+  std::vector<int> domain_members_;
+  [[nodiscard]] std::span<const int> domain_nodes(std::size_t d) const {
+    return {domain_members_.data() + domain_first_[d], domain_first_[d + 1] - domain_first_[d]};
+  }
   std::vector<int> domain_local_;               // node -> index in its domain's list (-1: none)
   std::vector<int> star_center_;                // domain -> its center when a star, else -1
   std::vector<int> star_edge_;                  // a star's member device -> its edge to the center

@@ -42,15 +42,22 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
               adj_.items.begin() + static_cast<std::ptrdiff_t>(adj_.first[u + 1]));
   transit_.resize(n);
   for (std::size_t i = 0; i < n; ++i) transit_[i] = g.devices_forward || g.nodes()[i].kind != TopoNode::Kind::device;
+  // The domains' node lists, counted then placed in node order.
   domain_local_.assign(n, -1);
+  domain_first_.assign(1, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const int d = g.nodes()[i].scale_up_domain;
     if (d < 0) continue;
-    if (static_cast<std::size_t>(d) >= domain_nodes_.size()) domain_nodes_.resize(static_cast<std::size_t>(d) + 1);
-    auto& members = domain_nodes_[static_cast<std::size_t>(d)];
-    domain_local_[i] = static_cast<int>(members.size());
-    members.push_back(static_cast<int>(i));
+    if (static_cast<std::size_t>(d) + 2 > domain_first_.size())
+      domain_first_.resize(static_cast<std::size_t>(d) + 2, 0);
+    domain_local_[i] = static_cast<int>(domain_first_[static_cast<std::size_t>(d) + 1]++);
   }
+  for (std::size_t d = 1; d < domain_first_.size(); ++d) domain_first_[d] += domain_first_[d - 1];
+  domain_members_.resize(domain_first_.back());
+  for (std::size_t i = 0; i < n; ++i)
+    if (const int d = g.nodes()[i].scale_up_domain; d >= 0)
+      domain_members_[domain_first_[static_cast<std::size_t>(d)] + static_cast<std::size_t>(domain_local_[i])] =
+          static_cast<int>(i);
   find_star_domains();
   check_edge_bands();
   const std::size_t per_search = 9 * std::max<std::size_t>(1, n);  // dist + settled flag
@@ -61,21 +68,21 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
   }
   // Connected components of the transit nodes alone (switches reach each other through
   // switches only), each node with its index inside its component.
-  component_.assign(n, -1);
-  local_.assign(n, -1);
+  component_ = FilledArray<int, -1>(n);
+  local_ = FilledArray<int, -1>(n);
   std::vector<int> stack;
   for (std::size_t s = 0; s < n; ++s) {
     if (!transit_[s] || component_[s] >= 0) continue;
     const int c = static_cast<int>(component_size_.size());
     component_size_.push_back(0);
-    component_[s] = c;
+    component_.set(s, c);
     stack.push_back(static_cast<int>(s));
     while (!stack.empty()) {
       const int u = stack.back();
       stack.pop_back();
       for (const auto& [v, e] : adj_[static_cast<std::size_t>(u)])
         if (transit(v) && component_[static_cast<std::size_t>(v)] < 0) {
-          component_[static_cast<std::size_t>(v)] = c;
+          component_.set(static_cast<std::size_t>(v), c);
           stack.push_back(v);
         }
     }
@@ -91,20 +98,20 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
     }
     return q;
   };
-  parent_.assign(n, -1);
-  parent_weight_.assign(n, 0);
+  parent_ = FilledArray<int, -1>(n);
+  parent_weight_ = ZeroArray<std::int64_t>(n);
   for (std::size_t u = 0; u < n; ++u) {
     if (!transit_[u]) continue;
     const int q = sole_transit_neighbour(u);
     if (q < 0 || sole_transit_neighbour(static_cast<std::size_t>(q)) != -2) continue;
-    parent_[u] = q;
+    parent_.set(u, q);
     std::int64_t w = -1;
     for (const auto& [v, e] : adj_[u])
       if (v == q && (w < 0 || weight(e) < w)) w = weight(e);
     parent_weight_[u] = w;
   }
   for (std::size_t u = 0; u < n; ++u)
-    if (transit_[u] && parent_[u] < 0) local_[u] = component_size_[static_cast<std::size_t>(component_[u])]++;
+    if (transit_[u] && parent_[u] < 0) local_.set(u, component_size_[static_cast<std::size_t>(component_[u])]++);
   max_table_entries_ = kCacheBytes / sizeof(std::int64_t);
   find_bipartite_cores();
   set_hops();
@@ -120,7 +127,7 @@ void Router::set_hops() {
     adj_.hop[i] = 4 * kind + (transit_[v] ? 1U : 0U) + (pendant ? 2U : 0U);
   }
   // Core nodes of closed-form components: their core neighbours' items, when consecutive.
-  core_run_.assign(adj_.size(), {0, 0});
+  core_run_ = ZeroArray<CoreRun>(adj_.size());
   if (whole_graph_) return;
   for (std::size_t u = 0; u < adj_.size(); ++u) {
     if (!closed_form(static_cast<int>(u)) || parent_[u] >= 0) continue;
@@ -137,12 +144,12 @@ void Router::set_hops() {
 }
 
 void Router::find_star_domains() {
-  star_center_.assign(domain_nodes_.size(), -1);
+  star_center_.assign(domain_first_.size() - 1, -1);
   star_edge_.assign(adj_.size(), -1);
   node_star_.assign(adj_.size(), -1);
   if (whole_graph_) return;  // the reference searches every domain (routing_tables_test.cpp)
-  for (std::size_t d = 0; d < domain_nodes_.size(); ++d) {
-    const auto& members = domain_nodes_[d];
+  for (std::size_t d = 0; d + 1 < domain_first_.size(); ++d) {
+    const std::span<const int> members = domain_nodes(d);
     int center = -1;
     for (int v : members) {
       if (!transit(v)) continue;
@@ -187,11 +194,11 @@ void Router::find_bipartite_cores() {
   std::vector<char> ok(n_comp, 1);
   std::vector<std::int64_t> w(n_comp, kUnreached);
   std::vector<std::array<int, 2>> count(n_comp, {0, 0});
-  side_.assign(n, -1);
+  side_ = FilledArray<signed char, -1>(n);
   std::vector<int> stack;
   for (std::size_t s = 0; s < n; ++s) {
     if (!core(static_cast<int>(s)) || side_[s] >= 0) continue;
-    side_[s] = 0;
+    side_.set(s, 0);
     stack.push_back(static_cast<int>(s));
     while (!stack.empty()) {
       const int u = stack.back();
@@ -203,9 +210,9 @@ void Router::find_bipartite_cores() {
         const std::int64_t we = weight(e);
         if (w[c] == kUnreached) w[c] = we;
         if (we != w[c]) ok[c] = 0;
-        auto& sv = side_[static_cast<std::size_t>(v)];
+        const signed char sv = side_[static_cast<std::size_t>(v)];
         if (sv < 0) {
-          sv = static_cast<char>(1 - side_[static_cast<std::size_t>(u)]);
+          side_.set(static_cast<std::size_t>(v), static_cast<signed char>(1 - side_[static_cast<std::size_t>(u)]));
           stack.push_back(v);
         } else if (sv == side_[static_cast<std::size_t>(u)]) {
           ok[c] = 0;

@@ -26,7 +26,9 @@ struct MemoryMedia {
   BytesPerSecond bandwidth{};  // media bandwidth (0: bounded by links only)
 };
 
-// 48 bytes: a million-device cluster holds over a million of them.
+// 16 bytes: a million-device cluster holds over a million of them. A node's name is not
+// kept here: the graph gives it (TopologyGraph::node_name), most from a rule per run of
+// nodes, so a builder writes no string per device.
 struct TopoNode {
   enum class Kind : std::uint8_t { device, switch_node, memory };
   Kind kind = Kind::device;
@@ -36,9 +38,8 @@ struct TopoNode {
   // domain share an id >= 0; -1 for nodes of none (NIC attachments, leaves, spines, memory).
   int scale_up_domain = -1;
   int media = -1;  // Kind::memory: its MemoryMedia (TopologyGraph::media), else -1
-  std::string name;
 };
-static_assert(sizeof(TopoNode) <= 16 + sizeof(std::string), "a topology node stays small");
+static_assert(sizeof(TopoNode) == 16, "a topology node stays small");
 
 // What an edge is made of: its per-lane link spec, its lane count and its report class. A
 // graph holds its few distinct kinds once (a million-GPU fabric has millions of edges and a
@@ -72,7 +73,23 @@ class TopologyGraph {
   int add_device(std::string name, int device_index);
   int add_switch(std::string name, bool in_switch_reduction = false);
   int add_memory(std::string name, Bytes capacity);
+  // The i-th of a run of nodes (0-based) -> its name.
+  using NodeNamer = std::function<std::string(int i)>;
+  // `count` devices with the next device indices, or `count` switches, one after another;
+  // node first + i is named name(i). Returns the first's node index (-1 for count 0). A
+  // builder of a large fabric adds its devices and per-board switches this way: one rule,
+  // where add_device keeps a string each.
+  int add_devices(int count, NodeNamer name);
+  int add_switches(int count, NodeNamer name, bool in_switch_reduction = false);
+  // A node's name, e.g. "node3/gpu5", "rail2/leaf0" (messages, tests).
+  [[nodiscard]] std::string node_name(int node) const;
   int add_edge(int a, int b, const LinkSpec& link, int lanes, std::string_view link_class);
+  // The graph's kind for a link, lane count and report class: found among its kinds (the
+  // last edge's first) or added. A builder adding a run of edges of one kind takes it once
+  // and passes it to add_edge(a, b, kind), sparing each edge the comparison of the link's
+  // name and class (a million-GPU fabric has millions of edges).
+  const EdgeKind& edge_kind(const LinkSpec& link, int lanes, std::string_view link_class);
+  int add_edge(int a, int b, const EdgeKind& kind);  // kind: one of this graph's (edge_kind)
   void set_memory_performance(int node, Seconds latency, BytesPerSecond bandwidth);
   // Puts `node` in scale-up domain `domain` (>= 0). The routing invariant (routing.hpp):
   // traffic between two nodes of one domain stays on the domain's nodes, e.g. two GPUs of a
@@ -176,6 +193,15 @@ class TopologyGraph {
 
  private:
   std::vector<TopoNode> nodes_;
+  // Node names by run of nodes, ascending by first node: a rule (add_devices, add_switches)
+  // or strings, one per node (add_device, add_switch, add_memory; consecutive ones join).
+  struct NameRun {
+    int first = 0, count = 0;
+    NodeNamer rule;                  // empty: `names` holds them
+    std::vector<std::string> names;  // where there is no rule
+  };
+  std::vector<NameRun> names_;
+  void name_next(std::string name);  // the node just added
   std::vector<TopoEdge> edges_;
   std::vector<MemoryMedia> media_;  // of the memory nodes, by TopoNode::media
   // The distinct edge kinds the edges point to. Shared by copies of the graph (a deque keeps

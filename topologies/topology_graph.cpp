@@ -1,6 +1,7 @@
 #include "topology.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace hcsim {
 namespace {
@@ -22,27 +23,72 @@ void TopologyGraph::reserve(std::size_t nodes, std::size_t edges, std::size_t de
 
 int TopologyGraph::add_device(std::string name, int device_index) {
   HCSIM_ASSERT(device_index == static_cast<int>(device_node_.size()), "devices must be added in index order");
-  nodes_.push_back({.kind = TopoNode::Kind::device, .device = device_index, .name = std::move(name)});
+  nodes_.push_back({.kind = TopoNode::Kind::device, .device = device_index});
   device_node_.push_back(static_cast<int>(nodes_.size()) - 1);
   node_of_.push_back(device_index);
+  name_next(std::move(name));
   return static_cast<int>(nodes_.size()) - 1;
 }
 
 int TopologyGraph::add_switch(std::string name, bool in_switch_reduction) {
-  nodes_.push_back(
-      {.kind = TopoNode::Kind::switch_node, .in_switch_reduction = in_switch_reduction, .name = std::move(name)});
+  nodes_.push_back({.kind = TopoNode::Kind::switch_node, .in_switch_reduction = in_switch_reduction});
+  name_next(std::move(name));
   return static_cast<int>(nodes_.size()) - 1;
 }
 
 int TopologyGraph::add_memory(std::string name, Bytes capacity) {
-  nodes_.push_back({.kind = TopoNode::Kind::memory, .media = static_cast<int>(media_.size()), .name = std::move(name)});
+  nodes_.push_back({.kind = TopoNode::Kind::memory, .media = static_cast<int>(media_.size())});
   media_.push_back({.capacity = capacity});
+  name_next(std::move(name));
   return static_cast<int>(nodes_.size()) - 1;
 }
 
+void TopologyGraph::name_next(std::string name) {
+  const int node = static_cast<int>(nodes_.size()) - 1;
+  if (names_.empty() || names_.back().rule || names_.back().first + names_.back().count != node)
+    names_.push_back({.first = node, .count = 0, .rule = {}, .names = {}});
+  names_.back().names.push_back(std::move(name));
+  names_.back().count += 1;
+}
+
+int TopologyGraph::add_devices(int count, NodeNamer name) {
+  HCSIM_ASSERT(count >= 0 && name, "a run of devices has a count and a rule for names");
+  if (count == 0) return -1;
+  const int first = static_cast<int>(nodes_.size());
+  for (int i = 0; i < count; ++i) {
+    const int device = static_cast<int>(device_node_.size());
+    nodes_.push_back({.kind = TopoNode::Kind::device, .device = device});
+    device_node_.push_back(first + i);
+    node_of_.push_back(device);
+  }
+  names_.push_back({.first = first, .count = count, .rule = std::move(name), .names = {}});
+  return first;
+}
+
+int TopologyGraph::add_switches(int count, NodeNamer name, bool in_switch_reduction) {
+  HCSIM_ASSERT(count >= 0 && name, "a run of switches has a count and a rule for names");
+  if (count == 0) return -1;
+  const int first = static_cast<int>(nodes_.size());
+  nodes_.insert(nodes_.end(), static_cast<std::size_t>(count),
+                TopoNode{.kind = TopoNode::Kind::switch_node, .in_switch_reduction = in_switch_reduction});
+  names_.push_back({.first = first, .count = count, .rule = std::move(name), .names = {}});
+  return first;
+}
+
+std::string TopologyGraph::node_name(int node) const {
+  HCSIM_ASSERT(node >= 0 && node < static_cast<int>(nodes_.size()), "node out of range");
+  // The last run that starts at or before the node holds it: every node is named as added.
+  const auto run = std::prev(
+      std::upper_bound(names_.begin(), names_.end(), node, [](int v, const NameRun& r) { return v < r.first; }));
+  const int i = node - run->first;
+  return run->rule ? run->rule(i) : run->names[static_cast<std::size_t>(i)];
+}
+
 int TopologyGraph::add_edge(int a, int b, const LinkSpec& link, int lanes, std::string_view link_class) {
-  HCSIM_ASSERT(a >= 0 && b >= 0 && a < static_cast<int>(nodes_.size()) && b < static_cast<int>(nodes_.size()) && a != b,
-               "edge endpoints out of range");
+  return add_edge(a, b, edge_kind(link, lanes, link_class));
+}
+
+const EdgeKind& TopologyGraph::edge_kind(const LinkSpec& link, int lanes, std::string_view link_class) {
   // The numbers first: they tell most kinds apart without comparing names.
   const auto same = [&](const EdgeKind& k) {
     const LinkSpec& x = k.spec;
@@ -52,17 +98,22 @@ int TopologyGraph::add_edge(int a, int b, const LinkSpec& link, int lanes, std::
            k.link_class == link_class;
   };
   // A builder adds runs of edges of one kind: the last edge's is tried first.
-  const EdgeKind* kind = nullptr;
-  if (!edges_.empty() && same(*edges_.back().kind)) kind = edges_.back().kind;
-  if (!kind) {
-    auto k = std::find_if(kinds_->rbegin(), kinds_->rend(), same);
-    kind = k != kinds_->rend() ? &*k
-                               : &kinds_->emplace_back(EdgeKind{.spec = link,
-                                                                .lanes = lanes,
-                                                                .link_class = std::string(link_class),
-                                                                .index = static_cast<int>(kinds_->size())});
-  }
-  edges_.push_back({a, b, kind});
+  if (!edges_.empty() && same(*edges_.back().kind)) return *edges_.back().kind;
+  auto k = std::find_if(kinds_->rbegin(), kinds_->rend(), same);
+  return k != kinds_->rend() ? *k
+                             : kinds_->emplace_back(EdgeKind{.spec = link,
+                                                             .lanes = lanes,
+                                                             .link_class = std::string(link_class),
+                                                             .index = static_cast<int>(kinds_->size())});
+}
+
+int TopologyGraph::add_edge(int a, int b, const EdgeKind& kind) {
+  HCSIM_ASSERT(a >= 0 && b >= 0 && a < static_cast<int>(nodes_.size()) && b < static_cast<int>(nodes_.size()) && a != b,
+               "edge endpoints out of range");
+  HCSIM_ASSERT(kind.index >= 0 && static_cast<std::size_t>(kind.index) < kinds_->size() &&
+                   &(*kinds_)[static_cast<std::size_t>(kind.index)] == &kind,
+               "an edge kind of another graph");
+  edges_.push_back({a, b, &kind});
   return static_cast<int>(edges_.size()) - 1;
 }
 

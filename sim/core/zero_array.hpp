@@ -56,4 +56,23 @@ class ZeroArray {
   std::size_t size_ = 0;
 };
 
+// A ZeroArray of integers that reads `Fill` where nothing was written (it stores value -
+// Fill): per-node tables whose "none" is -1, written for a few nodes only (a cluster's
+// switches, not its devices), touch only those nodes' pages.
+template <class T, T Fill>
+class FilledArray {
+  static_assert(std::is_integral_v<T>, "a FilledArray holds integers");
+
+ public:
+  FilledArray() = default;
+  explicit FilledArray(std::size_t n) : values_(n) {}
+  [[nodiscard]] T operator[](std::size_t i) const { return static_cast<T>(values_[i] + Fill); }
+  void set(std::size_t i, T v) { values_[i] = static_cast<T>(v - Fill); }
+  [[nodiscard]] std::size_t size() const { return values_.size(); }
+  [[nodiscard]] bool empty() const { return values_.empty(); }
+
+ private:
+  ZeroArray<T> values_;
+};
+
 }  // namespace hcsim

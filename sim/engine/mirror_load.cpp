@@ -144,6 +144,14 @@ std::int32_t MirrorLoad::LinkCounts::in_class(std::span<const Member> of, std::i
   return n;
 }
 
+bool MirrorLoad::LinkCounts::lands(std::span<const Member> of, std::int64_t window) const {
+  for (const Member& x : of)
+    if (window >= x.window && std::binary_search(periods.begin() + first[x.base], periods.begin() + first[x.base + 1],
+                                                 static_cast<std::uint32_t>(window - x.window)))
+      return true;
+  return false;
+}
+
 std::int32_t MirrorLoad::LinkCounts::at(std::uint32_t slot) const {
   if (load) {
     const std::optional<Router::LinkClass> c = load->slot_class(slot);

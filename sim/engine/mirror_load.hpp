@@ -73,6 +73,8 @@ class MirrorLoad {
     // window `window`.
     [[nodiscard]] std::span<const Member> of_class(std::size_t canon) const;
     [[nodiscard]] std::int32_t in_class(std::span<const Member> of, std::int64_t window) const;
+    // Whether any does (in_class > 0), from the first found.
+    [[nodiscard]] bool lands(std::span<const Member> of, std::int64_t window) const;
   };
   LinkCounts counts(const std::vector<DevicePair>& pairs);
   // By class where the graph has translation classes and every link of the base pairs' routes

@@ -57,7 +57,7 @@ void CollectiveReplay::find_solo() {
       while (j < c.members.size() && c.members[j].canon == c.members[i].canon) ++j;
       if (const auto f = followed_by_class.find(c.members[i].canon); f != followed_by_class.end())
         for (const auto& [window, s] : f->second)
-          if (c.in_class({c.members.data() + i, j - i}, window) > 0) mark_slot(s, who);
+          if (c.lands({c.members.data() + i, j - i}, window)) mark_slot(s, who);
     }
   };
   const auto mark_counts = [&](const SlotCounts& c, std::int32_t who) {

@@ -35,7 +35,7 @@ double spine_bytes(const TopologyGraph& g, const Router& router, const Schedule&
     for (int e : router.device_route(a, b).edges) {
       const auto& ed = g.edges()[static_cast<std::size_t>(e)];
       for (int end : {ed.a, ed.b})
-        if (g.nodes()[static_cast<std::size_t>(end)].name.find("spine") != std::string::npos) out += bytes;
+        if (g.node_name(end).find("spine") != std::string::npos) out += bytes;
     }
   };
   for (const Step& st : sc.steps)

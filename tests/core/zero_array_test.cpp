@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -86,6 +87,30 @@ TEST(ZeroArray, OnlyThePagesOfWrittenElementsBecomeResident) {
   const std::size_t stride = (std::size_t{1} << 20) / sizeof(std::uint32_t);  // one a MiB
   for (std::size_t i = 0; i < n; i += stride) a[i] = 1;
   EXPECT_EQ(mapping_of(p).rss_kb, 64 * 4);
+}
+
+// A FilledArray reads its fill (-1 here, "none" of a router's per-node tables) until an
+// element is set, and keeps what is set: the fill itself and the extremes of its type (its
+// pages are a ZeroArray's, above).
+TEST(FilledArray, ReadsItsFillUntilSetAndKeepsWhatIsSet) {
+  FilledArray<int, -1> a(std::size_t{1} << 20);
+  EXPECT_EQ(a.size(), std::size_t{1} << 20);
+  EXPECT_EQ(a[0], -1);
+  EXPECT_EQ(a[a.size() - 1], -1);
+  for (std::size_t i = a.size() - 1024; i < a.size(); ++i) a.set(i, static_cast<int>(i % 7) - 1);
+  EXPECT_EQ(a[a.size() - 1024], static_cast<int>((a.size() - 1024) % 7) - 1);
+  EXPECT_EQ(a[a.size() - 1025], -1);
+  a.set(3, std::numeric_limits<int>::max());
+  EXPECT_EQ(a[3], std::numeric_limits<int>::max());
+  a.set(3, std::numeric_limits<int>::min() + 1);
+  EXPECT_EQ(a[3], std::numeric_limits<int>::min() + 1);
+  a.set(3, -1);
+  EXPECT_EQ(a[3], -1);
+  FilledArray<signed char, -1> side(10);
+  side.set(9, 1);
+  EXPECT_EQ(side[9], 1);
+  EXPECT_EQ(side[8], -1);
+  EXPECT_TRUE((FilledArray<int, -1>().empty()));
 }
 
 }  // namespace

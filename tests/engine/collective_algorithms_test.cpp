@@ -373,7 +373,7 @@ TEST(CollectiveAlgorithms, PxnKeepsTheMultiRingsOffTheSpines) {
       const auto& ed = topo.edges()[e];
       total += r.edge_bytes[e];
       for (int end : {ed.a, ed.b})
-        if (topo.nodes()[static_cast<std::size_t>(end)].name.find("spine") != std::string::npos) spines += r.edge_bytes[e];
+        if (topo.node_name(end).find("spine") != std::string::npos) spines += r.edge_bytes[e];
     }
     EXPECT_GT(total, 0) << mode;
     EXPECT_EQ(spines, 0) << mode;

@@ -29,8 +29,7 @@ std::set<std::string> rail_spines(const TopologyGraph& g) {
   std::set<std::string> spines;
   for (int r = 0; r < 8; ++r)
     for (int v : router.device_route(24 + r, r).nodes)
-      if (g.nodes()[static_cast<std::size_t>(v)].name.find("spine") != std::string::npos)
-        spines.insert(g.nodes()[static_cast<std::size_t>(v)].name);
+      if (g.node_name(v).find("spine") != std::string::npos) spines.insert(g.node_name(v));
   return spines;
 }
 
@@ -84,8 +83,7 @@ TEST(FabricRouting, DestinationRoutingNumbersARailsHostsByNode) {
     std::set<std::string> spines;
     for (int n = 0; n < 32; ++n)
       for (int v : router.device_route(8 * n + r, 8 * (32 + n) + r).nodes)
-        if (g.nodes()[static_cast<std::size_t>(v)].name.find("spine") != std::string::npos)
-          spines.insert(g.nodes()[static_cast<std::size_t>(v)].name);
+        if (g.node_name(v).find("spine") != std::string::npos) spines.insert(g.node_name(v));
     EXPECT_EQ(spines.size(), 32u) << "rail " << r;
   }
 }

@@ -91,7 +91,7 @@ TEST(NvswitchCluster, RailOptimisedGivesEachRailItsLeaves) {
   int found = 0;
   for (const auto& e : g.edges()) {
     if (e.a == gpu && e.link_class() == "infiniband") {
-      EXPECT_EQ(g.nodes()[static_cast<std::size_t>(e.b)].name, "rail3/leaf0");
+      EXPECT_EQ(g.node_name(e.b), "rail3/leaf0");
       ++found;
     }
   }
@@ -116,6 +116,35 @@ TEST(NvswitchCluster, SharedNicsUsePcieAttachment) {
   }
 }
 
+// Every node is named once, by its place: GPUs, NVSwitches, shared NICs and the routers of a
+// torus of nodes by rule (TopologyGraph::add_devices, add_switches), leaves and spines by
+// string, each at the node index the builder gave it.
+TEST(NvswitchCluster, EveryNodeHasTheNameOfItsPlace) {
+  for (const bool torus : {false, true}) {
+    nlohmann::json desc = {{"gpus_per_node", 8}, {"nics_per_node", 4}};
+    if (torus) desc.update({{"fabric", "torus"}, {"fabric_dims", {2, 2}}});
+    const TopologyGraph g = build_nvswitch(desc, 32);
+    std::set<std::string> names;
+    for (int v = 0; v < static_cast<int>(g.nodes().size()); ++v) {
+      const std::string name = g.node_name(v);
+      EXPECT_FALSE(name.empty()) << v;
+      EXPECT_TRUE(names.insert(name).second) << name << " twice";
+    }
+    EXPECT_EQ(g.node_name(g.device_node(13)), "node1/gpu5");
+    EXPECT_EQ(g.node_name(g.device_node(31)), "node3/gpu7");
+    std::map<std::string, int> seen;  // the node named, from each node's first edge out
+    for (const auto& e : g.edges()) seen.emplace(g.node_name(e.b), e.b);
+    // Device 13's NVSwitch is its node's; its NIC (two GPUs each) is node 1's third.
+    EXPECT_EQ(g.nodes()[static_cast<std::size_t>(seen.at("node1/nvswitch"))].scale_up_domain, 1);
+    int nic_of_13 = -1;
+    for (const auto& e : g.edges())
+      if (e.a == g.device_node(13) && e.link_class() == "pcie") nic_of_13 = e.b;
+    EXPECT_EQ(g.node_name(nic_of_13), "node1/nic2");
+    EXPECT_EQ(seen.count("node3/router"), torus ? 1u : 0u);
+    EXPECT_EQ(seen.count("leaf0"), torus ? 0u : 1u);
+  }
+}
+
 TEST(NvswitchCluster, SwitchesCarryInNetworkReductionFlags) {
   TopologyGraph g = build_nvswitch({{"nvswitch_reduction", true}, {"gpus_per_node", 4}}, 8);
   int with = 0;
@@ -127,8 +156,7 @@ TEST(NvswitchCluster, LeafSpineEdgesUseSwitchLatency) {
   TopologyGraph g = build_nvswitch({{"switch_latency", "200 ns"}}, 64);
   int checked = 0;
   for (const auto& e : g.edges()) {
-    const auto& na = g.nodes()[static_cast<std::size_t>(e.a)];
-    if (na.name.rfind("leaf", 0) == 0) {
+    if (g.node_name(e.a).rfind("leaf", 0) == 0) {
       EXPECT_DOUBLE_EQ(e.link().latency.value(), 200e-9);
       ++checked;
     }
@@ -190,6 +218,32 @@ TEST(NvswitchCluster, EdgesShareTheirDistinctKindsAndSurviveACopy) {
   EXPECT_EQ(copy.edges()[0].link().name, nvlink_name);
   EXPECT_EQ(copy.edges()[0].link_class(), "nvlink");
   EXPECT_EQ(count_class(copy, "infiniband"), 64 + 4 * 20);  // 64 NICs; 4 leaves x 20 spines
+}
+
+// A kind taken once (TopologyGraph::edge_kind, as the builders take it for a run of edges) is
+// the one add_edge finds for the same link, lanes and class; another class or lane count is
+// a kind of its own; a kind of another graph is refused.
+TEST(TopologyGraph, AKindTakenOnceIsTheKindEdgesOfThatLinkFind) {
+  TopologyGraph g;
+  const int a = g.add_switch("a"), b = g.add_switch("b"), c = g.add_switch("c");
+  LinkSpec link;
+  link.name = "x";
+  link.bandwidth = BytesPerSecond{25e9};
+  const EdgeKind& k = g.edge_kind(link, 1, "nvlink");
+  EXPECT_EQ(&g.edge_kind(link, 1, "nvlink"), &k);
+  g.add_edge(a, b, k);
+  const int e = g.add_edge(b, c, link, 1, "nvlink");
+  EXPECT_EQ(g.edges()[static_cast<std::size_t>(e)].kind, &k);
+  EXPECT_NE(&g.edge_kind(link, 1, "pcie"), &k);
+  EXPECT_NE(&g.edge_kind(link, 2, "nvlink"), &k);
+  EXPECT_EQ(g.edge_kinds().size(), 3u);
+  link.name = "y";
+  EXPECT_NE(&g.edge_kind(link, 1, "nvlink"), &k);
+  TopologyGraph other;
+  other.add_switch("p");
+  other.add_switch("q");
+  EXPECT_THROW(other.add_edge(0, 1, k), InternalError);
+  EXPECT_EQ(other.edges().size(), 0u);
 }
 
 // Whether shifting every device by `shift` maps each route between two devices onto the

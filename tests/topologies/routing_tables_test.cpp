@@ -132,7 +132,7 @@ TEST(RouterTables, StarPairsGiveTheRoutesLinks) {
 
 int node_named(const TopologyGraph& g, const std::string& name) {
   for (std::size_t i = 0; i < g.nodes().size(); ++i)
-    if (g.nodes()[i].name == name) return static_cast<int>(i);
+    if (g.node_name(static_cast<int>(i)) == name) return static_cast<int>(i);
   ADD_FAILURE() << "no node " << name;
   return -1;
 }

@@ -33,7 +33,7 @@ int check_intra_node_pairs(const TopologyGraph& g, const Router& r) {
       EXPECT_TRUE(rt.reachable) << a << " " << b;
       for (int v : rt.nodes)
         EXPECT_EQ(g.nodes()[static_cast<std::size_t>(v)].scale_up_domain, domain)
-            << a << " -> " << b << " passes " << g.nodes()[static_cast<std::size_t>(v)].name;
+            << a << " -> " << b << " passes " << g.node_name(v);
     }
   return pairs;
 }
@@ -56,7 +56,7 @@ TEST(ScaleUpRouting, NvswitchClusterIntraNodePairsUseTheirNvswitchForEveryNicCou
           // GPU -> NVSwitch -> GPU: two NVLink edges, nvlink3's latency 0.25 us each.
           const Route& rt = r.device_route(a, b);
           ASSERT_EQ(rt.hops(), 2) << fabric << " " << nics << ": " << a << " -> " << b;
-          EXPECT_EQ(g.nodes()[static_cast<std::size_t>(rt.nodes[1])].name, fmt::format("node{}/nvswitch", a / 8));
+          EXPECT_EQ(g.node_name(rt.nodes[1]), fmt::format("node{}/nvswitch", a / 8));
           for (int e : rt.edges) EXPECT_EQ(g.edges()[static_cast<std::size_t>(e)].link_class(), "nvlink");
           EXPECT_NEAR(rt.latency.value(), 0.5e-6, 1e-15);
         }
