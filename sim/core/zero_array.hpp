@@ -57,22 +57,26 @@ class ZeroArray {
 };
 
 // A ZeroArray of integers that reads `Fill` where nothing was written (it stores value -
-// Fill): per-node tables whose "none" is -1, written for a few nodes only (a cluster's
-// switches, not its devices), touch only those nodes' pages.
+// Fill, modulo 2^bits: every value of T is kept): per-node tables whose "none" is -1,
+// written for a few nodes only (a cluster's switches, not its devices), touch only those
+// nodes' pages.
 template <class T, T Fill>
 class FilledArray {
   static_assert(std::is_integral_v<T>, "a FilledArray holds integers");
+  using U = std::make_unsigned_t<T>;
 
  public:
   FilledArray() = default;
   explicit FilledArray(std::size_t n) : values_(n) {}
-  [[nodiscard]] T operator[](std::size_t i) const { return static_cast<T>(values_[i] + Fill); }
-  void set(std::size_t i, T v) { values_[i] = static_cast<T>(v - Fill); }
+  [[nodiscard]] T operator[](std::size_t i) const {
+    return static_cast<T>(static_cast<U>(values_[i] + static_cast<U>(Fill)));
+  }
+  void set(std::size_t i, T v) { values_[i] = static_cast<U>(static_cast<U>(v) - static_cast<U>(Fill)); }
   [[nodiscard]] std::size_t size() const { return values_.size(); }
   [[nodiscard]] bool empty() const { return values_.empty(); }
 
  private:
-  ZeroArray<T> values_;
+  ZeroArray<U> values_;
 };
 
 }  // namespace hcsim
