@@ -137,8 +137,8 @@ std::int32_t MirrorLoad::LinkCounts::in_class(std::span<const Member> of, std::i
   std::int32_t n = 0;
   for (const Member& x : of) {
     if (window < x.window) continue;  // moved up, never down
-    const auto from = periods.begin() + first[x.base], to = periods.begin() + first[x.base + 1];
-    const auto [lo, hi] = std::equal_range(from, to, static_cast<std::uint32_t>(window - x.window));
+    const std::span<const std::uint32_t> moved = periods_of(x.base);
+    const auto [lo, hi] = std::equal_range(moved.begin(), moved.end(), static_cast<std::uint32_t>(window - x.window));
     n += static_cast<std::int32_t>(hi - lo);
   }
   return n;
@@ -146,8 +146,8 @@ std::int32_t MirrorLoad::LinkCounts::in_class(std::span<const Member> of, std::i
 
 bool MirrorLoad::LinkCounts::lands(std::span<const Member> of, std::int64_t window) const {
   for (const Member& x : of)
-    if (window >= x.window && std::binary_search(periods.begin() + first[x.base], periods.begin() + first[x.base + 1],
-                                                 static_cast<std::uint32_t>(window - x.window)))
+    if (window >= x.window &&
+        std::ranges::binary_search(periods_of(x.base), static_cast<std::uint32_t>(window - x.window)))
       return true;
   return false;
 }

@@ -69,6 +69,9 @@ class MirrorLoad {
     const MirrorLoad* load = nullptr;    // set by class: reads a link's class
     [[nodiscard]] bool by_class() const { return load != nullptr; }
     [[nodiscard]] std::int32_t at(std::uint32_t slot) const;  // 0 where none
+    [[nodiscard]] std::span<const std::uint32_t> periods_of(std::uint32_t base) const {
+      return {periods.data() + first[base], first[base + 1] - first[base]};
+    }
     // The members of a class, and the pairs whose links of that class land on the link of
     // window `window`.
     [[nodiscard]] std::span<const Member> of_class(std::size_t canon) const;
