@@ -162,7 +162,7 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
   }
   const int per_node = s.per_node;
   g.add_devices(ctx.devices, [per_node](int d) { return fmt::format("node{}/gpu{}", d / per_node, d % per_node); });
-  for (int d = 0; d < ctx.devices; ++d) g.set_node_of(d, d / s.per_node);
+  for (int d = 0; d < ctx.devices; ++d) g.set_node_of(d, d / per_node);
   const std::string nv_class = link_class_of(nvlink, "nvlink");
   // The node's GPUs and NVSwitch are its scale-up domain: GPUs of one node talk over
   // NVLink only, never through a NIC they share (routing.hpp).

@@ -202,6 +202,7 @@ class TopologyGraph {
   };
   std::vector<NameRun> names_;
   void name_next(std::string name);  // the node just added
+  int push_device();                 // a device node with the next device index; its node index
   std::vector<TopoEdge> edges_;
   std::vector<MemoryMedia> media_;  // of the memory nodes, by TopoNode::media
   // The distinct edge kinds the edges point to. Shared by copies of the graph (a deque keeps

@@ -21,13 +21,19 @@ void TopologyGraph::reserve(std::size_t nodes, std::size_t edges, std::size_t de
   node_of_.reserve(devices);
 }
 
+int TopologyGraph::push_device() {
+  const int device = static_cast<int>(device_node_.size()), node = static_cast<int>(nodes_.size());
+  nodes_.push_back({.kind = TopoNode::Kind::device, .device = device});
+  device_node_.push_back(node);
+  node_of_.push_back(device);
+  return node;
+}
+
 int TopologyGraph::add_device(std::string name, int device_index) {
   HCSIM_ASSERT(device_index == static_cast<int>(device_node_.size()), "devices must be added in index order");
-  nodes_.push_back({.kind = TopoNode::Kind::device, .device = device_index});
-  device_node_.push_back(static_cast<int>(nodes_.size()) - 1);
-  node_of_.push_back(device_index);
+  const int node = push_device();
   name_next(std::move(name));
-  return static_cast<int>(nodes_.size()) - 1;
+  return node;
 }
 
 int TopologyGraph::add_switch(std::string name, bool in_switch_reduction) {
@@ -55,12 +61,7 @@ int TopologyGraph::add_devices(int count, NodeNamer name) {
   HCSIM_ASSERT(count >= 0 && name, "a run of devices has a count and a rule for names");
   if (count == 0) return -1;
   const int first = static_cast<int>(nodes_.size());
-  for (int i = 0; i < count; ++i) {
-    const int device = static_cast<int>(device_node_.size());
-    nodes_.push_back({.kind = TopoNode::Kind::device, .device = device});
-    device_node_.push_back(first + i);
-    node_of_.push_back(device);
-  }
+  for (int i = 0; i < count; ++i) push_device();
   names_.push_back({.first = first, .count = count, .rule = std::move(name), .names = {}});
   return first;
 }

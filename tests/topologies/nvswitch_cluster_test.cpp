@@ -132,7 +132,7 @@ TEST(NvswitchCluster, EveryNodeHasTheNameOfItsPlace) {
     }
     EXPECT_EQ(g.node_name(g.device_node(13)), "node1/gpu5");
     EXPECT_EQ(g.node_name(g.device_node(31)), "node3/gpu7");
-    std::map<std::string, int> seen;  // the node named, from each node's first edge out
+    std::map<std::string, int> seen;  // the nodes the edges lead to (their end b), by name
     for (const auto& e : g.edges()) seen.emplace(g.node_name(e.b), e.b);
     // Device 13's NVSwitch is its node's; its NIC (two GPUs each) is node 1's third.
     EXPECT_EQ(g.nodes()[static_cast<std::size_t>(seen.at("node1/nvswitch"))].scale_up_domain, 1);
