@@ -372,13 +372,13 @@ std::uint64_t Router::route_key(int src, int dst) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
 }
 
-const Route* Router::find_route(std::uint64_t key) const {
-  if (route_slots_.empty()) return nullptr;
+std::size_t Router::find_route(std::uint64_t key) const {
+  if (route_slots_.empty()) return kNoRoute;
   const std::size_t mask = route_slots_.size() - 1;
   for (std::size_t i = route_slot(key, mask);; i = (i + 1) & mask) {
     const RouteSlot& s = route_slots_[i];
-    if (s.key == key) return &routes_[s.index];
-    if (s.key == ~std::uint64_t{0}) return nullptr;
+    if (s.key == key) return s.index;
+    if (s.key == ~std::uint64_t{0}) return kNoRoute;
   }
 }
 
@@ -437,18 +437,21 @@ void Router::find(int src, int dst, Route& r) const {
   check_scale_up(src, dst, r);
 }
 
-const Route& Router::route(int src, int dst) const {
+const Route& Router::route(int src, int dst) const { return routes_[kept_route(src, dst)]; }
+
+std::size_t Router::kept_route(int src, int dst) const {
   const std::uint64_t key = route_key(src, dst);
-  if (const Route* hit = find_route(key)) return *hit;
+  if (const std::size_t hit = find_route(key); hit != kNoRoute) return hit;
   Route r;
   find(src, dst, r);
-  return add_route(key, std::move(r));
+  add_route(key, std::move(r));
+  return routes_.size() - 1;
 }
 
 const Route& Router::passing_device_route(int src_device, int dst_device, bool sums) const {
   const int src = g_.device_node(src_device), dst = g_.device_node(dst_device);
   const std::uint64_t key = route_key(src, dst);
-  if (const Route* hit = find_route(key)) return *hit;
+  if (const std::size_t hit = find_route(key); hit != kNoRoute) return routes_[hit];
   passing_route_ = Route{};
   passing_ = true;
   no_sums_ = !sums;

@@ -297,7 +297,10 @@ class Router {
     std::uint32_t index = 0;
   };
   static std::uint64_t route_key(int src, int dst);  // src << 32 | dst
-  const Route* find_route(std::uint64_t key) const;
+  static constexpr std::size_t kNoRoute = ~std::size_t{0};
+  std::size_t find_route(std::uint64_t key) const;  // the index in routes_, or kNoRoute
+  // The index in routes_ of the route src -> dst, found and kept where it is not yet.
+  std::size_t kept_route(int src, int dst) const;
   // The route src -> dst found afresh (every kind of search; checked against the scale-up
   // invariant), its lists kept (keep) unless passing_.
   void find(int src, int dst, Route& r) const;
@@ -326,7 +329,21 @@ class Router {
   // scratch list valid until the next call.
   const std::vector<std::size_t>* translated_slots(int src_device, int dst_device) const;
   mutable std::vector<std::size_t> moved_slots_;
-  mutable std::vector<TopologyGraph::EdgeTurns> edge_turns_;  // moved_slot: each edge band's last turns
+  mutable std::vector<TopologyGraph::EdgeTurns> edge_turns_;  // moved_link: each edge band's last turns
+  // A kept route's links as translated_slots moves them: each link's edge with its place in
+  // its band (TopologyGraph::edge_place) and the nodes it is crossed between, found once per
+  // route (a route is moved once per mirror pair that reads it: some hundred times each at
+  // 131,072 GPUs). Route i's links are movable_links_[first, first + count) for
+  // movable_spans_[i] = {first + 1, count}; {0, 0} until they are first read.
+  struct MovableLink {
+    TopologyGraph::EdgePlace place;
+    int from = 0, to = 0, edge = 0;
+    bool reversed = false;  // crossed from the edge's node b to its node a
+  };
+  std::span<const MovableLink> movable_links(std::size_t route) const;
+  [[nodiscard]] std::size_t moved_link(const MovableLink& l, std::int64_t periods) const;  // as moved_slot
+  mutable std::vector<MovableLink> movable_links_;
+  mutable std::vector<std::pair<std::uint32_t, std::uint32_t>> movable_spans_;
   // The directed link `edge` crossed from `from` to `to`, moved `periods` periods: the edge
   // between the moved nodes at the same place among their parallel edges.
   [[nodiscard]] std::size_t moved_slot(int from, int to, int edge, std::int64_t periods) const;

@@ -60,6 +60,7 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
           static_cast<int>(i);
   find_star_domains();
   check_edge_bands();
+  edge_turns_.assign(g_.edge_bands.size(), {});
   const std::size_t per_search = 9 * std::max<std::size_t>(1, n);  // dist + settled flag
   max_searches_ = std::max<std::size_t>(64, kCacheBytes / per_search);
   if (whole_graph_) {

@@ -2,6 +2,7 @@
 // a pair m periods up read as its translate's route moved (translated_slots), and the
 // classes of translates the directed links fall into (link_class).
 #include <algorithm>
+#include <limits>
 
 #include "topologies/routing.hpp"
 
@@ -12,19 +13,45 @@ const std::vector<std::size_t>* Router::translated_slots(int src_device, int dst
   if (period <= 0 || g_.translation_bands.empty()) return nullptr;
   const int m = std::min(src_device, dst_device) / period;
   if (m == 0 || src_device == dst_device) return nullptr;
-  const Route& r = device_route(src_device - m * period, dst_device - m * period);
+  const std::span<const MovableLink> links =
+      movable_links(kept_route(g_.device_node(src_device - m * period), g_.device_node(dst_device - m * period)));
   moved_slots_.clear();
-  for (std::size_t i = 0; i < r.edges.size(); ++i)
-    moved_slots_.push_back(moved_slot(r.nodes[i], r.nodes[i + 1], r.edges[i], m));
+  for (const MovableLink& l : links) moved_slots_.push_back(moved_link(l, m));
   return &moved_slots_;
 }
 
+std::span<const Router::MovableLink> Router::movable_links(std::size_t route) const {
+  if (movable_spans_.size() <= route) movable_spans_.resize(routes_.size(), {0, 0});
+  auto& [first, count] = movable_spans_[route];
+  if (first == 0) {
+    const Route& r = routes_[route];
+    HCSIM_ASSERT(movable_links_.size() + r.edges.size() < std::numeric_limits<std::uint32_t>::max(),
+                 "more links of kept routes than 32 bits count");
+    first = static_cast<std::uint32_t>(movable_links_.size()) + 1;
+    count = static_cast<std::uint32_t>(r.edges.size());
+    for (std::size_t i = 0; i < r.edges.size(); ++i) {
+      const int e = r.edges[i];
+      movable_links_.push_back(
+          {g_.edge_place(e), r.nodes[i], r.nodes[i + 1], e, r.nodes[i] != g_.edges()[static_cast<std::size_t>(e)].a});
+    }
+  }
+  return {movable_links_.data() + (first - 1), count};
+}
+
 std::size_t Router::moved_slot(int from, int to, int edge, std::int64_t periods) const {
+  return moved_link({g_.edge_place(edge), from, to, edge, from != g_.edges()[static_cast<std::size_t>(edge)].a},
+                    periods);
+}
+
+std::size_t Router::moved_link(const MovableLink& l, std::int64_t periods) const {
   // In a band the edge moves by arithmetic, its ends in step (check_edge_bands): the same
   // direction of the moved edge.
-  if (const int e = g_.translate_edge(edge, periods, edge_turns_); e >= 0)
-    return 2 * static_cast<std::size_t>(e) + (from == g_.edges()[static_cast<std::size_t>(edge)].a ? 0 : 1);
-  const std::optional<std::size_t> s = find_moved_slot(from, to, edge, periods);
+  if (l.place.band >= 0) {
+    TopologyGraph::EdgeTurns& t = edge_turns_[static_cast<std::size_t>(l.place.band)];
+    if (t.periods != periods) t = g_.edge_turns(l.place.band, periods);
+    return 2 * static_cast<std::size_t>(g_.moved_edge(l.place, t)) + (l.reversed ? 1 : 0);
+  }
+  const std::optional<std::size_t> s = find_moved_slot(l.from, l.to, l.edge, periods);
   HCSIM_ASSERT(s.has_value(), "a translated link's nodes are not joined as its translate's are");
   return *s;
 }

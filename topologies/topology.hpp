@@ -171,10 +171,27 @@ class TopologyGraph {
     std::int64_t periods = std::numeric_limits<std::int64_t>::min();  // none taken yet
     std::uint32_t rows = 0, places = 0;
   };
-  // translate_edge, each band's turns kept in `turns` (one per band, sized here) while the
-  // periods are the same: a caller moving many edges by one number of periods (a mirror
-  // route's links, Router::translated_slots) turns each band once, not once an edge.
-  [[nodiscard]] int translate_edge(int edge, std::int64_t periods, std::vector<EdgeTurns>& turns) const;
+  // An edge's place in its band: the band (-1: none), the edge's row, the start of its block
+  // in the row and its place in the block. A caller moving one edge many times (a kept
+  // route's links, Router::translated_slots) finds the place once.
+  struct EdgePlace {
+    int band = -1;
+    std::uint32_t row = 0, block_start = 0, place = 0;
+  };
+  [[nodiscard]] EdgePlace edge_place(int edge) const;
+  // Band `band`'s turns for `periods` periods: a caller moving many edges by one number of
+  // periods (a mirror route's links) turns each band once, not once an edge.
+  [[nodiscard]] EdgeTurns edge_turns(int band, std::int64_t periods) const;
+  // The edge at place p (band >= 0) moved by its band's turns t: translate_edge by t.periods.
+  // Its row turned, its place in its block turned (a band holds fewer than 2^31 edges).
+  [[nodiscard]] int moved_edge(const EdgePlace& p, const EdgeTurns& t) const {
+    const EdgeBand& b = edge_bands[static_cast<std::size_t>(p.band)];
+    const auto rows = static_cast<std::uint32_t>(b.rows), block = static_cast<std::uint32_t>(b.block);
+    std::uint32_t r = p.row + t.rows, q = p.place + t.places;
+    if (r >= rows) r -= rows;
+    if (q >= block) q -= block;
+    return b.first + static_cast<int>(r * static_cast<std::uint32_t>(b.row_length) + p.block_start + q);
+  }
   // Optical circuit switch reconfiguration time of a reconfigurable fabric (TPU v4: ~10 s);
   // zero when the fabric is not reconfigurable.
   Seconds reconfiguration_time{};

@@ -152,48 +152,27 @@ int TopologyGraph::translate_node(int node, std::int64_t periods) const {
   return b.first + static_cast<int>(turn(node - b.first + periods * b.step, b.size));
 }
 
-namespace {
-
-// The band holding `edge`, or null.
-const TopologyGraph::EdgeBand* band_of(const std::vector<TopologyGraph::EdgeBand>& bands, int edge) {
-  const auto after = std::upper_bound(bands.begin(), bands.end(), edge,
-                                      [](int e, const TopologyGraph::EdgeBand& b) { return e < b.first; });
-  if (after == bands.begin()) return nullptr;
-  const TopologyGraph::EdgeBand& b = *(after - 1);
-  return edge - b.first < std::int64_t{b.rows} * b.row_length ? &b : nullptr;
+TopologyGraph::EdgePlace TopologyGraph::edge_place(int edge) const {
+  const auto after = std::upper_bound(edge_bands.begin(), edge_bands.end(), edge,
+                                      [](int e, const EdgeBand& b) { return e < b.first; });
+  if (after == edge_bands.begin()) return {};
+  const EdgeBand& b = *(after - 1);
+  if (edge - b.first >= std::int64_t{b.rows} * b.row_length) return {};
+  const auto off = static_cast<std::uint32_t>(edge - b.first), length = static_cast<std::uint32_t>(b.row_length),
+             block = static_cast<std::uint32_t>(b.block);
+  const std::uint32_t row = off / length, col = off - row * length, place = col % block;
+  return {static_cast<int>(after - 1 - edge_bands.begin()), row, col - place, place};
 }
 
-TopologyGraph::EdgeTurns turns_of(const TopologyGraph::EdgeBand& b, std::int64_t periods) {
+TopologyGraph::EdgeTurns TopologyGraph::edge_turns(int band, std::int64_t periods) const {
+  const EdgeBand& b = edge_bands.at(static_cast<std::size_t>(band));
   return {periods, static_cast<std::uint32_t>(turn(periods * b.row_step, b.rows)),
           static_cast<std::uint32_t>(turn(periods * b.step, b.block))};
 }
 
-// Edge `edge` of band b moved by its turns: its row turned, its place in its block turned
-// (a band holds fewer than 2^31 edges: 32-bit arithmetic).
-int moved_in_band(const TopologyGraph::EdgeBand& b, int edge, const TopologyGraph::EdgeTurns& t) {
-  const auto off = static_cast<std::uint32_t>(edge - b.first), length = static_cast<std::uint32_t>(b.row_length),
-             block = static_cast<std::uint32_t>(b.block), rows = static_cast<std::uint32_t>(b.rows);
-  const std::uint32_t row = off / length, col = off - row * length, place = col % block;
-  std::uint32_t r = row + t.rows, p = place + t.places;
-  if (r >= rows) r -= rows;
-  if (p >= block) p -= block;
-  return b.first + static_cast<int>(r * length + (col - place) + p);
-}
-
-}  // namespace
-
 int TopologyGraph::translate_edge(int edge, std::int64_t periods) const {
-  const EdgeBand* b = band_of(edge_bands, edge);
-  return b ? moved_in_band(*b, edge, turns_of(*b, periods)) : -1;
-}
-
-int TopologyGraph::translate_edge(int edge, std::int64_t periods, std::vector<EdgeTurns>& turns) const {
-  const EdgeBand* b = band_of(edge_bands, edge);
-  if (!b) return -1;
-  turns.resize(edge_bands.size());
-  EdgeTurns& t = turns[static_cast<std::size_t>(b - edge_bands.data())];
-  if (t.periods != periods) t = turns_of(*b, periods);
-  return moved_in_band(*b, edge, t);
+  const EdgePlace p = edge_place(edge);
+  return p.band < 0 ? -1 : moved_edge(p, edge_turns(p.band, periods));
 }
 
 void TopologyGraph::set_host_index(int node, int index) {

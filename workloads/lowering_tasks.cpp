@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <span>
+#include <utility>
 
 #include "sim/core/error.hpp"
 
@@ -84,16 +85,19 @@ TaskId StreamTasks::add_collective(std::uint32_t group, CollectiveOp op, Bytes b
   t.stage = static_cast<std::uint16_t>(s);
   t.microbatch = static_cast<std::uint16_t>(mb);
   t.label = collective_label_;
+  // The task's id, known before it is added: each member's tail is read and replaced in one
+  // pass over the group (a data-parallel group holds a thousand devices at frontier scale).
+  const auto id = static_cast<TaskId>(g_.size());
   if (tails)  // a group's devices mostly share their last task: each run of one is listed once
-    for (std::uint32_t d : g_.groups()[group])
-      if (const TaskId last = (*tails)[d]; last != kNoTask && (deps.empty() || deps.back() != last))
-        deps.push_back(last);
+    for (std::uint32_t d : g_.groups()[group]) {
+      const TaskId last = std::exchange((*tails)[d], id);
+      if (last != kNoTask && last != id && (deps.empty() || deps.back() != last)) deps.push_back(last);
+    }
   std::sort(deps.begin(), deps.end());
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
   deps.erase(std::remove(deps.begin(), deps.end(), kNoTask), deps.end());
-  TaskId id = g_.add(t, deps);
-  if (tails)
-    for (std::uint32_t d : g_.groups()[group]) (*tails)[d] = id;
+  const TaskId added = g_.add(t, deps);
+  HCSIM_ASSERT(added == id, "a task added with another id than the graph's next");
   return id;
 }
 

@@ -104,6 +104,7 @@ class MirrorLoad {
   // touch few of their pages.
   ZeroArray<std::uint32_t> k_, j_;
   mutable std::unordered_map<std::uint32_t, std::optional<Router::LinkClass>> slot_classes_;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> base_table_;  // class_counts: base pair key, index
 };
 
 }  // namespace hcsim::engine

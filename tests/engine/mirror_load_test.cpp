@@ -125,6 +125,42 @@ TEST(MirrorLoad, ByClassEveryLinkReadsItsCountAsCountedOneByOne) {
   }
 }
 
+// Hundreds of base pairs (more than class_counts' first table of base pairs holds at half
+// load, 128, so that it grows twice): every pair from the first period to the devices past
+// it, and each one period up where that stays inside the cluster. Every link reads the count
+// of counting the pairs one by one, and each base pair keeps its own periods.
+TEST(MirrorLoad, ByClassManyBasePairsReadTheirCountsAsCountedOneByOne) {
+  const TopologyGraph g = testing::test_topology({{"type", "nvswitch-cluster"}, {"switch_radix", 8}}, 56);
+  const Router router(g);
+  MirrorLoad load(g, router);
+  const auto period = static_cast<std::uint32_t>(g.translation_period), n = 56U;
+  ASSERT_GT(period, 0U);
+  std::vector<DevicePair> pairs;
+  std::uint32_t ups = 0;
+  for (std::uint32_t a = 0; a < period; ++a)
+    for (std::uint32_t b = period; b < n; ++b) {
+      pairs.emplace_back(a, b);
+      if (b + period < n) {
+        pairs.emplace_back(a + period, b + period);
+        ++ups;
+      }
+    }
+  const MirrorLoad::LinkCounts c = load.class_counts(pairs);
+  ASSERT_TRUE(c.by_class());
+  ASSERT_EQ(c.first.size() - 1, period * (n - period));  // one base pair per pair of the first period
+  EXPECT_GT(c.first.size() - 1, 256U);
+  EXPECT_EQ(c.periods.size(), pairs.size());
+  std::uint32_t moved = 0;
+  for (std::uint32_t b = 0; b + 1 < c.first.size(); ++b)
+    for (std::uint32_t m : c.periods_of(b)) moved += m;
+  EXPECT_EQ(moved, ups);  // each translate one period up, of its own base pair
+  const std::map<std::uint32_t, std::int32_t> expected = counted_one_by_one(load, pairs);
+  for (std::uint32_t s = 0; s < load.slot_count(); ++s) {
+    const auto e = expected.find(s);
+    ASSERT_EQ(c.at(s), e == expected.end() ? 0 : e->second) << "link " << s;
+  }
+}
+
 // Without translation bands (hash routing) the counts are kept link by link.
 TEST(MirrorLoad, WithoutTranslationBandsClassCountsAreTheLinksCounts) {
   const TopologyGraph g =

@@ -422,16 +422,26 @@ TEST(NvswitchCluster, EdgeBandsMoveEachEdgeOntoTheEdgeBetweenItsMovedNodes) {
     }
     EXPECT_GT(2 * moved_all, covered) << desc.dump();
     EXPECT_EQ(covered, g.edges().size()) << desc.dump();
-    // Each band's turns kept while the periods stay the same (the router moving a route's
-    // links), taken again when they change: every edge moves as above.
-    std::vector<TopologyGraph::EdgeTurns> turns;
-    std::size_t differ = 0;
+    // Each edge's place found once and each band's turns kept while the periods stay the
+    // same (the router moving a kept route's links), taken again when they change: every
+    // edge moves as above.
+    std::vector<TopologyGraph::EdgePlace> places;
+    for (std::size_t e = 0; e < g.edges().size(); ++e) places.push_back(g.edge_place(static_cast<int>(e)));
+    std::vector<TopologyGraph::EdgeTurns> turns(g.edge_bands.size());
+    std::size_t differ = 0, retaken = 0;
     for (const std::int64_t periods : {1, 1, -5, 3, 3})
-      for (std::size_t e = 0; e < g.edges().size(); ++e)
-        differ +=
-            g.translate_edge(static_cast<int>(e), periods, turns) != g.translate_edge(static_cast<int>(e), periods);
+      for (std::size_t e = 0; e < g.edges().size(); ++e) {
+        const TopologyGraph::EdgePlace& p = places[e];
+        ASSERT_GE(p.band, 0) << desc.dump() << ": edge " << e;  // every edge lies in a band (covered)
+        TopologyGraph::EdgeTurns& t = turns[static_cast<std::size_t>(p.band)];
+        if (t.periods != periods) {
+          t = g.edge_turns(p.band, periods);
+          ++retaken;
+        }
+        differ += g.moved_edge(p, t) != g.translate_edge(static_cast<int>(e), periods);
+      }
     EXPECT_EQ(differ, 0U) << desc.dump();
-    EXPECT_EQ(turns.size(), g.edge_bands.size()) << desc.dump();
+    EXPECT_EQ(retaken, 3 * g.edge_bands.size()) << desc.dump();  // three changes of the periods
     EXPECT_NO_THROW(Router{g}) << desc.dump();
   }
   TopologyGraph g = build_nvswitch(cases.back().first, cases.back().second);
