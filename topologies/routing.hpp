@@ -108,7 +108,7 @@ class Router {
   // (link_slot); two members of one star domain (device_star) are read from their edges to
   // the center, as star_route() routes them, without looking the route up. On a graph with
   // translation bands (TopologyGraph::translation_bands), a pair m periods up is read from
-  // the route of the pair m periods down, moved (translated_slots): neither routed nor kept.
+  // the route of the pair m periods down, moved (translated): neither routed nor kept.
   // f must not call this router.
   template <class F>
   void for_link_slots(int src_device, int dst_device, F&& f) const {
@@ -119,8 +119,8 @@ class Router {
       f(directed(star_edge_[b], star_center_[static_cast<std::size_t>(d)]));
       return;
     }
-    if (const std::vector<std::size_t>* moved = translated_slots(src_device, dst_device)) {
-      for (std::size_t s : *moved) f(s);
+    if (const Translated t = translated(src_device, dst_device); t.periods != 0) {
+      for (const MovableLink& l : t.links) f(moved_link(l, t.periods));
       return;
     }
     const Route& r = device_route(src_device, dst_device);
@@ -324,13 +324,7 @@ class Router {
   mutable std::vector<std::unique_ptr<int[]>> blocks_;
   mutable std::size_t block_used_ = kBlockInts;
   std::span<const int> keep(const std::vector<int>& v) const;
-  // The directed links of the route src -> dst read from its translate m = min / period
-  // periods down (for_link_slots), or null where the graph declares no bands or m = 0; in a
-  // scratch list valid until the next call.
-  const std::vector<std::size_t>* translated_slots(int src_device, int dst_device) const;
-  mutable std::vector<std::size_t> moved_slots_;
-  mutable std::vector<TopologyGraph::EdgeTurns> edge_turns_;  // moved_link: each edge band's last turns
-  // A kept route's links as translated_slots moves them: each link's edge with its place in
+  // A kept route's links as for_link_slots moves them: each link's edge with its place in
   // its band (TopologyGraph::edge_place) and the nodes it is crossed between, found once per
   // route (a route is moved once per mirror pair that reads it: some hundred times each at
   // 131,072 GPUs). Route i's links are movable_links_[first, first + count) for
@@ -340,8 +334,26 @@ class Router {
     int from = 0, to = 0, edge = 0;
     bool reversed = false;  // crossed from the edge's node b to its node a
   };
+  // The links of the route src -> dst's translate m = min / period periods down, and m (the
+  // links, moved m periods up, are the route's); m = 0 where the graph declares no bands, the
+  // pair lies in the first period or src = dst: the route is then read as it is.
+  struct Translated {
+    std::span<const MovableLink> links;
+    std::int64_t periods = 0;
+  };
+  [[nodiscard]] Translated translated(int src_device, int dst_device) const;
   std::span<const MovableLink> movable_links(std::size_t route) const;
-  [[nodiscard]] std::size_t moved_link(const MovableLink& l, std::int64_t periods) const;  // as moved_slot
+  // The directed link l moved `periods` periods (as moved_slot): by arithmetic in its edge's
+  // band, each band's turns kept while the periods stay the same; else found between the
+  // moved nodes (moved_off_band).
+  [[nodiscard]] std::size_t moved_link(const MovableLink& l, std::int64_t periods) const {
+    if (l.place.band < 0) return moved_off_band(l, periods);
+    TopologyGraph::EdgeTurns& t = edge_turns_[static_cast<std::size_t>(l.place.band)];
+    if (t.periods != periods) t = g_.edge_turns(l.place.band, periods);
+    return 2 * static_cast<std::size_t>(g_.moved_edge(l.place, t)) + (l.reversed ? 1 : 0);
+  }
+  [[nodiscard]] std::size_t moved_off_band(const MovableLink& l, std::int64_t periods) const;
+  mutable std::vector<TopologyGraph::EdgeTurns> edge_turns_;  // moved_link: each edge band's last turns
   mutable std::vector<MovableLink> movable_links_;
   mutable std::vector<std::pair<std::uint32_t, std::uint32_t>> movable_spans_;
   // The directed link `edge` crossed from `from` to `to`, moved `periods` periods: the edge

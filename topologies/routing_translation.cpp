@@ -1,5 +1,5 @@
 // The router's reads under the translation (routing.hpp, TopologyGraph::translation_bands):
-// a pair m periods up read as its translate's route moved (translated_slots), and the
+// a pair m periods up read as its translate's route moved (translated), and the
 // classes of translates the directed links fall into (link_class).
 #include <algorithm>
 #include <limits>
@@ -8,16 +8,13 @@
 
 namespace hcsim {
 
-const std::vector<std::size_t>* Router::translated_slots(int src_device, int dst_device) const {
+Router::Translated Router::translated(int src_device, int dst_device) const {
   const int period = g_.translation_period;
-  if (period <= 0 || g_.translation_bands.empty()) return nullptr;
+  if (period <= 0 || g_.translation_bands.empty()) return {};
   const int m = std::min(src_device, dst_device) / period;
-  if (m == 0 || src_device == dst_device) return nullptr;
-  const std::span<const MovableLink> links =
-      movable_links(kept_route(g_.device_node(src_device - m * period), g_.device_node(dst_device - m * period)));
-  moved_slots_.clear();
-  for (const MovableLink& l : links) moved_slots_.push_back(moved_link(l, m));
-  return &moved_slots_;
+  if (m == 0 || src_device == dst_device) return {};
+  return {movable_links(kept_route(g_.device_node(src_device - m * period), g_.device_node(dst_device - m * period))),
+          m};
 }
 
 std::span<const Router::MovableLink> Router::movable_links(std::size_t route) const {
@@ -43,14 +40,9 @@ std::size_t Router::moved_slot(int from, int to, int edge, std::int64_t periods)
                     periods);
 }
 
-std::size_t Router::moved_link(const MovableLink& l, std::int64_t periods) const {
-  // In a band the edge moves by arithmetic, its ends in step (check_edge_bands): the same
-  // direction of the moved edge.
-  if (l.place.band >= 0) {
-    TopologyGraph::EdgeTurns& t = edge_turns_[static_cast<std::size_t>(l.place.band)];
-    if (t.periods != periods) t = g_.edge_turns(l.place.band, periods);
-    return 2 * static_cast<std::size_t>(g_.moved_edge(l.place, t)) + (l.reversed ? 1 : 0);
-  }
+std::size_t Router::moved_off_band(const MovableLink& l, std::int64_t periods) const {
+  // In a band the edge moves by arithmetic, its ends in step (check_edge_bands), the moved
+  // edge crossed the same way (moved_link); elsewhere it is found between the moved nodes.
   const std::optional<std::size_t> s = find_moved_slot(l.from, l.to, l.edge, periods);
   HCSIM_ASSERT(s.has_value(), "a translated link's nodes are not joined as its translate's are");
   return *s;
@@ -69,7 +61,7 @@ std::optional<std::size_t> Router::find_moved_slot(int from, int to, int edge, s
 }
 
 void Router::check_edge_bands() const {
-  // Without a period nothing is moved (translated_slots, link_class), the edge bands unread.
+  // Without a period nothing is moved (translated, link_class), the edge bands unread.
   if (g_.edge_bands.empty() || g_.translation_period <= 0 || g_.translation_bands.empty()) return;
   // Each row's blocks at both ends, the first edge one period up and the last one down: the
   // edge a band gives is the one between the moved nodes, with its node a the translate of

@@ -123,9 +123,15 @@ MirrorLoad::LinkCounts MirrorLoad::class_counts(const std::vector<DevicePair>& p
     for (const auto& [base, m] : moved) out.periods[at[base]++] = m;
   }
   std::vector<std::uint32_t> route;
+  out.gapless.assign(bases.size(), 1);
   for (std::uint32_t i = 0; i < bases.size(); ++i) {
     const auto from = out.periods.begin() + out.first[i], to = out.periods.begin() + out.first[i + 1];
-    std::sort(from, to);
+    if (!std::is_sorted(from, to)) std::sort(from, to);  // a ring's pairs come period by period
+    for (auto p = from; p + 1 < to; ++p)
+      if (p[1] > p[0] + 1) {
+        out.gapless[i] = 0;
+        break;
+      }
     route.clear();
     slots(bases[i], route);
     for (std::uint32_t s : route) {
@@ -166,10 +172,12 @@ std::int32_t MirrorLoad::LinkCounts::in_class(std::span<const Member> of, std::i
 }
 
 bool MirrorLoad::LinkCounts::lands(std::span<const Member> of, std::int64_t window) const {
-  for (const Member& x : of)
-    if (window >= x.window &&
-        std::ranges::binary_search(periods_of(x.base), static_cast<std::uint32_t>(window - x.window)))
-      return true;
+  for (const Member& x : of) {
+    if (window < x.window) continue;  // moved up, never down
+    const auto d = static_cast<std::uint32_t>(window - x.window);
+    const std::span<const std::uint32_t> moved = periods_of(x.base);
+    if (gapless[x.base] ? d >= moved.front() && d <= moved.back() : std::ranges::binary_search(moved, d)) return true;
+  }
   return false;
 }
 

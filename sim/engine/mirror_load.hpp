@@ -66,6 +66,9 @@ class MirrorLoad {
     std::vector<Member> members;         // by class (class_counts), ascending
     std::vector<std::uint32_t> periods;  // the base pairs', base by base, each ascending
     std::vector<std::uint32_t> first;    // base b's: periods[first[b], first[b + 1])
+    // Base b's periods hold every period from their first to their last (a ring's pairs, one
+    // a period): lands reads them as that range.
+    std::vector<char> gapless;
     const MirrorLoad* load = nullptr;    // set by class: reads a link's class
     [[nodiscard]] bool by_class() const { return load != nullptr; }
     [[nodiscard]] std::int32_t at(std::uint32_t slot) const;  // 0 where none

@@ -161,6 +161,42 @@ TEST(MirrorLoad, ByClassManyBasePairsReadTheirCountsAsCountedOneByOne) {
   }
 }
 
+// Whether a class's members land on a window (LinkCounts::lands), for every window of every
+// class, as in_class counts them: base pairs moved by periods with a gap (0 and 2), by every
+// period of a range, some twice (0, 1, 1, 2: read as the range), and by one period.
+TEST(MirrorLoad, ByClassLandsWhereInClassCountsAPair) {
+  const TopologyGraph g = testing::test_topology({{"type", "nvswitch-cluster"}, {"switch_radix", 8}}, 56);
+  const Router router(g);
+  MirrorLoad load(g, router);
+  const auto period = static_cast<std::uint32_t>(g.translation_period);
+  const std::int64_t windows = router.translation_periods();
+  ASSERT_GT(period, 0U);
+  ASSERT_GE(windows, 4);
+  std::vector<DevicePair> pairs;
+  const auto moved = [&](std::uint32_t a, std::uint32_t b, std::initializer_list<std::uint32_t> ms) {
+    for (std::uint32_t m : ms) pairs.emplace_back(a + m * period, b + m * period);
+  };
+  moved(0, period + 1, {0, 2});
+  moved(1, period + 3, {0, 1, 1, 2});
+  moved(period - 1, 2 * period - 2, {1});
+  moved(period + 2, 2, {0, 2});  // a hop down
+  const MirrorLoad::LinkCounts c = load.class_counts(pairs);
+  ASSERT_TRUE(c.by_class());
+  EXPECT_EQ(c.gapless, (std::vector<char>{0, 1, 1, 0}));
+  std::size_t landings = 0, misses = 0;
+  for (std::size_t i = 0, j = 0; i < c.members.size(); i = j) {
+    while (j < c.members.size() && c.members[j].canon == c.members[i].canon) ++j;
+    const std::span<const MirrorLoad::LinkCounts::Member> of{c.members.data() + i, j - i};
+    for (std::int64_t w = 0; w < windows; ++w) {
+      const bool lands = c.in_class(of, w) > 0;
+      EXPECT_EQ(c.lands(of, w), lands) << "class " << of.front().canon << " window " << w;
+      (lands ? landings : misses) += 1;
+    }
+  }
+  EXPECT_GT(landings, 0U);
+  EXPECT_GT(misses, 0U);
+}
+
 // Without translation bands (hash routing) the counts are kept link by link.
 TEST(MirrorLoad, WithoutTranslationBandsClassCountsAreTheLinksCounts) {
   const TopologyGraph g =
