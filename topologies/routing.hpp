@@ -109,9 +109,10 @@ class Router {
   // the center, as star_route() routes them, without looking the route up. On a graph with
   // translation bands (TopologyGraph::translation_bands), a pair m periods up is read from
   // the route of the pair m periods down, moved (translated): neither routed nor kept.
-  // f must not call this router.
+  // f must not call this router. `keep` false: a pair neither in one star nor translated is
+  // routed without being kept (passing_device_route, its sums skipped).
   template <class F>
-  void for_link_slots(int src_device, int dst_device, F&& f) const {
+  void for_link_slots(int src_device, int dst_device, F&& f, bool keep = true) const {
     const auto a = static_cast<std::size_t>(g_.device_node(src_device)),
                b = static_cast<std::size_t>(g_.device_node(dst_device));
     if (const int d = node_star_[a]; d >= 0 && d == node_star_[b] && a != b) {
@@ -123,8 +124,15 @@ class Router {
       for (const MovableLink& l : t.links) f(moved_link(l, t.periods));
       return;
     }
-    const Route& r = device_route(src_device, dst_device);
+    const Route& r = keep ? device_route(src_device, dst_device) : passing_device_route(src_device, dst_device, false);
     for (std::size_t i = 0; i < r.edges.size(); ++i) f(link_slot(r, i));
+  }
+  // device_route(src, dst).latency, summed over the links for_link_slots reads in route
+  // order (the same sum): where the pair is a translate, neither routed nor kept.
+  [[nodiscard]] Seconds device_latency(int src_device, int dst_device) const {
+    Seconds sum{};
+    for_link_slots(src_device, dst_device, [&](std::size_t s) { sum += g_.edges()[s / 2].link().latency; });
+    return sum;
   }
   // Classes of directed links under the translation (TopologyGraph::translation_bands), whose
   // M = devices / period translates (translation_periods; 0 where the graph declares no
@@ -343,6 +351,17 @@ class Router {
   };
   [[nodiscard]] Translated translated(int src_device, int dst_device) const;
   std::span<const MovableLink> movable_links(std::size_t route) const;
+  // The links of the route between two devices of the first period (translated's base
+  // pair), as movable_links gives them: found through a table of its own keyed by the device
+  // pair, some thousand entries that stay in cache, where each of translated's reads (some
+  // 700,000 at 131,072 GPUs) looked the route up among all kept routes and then its links.
+  std::span<const MovableLink> base_links(int src_device, int dst_device) const;
+  struct BaseSpan {
+    std::uint64_t key = ~std::uint64_t{0};  // empty
+    std::uint32_t first = 0, count = 0;     // movable_links_[first, first + count)
+  };
+  mutable std::vector<BaseSpan> base_spans_;
+  mutable std::size_t base_span_count_ = 0;
   // The directed link l moved `periods` periods (as moved_slot): by arithmetic in its edge's
   // band, each band's turns kept while the periods stay the same; else found between the
   // moved nodes (moved_off_band).

@@ -37,9 +37,11 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
   kind_weight_.reserve(g.edge_kinds().size());
   for (const EdgeKind& k : g.edge_kinds())
     kind_weight_.push_back(static_cast<std::int64_t>(std::llround(k.spec.latency.value() * 1e12)) + 1);
-  for (std::size_t u = 0; u < n; ++u)
-    std::sort(adj_.items.begin() + static_cast<std::ptrdiff_t>(adj_.first[u]),
-              adj_.items.begin() + static_cast<std::ptrdiff_t>(adj_.first[u + 1]));
+  for (std::size_t u = 0; u < n; ++u) {  // many lists come in order (a builder adds a node's edges in turn)
+    const auto from = adj_.items.begin() + static_cast<std::ptrdiff_t>(adj_.first[u]),
+               to = adj_.items.begin() + static_cast<std::ptrdiff_t>(adj_.first[u + 1]);
+    if (!std::is_sorted(from, to)) std::sort(from, to);
+  }
   transit_.resize(n);
   for (std::size_t i = 0; i < n; ++i) transit_[i] = g.devices_forward || g.nodes()[i].kind != TopoNode::Kind::device;
   // The domains' node lists, counted then placed in node order.
@@ -119,13 +121,16 @@ Router::Router(const TopologyGraph& g, bool whole_graph_search)
 }
 
 void Router::set_hops() {
+  // Each edge's kind read once in edge order: the items name their edges out of order, and a
+  // compact array of kinds stays in cache where the edge records do not.
+  std::vector<std::uint32_t> kind(g_.edges().size());
+  for (std::size_t e = 0; e < kind.size(); ++e) kind[e] = static_cast<std::uint32_t>(g_.edges()[e].kind->index);
   adj_.hop.resize(adj_.items.size());
   for (std::size_t i = 0; i < adj_.items.size(); ++i) {
     const auto v = static_cast<std::size_t>(adj_.items[i].first);
     const bool pendant = !parent_.empty() && parent_[v] >= 0;
-    const auto kind =
-        static_cast<std::uint32_t>(g_.edges()[static_cast<std::size_t>(adj_.items[i].second)].kind->index);
-    adj_.hop[i] = 4 * kind + (transit_[v] ? 1U : 0U) + (pendant ? 2U : 0U);
+    adj_.hop[i] =
+        4 * kind[static_cast<std::size_t>(adj_.items[i].second)] + (transit_[v] ? 1U : 0U) + (pendant ? 2U : 0U);
   }
   // Core nodes of closed-form components: their core neighbours' items, when consecutive.
   core_run_ = ZeroArray<CoreRun>(adj_.size());

@@ -105,10 +105,15 @@ bool CollectiveCostModel::nodes_reduce(const std::vector<int>& ranks, const Grou
 }
 
 void CollectiveCostModel::route_step(std::vector<std::size_t>& touched, Seconds& lat, int& between) const {
-  step_loads_.for_routes(
+  step_loads_.for_hops(
       step_key_, siblings_,
-      [&](const Route& r, std::uint32_t i) { charge(r, 0, r.edges.size(), step_bytes_[i], touched, nullptr); }, lat,
-      between);
+      [&](int from, int to, std::uint32_t i, bool own) {
+        const Route& r = router_.device_route(from, to);
+        HCSIM_ASSERT(r.reachable || !own, "collective between unconnected devices");
+        charge(r, 0, r.edges.size(), step_bytes_[i], touched, nullptr);
+        return r.latency;
+      },
+      lat, between);
 }
 
 CollectiveEstimate CollectiveCostModel::schedule_time(const Schedule& sc, const std::vector<int>& rank_devices,

@@ -104,16 +104,13 @@ StepLoads::Shape StepLoads::build(const std::vector<int>& key, const std::vector
   HCSIM_ASSERT(static_cast<double>(key.size()) / 3 * 2 * (1.0 + (siblings ? siblings->size() : 0)) < 4294967295.0,
                "a step with more routes than its link counts hold");
   s.own_only = key[0] != 0 && disjoint_stars(std::span<const int>(key).subspan(1), *siblings);
-  for_routes(
+  for_step_slots(
       key, siblings,
-      [&](const Route& r, std::uint32_t) {
-        for (std::size_t i = 0; i < r.edges.size(); ++i) {
-          const std::size_t slot = router_.link_slot(r, i);
-          if (crossings_[slot] == 0) crossed_.push_back(slot);
-          crossings_[slot] += 1;
-        }
+      [&](std::size_t slot, std::uint32_t) {
+        if (crossings_[slot] == 0) crossed_.push_back(slot);
+        crossings_[slot] += 1;
       },
-      s.latency, s.between, true, s.own_only);
+      s.latency, s.between, s.own_only);
   // Each class's M_c, the classes in the order the crossed links first meet them.
   std::vector<int>& place = class_place_;  // class -> its index in s.capacities, -1: none yet
   for (std::size_t slot : crossed_) {
@@ -190,13 +187,12 @@ void StepLoads::list_uses(Shape& s, const std::vector<int>& key, const std::vect
   int between = 0;
   for (std::size_t k = 0; k < s.top.size(); ++k) crossings_[s.top[k]] = static_cast<std::uint32_t>(k + 1);
   marks_.clear();
-  for_routes(
+  for_step_slots(
       key, siblings,
-      [&](const Route& r, std::uint32_t transfer) {
-        for (std::size_t i = 0; i < r.edges.size(); ++i)
-          if (const std::uint32_t k = crossings_[router_.link_slot(r, i)]; k > 0) marks_.emplace_back(k - 1, transfer);
+      [&](std::size_t slot, std::uint32_t transfer) {
+        if (const std::uint32_t k = crossings_[slot]; k > 0) marks_.emplace_back(k - 1, transfer);
       },
-      latency, between, true, s.own_only);
+      latency, between, s.own_only);
   for (std::uint32_t slot : s.top) crossings_[slot] = 0;
   std::sort(marks_.begin(), marks_.end());
   s.use_first.assign(s.top.size() + 1, 0);

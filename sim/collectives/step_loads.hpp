@@ -54,16 +54,15 @@ class StepLoads {
             StepTime& out);
   [[nodiscard]] std::size_t size() const { return shapes_.size(); }
 
-  // Calls f(route, i) for every route of the step `key` in order: transfer i's own hops (to
-  // the relay, from it) each followed by the siblings' translates of that hop. The largest
+  // Calls hop(from, to, i, own) for every hop of the step `key` in order: transfer i's own
+  // hops (to the relay, from it; own = true) each followed by the siblings' translates of
+  // that hop (own = false). hop returns its hop's latency, read for own hops: the largest
   // path latency goes into `latency`, the transfers between nodes are added to `between`.
-  // `passing`: routes not yet cached are found without caching them
-  // (Router::passing_device_route; f must not keep them) -- a shape routes its step once.
-  // `own_only`: the transfers' own routes alone (the siblings' load copies of their links:
+  // `own_only`: the transfers' own hops alone (the siblings' load copies of their links:
   // disjoint_stars).
-  template <class F>
-  void for_routes(const std::vector<int>& key, const std::vector<int>* siblings, F f, Seconds& latency, int& between,
-                  bool passing = false, bool own_only = false) const;
+  template <class H>
+  void for_hops(const std::vector<int>& key, const std::vector<int>* siblings, H hop, Seconds& latency, int& between,
+                bool own_only = false) const;
 
   // Whether every device of `devices` (repeats allowed) is in one star scale-up domain D
   // (every hop between them is device, center, device: a node's NVSwitch) and each sibling's
@@ -103,6 +102,32 @@ class StepLoads {
   Shape& add(const std::vector<int>& key, const std::vector<int>* siblings);
   Shape build(const std::vector<int>& key, const std::vector<int>* siblings);
   void list_uses(Shape& s, const std::vector<int>& key, const std::vector<int>* siblings);
+  // f(slot, i) for every directed link of the step's hops, as for_hops orders them: read
+  // through Router::for_link_slots without keeping (a translate's links moved from its
+  // base pair's route, unrouted; another pair routed afresh and not cached), each hop's
+  // latency summed from its links in route order (Route::latency's sum). A shape routes its
+  // step once.
+  template <class F>
+  void for_step_slots(const std::vector<int>& key, const std::vector<int>* siblings, F f, Seconds& latency,
+                      int& between, bool own_only) const {
+    for_hops(
+        key, siblings,
+        [&](int from, int to, std::uint32_t i, bool own) {
+          Seconds hop{};
+          bool joined = false;  // a route between two devices has a link
+          router_.for_link_slots(
+              from, to,
+              [&](std::size_t slot) {
+                joined = true;
+                if (own) hop += g_.edges()[slot / 2].link().latency;
+                f(slot, i);
+              },
+              false);
+          HCSIM_ASSERT(joined || !own, "collective between unconnected devices");
+          return hop;
+        },
+        latency, between, own_only);
+  }
 
   const TopologyGraph& g_;
   const Router& router_;
@@ -123,13 +148,9 @@ class StepLoads {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> marks_;  // (top link, transfer), reused
 };
 
-template <class F>
-void StepLoads::for_routes(const std::vector<int>& key, const std::vector<int>* siblings, F f, Seconds& latency,
-                           int& between, bool passing, bool own_only) const {
-  // A sibling's translate is read for its links only: a passing one skips its sums.
-  const auto route = [&](int a, int b, bool sums = true) -> const Route& {
-    return passing ? router_.passing_device_route(a, b, sums) : router_.device_route(a, b);
-  };
+template <class H>
+void StepLoads::for_hops(const std::vector<int>& key, const std::vector<int>* siblings, H hop, Seconds& latency,
+                         int& between, bool own_only) const {
   HCSIM_ASSERT(key.size() % 3 == 1, "a step key is a siblings id and device triples");
   HCSIM_ASSERT(key[0] == 0 || (siblings && !siblings->empty()), "a step key names siblings it is not given");
   const std::size_t n = key.size() / 3;
@@ -139,12 +160,9 @@ void StepLoads::for_routes(const std::vector<int>& key, const std::vector<int>* 
     Seconds path{};
     for (const auto& [from, to] : {std::pair{a, v}, std::pair{v, b}}) {
       if (from == to) continue;
-      const Route& r = route(from, to);
-      HCSIM_ASSERT(r.reachable, "collective between unconnected devices");
-      path += r.latency;
-      f(r, static_cast<std::uint32_t>(i));
+      path += hop(from, to, static_cast<std::uint32_t>(i), true);
       if (key[0] != 0 && !own_only)
-        for (int o : *siblings) f(route(from + o, to + o, false), static_cast<std::uint32_t>(i));
+        for (int o : *siblings) hop(from + o, to + o, static_cast<std::uint32_t>(i), false);
     }
     latency = max(latency, path);
     between += g_.node_of(a) != g_.node_of(b) ? 1 : 0;

@@ -201,9 +201,9 @@ const CollectiveReplay::SlotCounts* CollectiveReplay::mirror_slots(int c, std::s
 
 void CollectiveReplay::account_rest() {
   std::vector<double>& edge = host_.edge_bytes();
-  const auto charge = [&](const PlannedFlow& f, double runs) {
-    for (int e : planner_.router().device_route(static_cast<int>(f.src), static_cast<int>(f.dst)).edges)
-      edge[static_cast<std::size_t>(e)] += f.bytes * runs;
+  const auto charge = [&](const PlannedFlow& f, double runs) {  // a translate's links moved, not routed
+    planner_.router().for_link_slots(static_cast<int>(f.src), static_cast<int>(f.dst),
+                                     [&](std::size_t s) { edge[s / 2] += f.bytes * runs; });
   };
   for (const Split& s : splits_) {
     if (s.runs == 0) continue;
@@ -345,8 +345,8 @@ void CollectiveReplay::start(TaskId t) {
       std::vector<double>& edge = host_.edge_bytes();  // the launched flows' bytes (Replay::comm)
       for (const auto& phase : co.split->launched)
         for (const PlannedFlow& f : phase)
-          for (int e : planner_.router().device_route(static_cast<int>(f.src), static_cast<int>(f.dst)).edges)
-            edge[static_cast<std::size_t>(e)] += f.bytes;
+          planner_.router().for_link_slots(static_cast<int>(f.src), static_cast<int>(f.dst),
+                                           [&](std::size_t s) { edge[s / 2] += f.bytes; });
       free_.push_back(c);
       host_.launch_timer(Seconds(d), t, -1, 0);
       return;

@@ -217,7 +217,7 @@ std::vector<MirrorLoad::SharedTime> MirrorLoad::shared_times(const std::vector<D
     });
     const auto& [src, dst] = pairs[i];
     const double latency =
-        src == dst ? 0.0 : router_.device_route(static_cast<int>(src), static_cast<int>(dst)).latency.value();
+        src == dst ? 0.0 : router_.device_latency(static_cast<int>(src), static_cast<int>(dst)).value();
     out.push_back({latency, bytes[i] * per_byte});
   }
   for (std::size_t s : touched) k_[s] = 0;

@@ -327,8 +327,8 @@ TEST(NvswitchCluster, DeclaresNoPeriodWhereRoutesDoNotRepeat) {
 
 // Whether every route between two devices reads, through Router::for_link_slots, as the
 // links of the route the router finds for it: the pairs a period or more up are read from
-// their translate down, moved by the graph's translation bands. `why` names the first pair
-// that differs.
+// their translate down, moved by the graph's translation bands, and its latency
+// (Router::device_latency) the route's. `why` names the first pair that differs.
 bool translated_routes_read_true(const TopologyGraph& g, std::string& why) {
   const Router moved(g), plain(g);
   const int n = g.device_count();
@@ -341,6 +341,11 @@ bool translated_routes_read_true(const TopologyGraph& g, std::string& why) {
       for (std::size_t i = 0; i < r.edges.size(); ++i) want.push_back(plain.link_slot(r, i));
       if (got != want) {
         why = "route " + std::to_string(a) + " -> " + std::to_string(b);
+        return false;
+      }
+      // Its latency summed over the links read, in route order: the route's, to the bit.
+      if (moved.device_latency(a, b).value() != r.latency.value()) {
+        why = "latency " + std::to_string(a) + " -> " + std::to_string(b);
         return false;
       }
     }
