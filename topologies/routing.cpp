@@ -362,24 +362,13 @@ void Router::check_scale_up(int src, int dst, const Route& r) const {
                              g_.node_name(v)));
 }
 
-namespace {
-std::size_t route_slot(std::uint64_t key, std::size_t mask) {
-  return static_cast<std::size_t>(mix(key)) & mask;
-}
-}  // namespace
-
 std::uint64_t Router::route_key(int src, int dst) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) | static_cast<std::uint32_t>(dst);
 }
 
 std::size_t Router::find_route(std::uint64_t key) const {
-  if (route_slots_.empty()) return kNoRoute;
-  const std::size_t mask = route_slots_.size() - 1;
-  for (std::size_t i = route_slot(key, mask);; i = (i + 1) & mask) {
-    const RouteSlot& s = route_slots_[i];
-    if (s.key == key) return s.index;
-    if (s.key == ~std::uint64_t{0}) return kNoRoute;
-  }
+  const std::uint32_t* index = route_index_.find(key);
+  return index ? *index : kNoRoute;
 }
 
 std::span<const int> Router::keep(const std::vector<int>& v) const {
@@ -396,21 +385,7 @@ std::span<const int> Router::keep(const std::vector<int>& v) const {
 }
 
 const Route& Router::add_route(std::uint64_t key, Route r) const {
-  if (2 * (routes_.size() + 1) > route_slots_.size()) {
-    std::vector<RouteSlot> old = std::move(route_slots_);
-    route_slots_.assign(std::max<std::size_t>(256, 2 * old.size()), RouteSlot{});
-    const std::size_t mask = route_slots_.size() - 1;
-    for (const RouteSlot& s : old) {
-      if (s.key == ~std::uint64_t{0}) continue;
-      std::size_t i = route_slot(s.key, mask);
-      while (route_slots_[i].key != ~std::uint64_t{0}) i = (i + 1) & mask;
-      route_slots_[i] = s;
-    }
-  }
-  const std::size_t mask = route_slots_.size() - 1;
-  std::size_t i = route_slot(key, mask);
-  while (route_slots_[i].key != ~std::uint64_t{0}) i = (i + 1) & mask;
-  route_slots_[i] = {key, static_cast<std::uint32_t>(routes_.size())};
+  route_index_.insert(key, static_cast<std::uint32_t>(routes_.size()));
   routes_.push_back(std::move(r));
   return routes_.back();
 }

@@ -54,6 +54,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/key_table.hpp"
 #include "sim/core/zero_array.hpp"
 #include "topologies/topology.hpp"
 
@@ -299,11 +300,7 @@ class Router {
   mutable std::unordered_map<int, std::vector<std::int64_t>> tables_;
   mutable std::deque<int> table_order_;
   mutable std::size_t table_entries_ = 0;
-  // Routes by (src << 32 | dst): open addressing (linear probing) into stable storage.
-  struct RouteSlot {
-    std::uint64_t key = ~std::uint64_t{0};  // empty
-    std::uint32_t index = 0;
-  };
+  // Routes by (src << 32 | dst): their indices in routes_ (stable storage).
   static std::uint64_t route_key(int src, int dst);  // src << 32 | dst
   static constexpr std::size_t kNoRoute = ~std::size_t{0};
   std::size_t find_route(std::uint64_t key) const;  // the index in routes_, or kNoRoute
@@ -316,7 +313,7 @@ class Router {
   mutable bool no_sums_ = false;  // sum_links() leaves the route's sums at zero
   mutable Route passing_route_;
   const Route& add_route(std::uint64_t key, Route r) const;
-  mutable std::vector<RouteSlot> route_slots_;
+  mutable KeyTable<std::uint32_t> route_index_;
   // walk()'s candidate next hops and the route it builds, reused.
   mutable std::vector<std::pair<int, int>> walk_next_;
   mutable std::vector<std::int64_t> walk_next_dist_;
@@ -357,11 +354,9 @@ class Router {
   // 700,000 at 131,072 GPUs) looked the route up among all kept routes and then its links.
   std::span<const MovableLink> base_links(int src_device, int dst_device) const;
   struct BaseSpan {
-    std::uint64_t key = ~std::uint64_t{0};  // empty
-    std::uint32_t first = 0, count = 0;     // movable_links_[first, first + count)
+    std::uint32_t first = 0, count = 0;  // movable_links_[first, first + count)
   };
-  mutable std::vector<BaseSpan> base_spans_;
-  mutable std::size_t base_span_count_ = 0;
+  mutable KeyTable<BaseSpan> base_spans_;  // by (src device << 32 | dst device)
   // The directed link l moved `periods` periods (as moved_slot): by arithmetic in its edge's
   // band, each band's turns kept while the periods stay the same; else found between the
   // moved nodes (moved_off_band).

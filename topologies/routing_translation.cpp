@@ -18,25 +18,11 @@ Router::Translated Router::translated(int src_device, int dst_device) const {
 
 std::span<const Router::MovableLink> Router::base_links(int src_device, int dst_device) const {
   const std::uint64_t key = route_key(src_device, dst_device);
-  const auto slot = [&](std::uint64_t k) {
-    const std::size_t mask = base_spans_.size() - 1;
-    std::size_t i = static_cast<std::size_t>((k * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
-    while (base_spans_[i].key != k && base_spans_[i].key != ~std::uint64_t{0}) i = (i + 1) & mask;
-    return i;
-  };
-  if (!base_spans_.empty())
-    if (const BaseSpan& s = base_spans_[slot(key)]; s.key == key) return {movable_links_.data() + s.first, s.count};
+  if (const BaseSpan* s = base_spans_.find(key)) return {movable_links_.data() + s->first, s->count};
   const std::span<const MovableLink> links =
       movable_links(kept_route(g_.device_node(src_device), g_.device_node(dst_device)));
-  if (2 * (base_span_count_ + 1) > base_spans_.size()) {  // at most half full
-    std::vector<BaseSpan> old = std::move(base_spans_);
-    base_spans_.assign(std::max<std::size_t>(256, 2 * old.size()), BaseSpan{});
-    for (const BaseSpan& s : old)
-      if (s.key != ~std::uint64_t{0}) base_spans_[slot(s.key)] = s;
-  }
-  base_spans_[slot(key)] = {key, static_cast<std::uint32_t>(links.data() - movable_links_.data()),
-                            static_cast<std::uint32_t>(links.size())};
-  ++base_span_count_;
+  base_spans_.insert(key, {static_cast<std::uint32_t>(links.data() - movable_links_.data()),
+                           static_cast<std::uint32_t>(links.size())});
   return links;
 }
 

@@ -86,33 +86,18 @@ MirrorLoad::LinkCounts MirrorLoad::class_counts(const std::vector<DevicePair>& p
   std::vector<DevicePair> bases;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> moved;
   moved.reserve(pairs.size());
-  constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
-  std::size_t mask = 0;
-  const auto slot = [&](std::uint64_t k) {
-    std::size_t i = (k * 0x9E3779B97F4A7C15ULL) >> 32 & mask;
-    while (base_table_[i].first != k && base_table_[i].first != kEmpty) i = (i + 1) & mask;
-    return i;
-  };
-  const auto resize = [&](std::size_t size) {  // at most half full
-    base_table_.assign(size, {kEmpty, 0});
-    mask = size - 1;
-    for (std::uint32_t b = 0; b < bases.size(); ++b)
-      base_table_[slot(key(bases[b].first, bases[b].second))] = {key(bases[b].first, bases[b].second), b};
-  };
-  resize(256);
+  base_index_.clear();
   for (const DevicePair& p : pairs) {
     if (p.first == p.second) continue;
     const std::uint32_t m = std::min(p.first, p.second) / period;
     const DevicePair b{p.first - m * period, p.second - m * period};
     const std::uint64_t k = key(b.first, b.second);
-    std::size_t i = slot(k);
-    if (base_table_[i].first != k) {
-      base_table_[i] = {k, static_cast<std::uint32_t>(bases.size())};
+    const std::uint32_t* index = base_index_.find(k);
+    if (!index) {
+      base_index_.insert(k, static_cast<std::uint32_t>(bases.size()));
       bases.push_back(b);
-      if (2 * bases.size() > base_table_.size()) resize(2 * base_table_.size());
-      i = slot(k);
     }
-    moved.emplace_back(base_table_[i].second, m);
+    moved.emplace_back(index ? *index : static_cast<std::uint32_t>(bases.size() - 1), m);
   }
   out.first.assign(bases.size() + 1, 0);
   for (const auto& [base, m] : moved) ++out.first[base + 1];

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/key_table.hpp"
 #include "sim/core/zero_array.hpp"
 #include "topologies/routing.hpp"
 
@@ -107,7 +108,7 @@ class MirrorLoad {
   // touch few of their pages.
   ZeroArray<std::uint32_t> k_, j_;
   mutable std::unordered_map<std::uint32_t, std::optional<Router::LinkClass>> slot_classes_;
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> base_table_;  // class_counts: base pair key, index
+  KeyTable<std::uint32_t> base_index_;  // class_counts: a base pair's index by its key
 };
 
 }  // namespace hcsim::engine
