@@ -44,13 +44,22 @@ std::vector<Pair> step_pairs(const Step& st) {
 }
 
 // Per-pair totals of `steps` (count x repeat), as one step of merged transfers.
+// The legs are listed, sorted by pair and summed run by run (a ring's thousand pairs a step
+// into a vector, not a tree node each); integer sums, so the order of the additions is moot.
 Step merged_step(const std::vector<const Step*>& steps) {
-  std::map<Pair, std::int64_t> sum;
+  std::vector<std::pair<Pair, std::int64_t>> legs;
   for (const Step* s : steps)
     for (const Transfer& t : s->transfers)
-      if (is_flow(t)) for_each_leg(t, [&](int a, int b) { sum[{a, b}] += t.count * s->repeat; });
+      if (is_flow(t)) for_each_leg(t, [&](int a, int b) { legs.push_back({{a, b}, t.count * s->repeat}); });
+  std::sort(legs.begin(), legs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   Step out;
-  for (const auto& [pr, count] : sum) out.transfers.push_back({pr.first, pr.second, 0, 0, count, false});
+  for (std::size_t i = 0; i < legs.size();) {
+    std::int64_t count = 0;
+    std::size_t j = i;
+    for (; j < legs.size() && legs[j].first == legs[i].first; ++j) count += legs[j].second;
+    out.transfers.push_back({legs[i].first.first, legs[i].first.second, 0, 0, count, false});
+    i = j;
+  }
   return out;
 }
 
