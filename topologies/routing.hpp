@@ -329,11 +329,10 @@ class Router {
   mutable std::vector<std::unique_ptr<int[]>> blocks_;
   mutable std::size_t block_used_ = kBlockInts;
   std::span<const int> keep(const std::vector<int>& v) const;
-  // A kept route's links as for_link_slots moves them: each link's edge with its place in
-  // its band (TopologyGraph::edge_place) and the nodes it is crossed between, found once per
-  // route (a route is moved once per mirror pair that reads it: some hundred times each at
-  // 131,072 GPUs). Route i's links are movable_links_[first, first + count) for
-  // movable_spans_[i] = {first + 1, count}; {0, 0} until they are first read.
+  // A base route's links as for_link_slots moves them: each link's edge with its place in
+  // its band (TopologyGraph::edge_place) and the nodes it is crossed between, decoded once
+  // per base pair (base_links; a route is moved once per mirror pair that reads it: some
+  // hundred times each at 131,072 GPUs).
   struct MovableLink {
     TopologyGraph::EdgePlace place;
     int from = 0, to = 0, edge = 0;
@@ -347,11 +346,11 @@ class Router {
     std::int64_t periods = 0;
   };
   [[nodiscard]] Translated translated(int src_device, int dst_device) const;
-  std::span<const MovableLink> movable_links(std::size_t route) const;
-  // The links of the route between two devices of the first period (translated's base
-  // pair), as movable_links gives them: found through a table of its own keyed by the device
-  // pair, some thousand entries that stay in cache, where each of translated's reads (some
-  // 700,000 at 131,072 GPUs) looked the route up among all kept routes and then its links.
+  // The links of the kept route between two devices of the first period (translated's base
+  // pair), decoded on the pair's first read into movable_links_ and found after through a
+  // table keyed by the device pair: some thousand entries that stay in cache, where each of
+  // translated's reads (some 700,000 at 131,072 GPUs) looked the route up among all kept
+  // routes and then its links.
   std::span<const MovableLink> base_links(int src_device, int dst_device) const;
   struct BaseSpan {
     std::uint32_t first = 0, count = 0;  // movable_links_[first, first + count)
@@ -369,7 +368,6 @@ class Router {
   [[nodiscard]] std::size_t moved_off_band(const MovableLink& l, std::int64_t periods) const;
   mutable std::vector<TopologyGraph::EdgeTurns> edge_turns_;  // moved_link: each edge band's last turns
   mutable std::vector<MovableLink> movable_links_;
-  mutable std::vector<std::pair<std::uint32_t, std::uint32_t>> movable_spans_;
   // The directed link `edge` crossed from `from` to `to`, moved `periods` periods: the edge
   // between the moved nodes at the same place among their parallel edges.
   [[nodiscard]] std::size_t moved_slot(int from, int to, int edge, std::int64_t periods) const;

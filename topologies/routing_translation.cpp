@@ -19,29 +19,18 @@ Router::Translated Router::translated(int src_device, int dst_device) const {
 std::span<const Router::MovableLink> Router::base_links(int src_device, int dst_device) const {
   const std::uint64_t key = route_key(src_device, dst_device);
   if (const BaseSpan* s = base_spans_.find(key)) return {movable_links_.data() + s->first, s->count};
-  const std::span<const MovableLink> links =
-      movable_links(kept_route(g_.device_node(src_device), g_.device_node(dst_device)));
-  base_spans_.insert(key, {static_cast<std::uint32_t>(links.data() - movable_links_.data()),
-                           static_cast<std::uint32_t>(links.size())});
-  return links;
-}
-
-std::span<const Router::MovableLink> Router::movable_links(std::size_t route) const {
-  if (movable_spans_.size() <= route) movable_spans_.resize(routes_.size(), {0, 0});
-  auto& [first, count] = movable_spans_[route];
-  if (first == 0) {
-    const Route& r = routes_[route];
-    HCSIM_ASSERT(movable_links_.size() + r.edges.size() < std::numeric_limits<std::uint32_t>::max(),
-                 "more links of kept routes than 32 bits count");
-    first = static_cast<std::uint32_t>(movable_links_.size()) + 1;
-    count = static_cast<std::uint32_t>(r.edges.size());
-    for (std::size_t i = 0; i < r.edges.size(); ++i) {
-      const int e = r.edges[i];
-      movable_links_.push_back(
-          {g_.edge_place(e), r.nodes[i], r.nodes[i + 1], e, r.nodes[i] != g_.edges()[static_cast<std::size_t>(e)].a});
-    }
+  // Devices are distinct nodes, so each base pair's route is decoded once.
+  const Route& r = routes_[kept_route(g_.device_node(src_device), g_.device_node(dst_device))];
+  HCSIM_ASSERT(movable_links_.size() + r.edges.size() < std::numeric_limits<std::uint32_t>::max(),
+               "more links of base routes than 32 bits count");
+  const auto first = static_cast<std::uint32_t>(movable_links_.size());
+  for (std::size_t i = 0; i < r.edges.size(); ++i) {
+    const int e = r.edges[i];
+    movable_links_.push_back(
+        {g_.edge_place(e), r.nodes[i], r.nodes[i + 1], e, r.nodes[i] != g_.edges()[static_cast<std::size_t>(e)].a});
   }
-  return {movable_links_.data() + (first - 1), count};
+  base_spans_.insert(key, {first, static_cast<std::uint32_t>(r.edges.size())});
+  return {movable_links_.data() + first, r.edges.size()};
 }
 
 std::size_t Router::moved_slot(int from, int to, int edge, std::int64_t periods) const {

@@ -172,8 +172,8 @@ class TopologyGraph {
     std::uint32_t rows = 0, places = 0;
   };
   // An edge's place in its band: the band (-1: none), the edge's row, the start of its block
-  // in the row and its place in the block. A caller moving one edge many times (a kept
-  // route's links, Router::movable_links) finds the place once.
+  // in the row and its place in the block. A caller moving one edge many times (a base
+  // route's links, Router::base_links) finds the place once.
   struct EdgePlace {
     int band = -1;
     std::uint32_t row = 0, block_start = 0, place = 0;
