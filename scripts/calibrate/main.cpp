@@ -8,7 +8,9 @@
 // minimises the sum of squared relative errors of step time over all cases, with one set
 // of values for every case. Each evaluation runs `hcsim validate-suite DIR --format json`
 // with one --set per parameter pointer (values in SI: "scale" converts the parameter's
-// display unit, e.g. 1e-6 for microseconds).
+// display unit, e.g. 1e-6 for microseconds). A parameter may carry "tied" pointers, each
+// set to its value times a stated factor (a ratio measured elsewhere), so that a quantity
+// the suite cannot separate moves with the one it fits.
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -30,6 +32,10 @@ using nlohmann::json;
 struct Parameter {
   std::string name, unit;
   std::vector<std::string> pointers;
+  // Values that move with this one (parameters file: "tied", each {"set", "factor"}): the
+  // pointer is set to value x scale x factor, e.g. a chip's bf16 GEMM ceiling held at a
+  // measured ratio to its fitted fp8 ceiling. They add no freedom to the fit.
+  std::vector<std::pair<std::string, double>> tied;
   double scale = 1, start = 0, lo = 0, hi = 1;
   bool fixed = false;
 };
@@ -81,6 +87,8 @@ std::vector<Parameter> load_parameters(const json& doc, const Args& a) {
     if (set.is_array()) q.pointers = set.get<std::vector<std::string>>();
     else q.pointers = {set.get<std::string>()};
     q.scale = p.value("scale", 1.0);
+    for (const auto& t : p.value("tied", json::array()))
+      q.tied.emplace_back(t.at("set").get<std::string>(), t.at("factor").get<double>());
     q.start = a.start.count(q.name) ? a.start.at(q.name) : p.at("start").get<double>();
     q.lo = p.at("min").get<double>();
     q.hi = p.at("max").get<double>();
@@ -97,15 +105,19 @@ std::vector<Parameter> load_parameters(const json& doc, const Args& a) {
 
 std::vector<std::string> sets_for(const std::vector<Parameter>& ps) {
   std::vector<std::string> sets;
-  for (const auto& p : ps)
+  for (const auto& p : ps) {
     for (const auto& ptr : p.pointers) sets.push_back(fmt::format("{}={:.9g}", ptr, p.start * p.scale));
+    for (const auto& [ptr, factor] : p.tied) sets.push_back(fmt::format("{}={:.9g}", ptr, p.start * p.scale * factor));
+  }
   return sets;
 }
 
 std::string values_line(const std::vector<Parameter>& ps) {
   std::string s;
-  for (const auto& p : ps) s += fmt::format("{}{} = {:.4g}{}{}", s.empty() ? "" : ", ", p.name, p.start,
-                                            p.unit.empty() ? "" : " ", p.unit);
+  for (const auto& p : ps) {
+    s += fmt::format("{}{} = {:.4g}{}{}", s.empty() ? "" : ", ", p.name, p.start, p.unit.empty() ? "" : " ", p.unit);
+    for (const auto& [ptr, factor] : p.tied) s += fmt::format(" ({} = {:.4g})", ptr, p.start * factor);
+  }
   return s;
 }
 
@@ -131,9 +143,11 @@ json result_json(const std::vector<Parameter>& ps, const SuiteResult& r, const s
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
   j["date"] = date;
-  for (const auto& p : ps)
+  for (const auto& p : ps) {
     j["parameters"][p.name] = {{"value", p.start}, {"unit", p.unit}, {"fixed", p.fixed},
                                {"at_bound", p.start <= p.lo || p.start >= p.hi}};
+    for (const auto& [ptr, factor] : p.tied) j["parameters"][p.name]["tied"][ptr] = p.start * factor;
+  }
   for (const auto& c : r.cases)
     j["cases"][c.name] = {{"published", c.published}, {"predicted", c.predicted}, {"error_pct", c.error_pct},
                           {"ran", c.ran}};

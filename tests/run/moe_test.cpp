@@ -223,6 +223,11 @@ TEST(MoeRun, ReportsTheImbalanceCostAgainstEvenRouting) {
 TEST(MoeRun, ExpertTensorParallelismAgreesInEventFlowAndAnalyticalMode) {
   nlohmann::json doc = small(4, 0);
   doc["strategy"]["etp"] = 2;
+  // The ratios below were measured with these compute efficiencies (the H100 preset's until
+  // its refit of 7 December 2026); how the groups' traffic overlaps compute, and so the
+  // symmetric run's agreement with the full one (6.3e-4 with the refitted preset), moves
+  // with them. Held here so that a refit of the preset does not move this test's case.
+  doc["cluster"]["pools"][0]["overrides"] = {{"gemm_efficiency", 0.80}, {"attention_efficiency", 0.65}};
   const Scenario sc = parse_scenario(doc, "test.json");
   const CollectiveCostModel model(sc.topology);
   CollectiveTimes times(model, sc.simulation.collective_algorithm);

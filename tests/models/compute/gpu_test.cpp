@@ -5,8 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
+#include <fstream>
 #include <random>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -298,6 +299,34 @@ TEST(Gpu, BadParametersAreReportedWithTheirPaths) {
   EXPECT_EQ(d.issues()[2].path, "/cluster/devices/0/sm_count");
   EXPECT_EQ(d.issues()[2].message, "required key is missing");
   EXPECT_EQ(d.issues()[3].path, "/cluster/devices/0/gemm_efficiency");
+}
+
+// The H100-class presets' bf16 GEMM ceiling is tied in the calibration to the fitted fp8
+// one (scripts/calibrate/parameters-h100.json, "tied"): bf16 = fp8 x 1.133, the ratio of
+// mamf-finder's bf16 and fp8 figures on H100 SXM, 794.5 and 1402.6 TF, per unit of each
+// datatype's peak (989.4 and 1978.9 TF; stas00/ml-engineering, compute/accelerator/README.md).
+// The stored values keep the tie to their two digits, and the parameters file states the
+// factor the calibration applies.
+TEST(Gpu, H100Bf16CeilingIsTheFp8FitAtTheMeasuredRatio) {
+  register_builtin_compute_devices();
+  const double factor = (794.5 / 1402.6) * (1978.9 / 989.4);
+  std::ifstream in(std::string(HCSIM_SOURCE_DIR) + "/scripts/calibrate/parameters-h100.json");
+  ASSERT_TRUE(in);
+  const nlohmann::json params = nlohmann::json::parse(in);
+  bool tied = false;
+  for (const auto& p : params.at("parameters"))
+    if (p.at("name") == "gemm_efficiency_fp8")
+      for (const auto& t : p.value("tied", nlohmann::json::array()))
+        if (t.at("set") == "/cluster/pools/0/overrides/gemm_efficiency") {
+          EXPECT_NEAR(t.at("factor").get<double>(), factor, 5e-4);
+          tied = true;
+        }
+  EXPECT_TRUE(tied);
+  for (const char* name : {"nvidia-h100-sxm5", "nvidia-h200-sxm", "nvidia-h800-sxm5"}) {
+    const nlohmann::json& v = compute_presets().find(name)->values;
+    EXPECT_NEAR(v.at("gemm_efficiency").get<double>(), v.at("gemm_efficiency_fp8").get<double>() * factor, 0.005)
+        << name;
+  }
 }
 
 }  // namespace
