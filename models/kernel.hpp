@@ -53,6 +53,9 @@ struct Kernel {
   Flops flops{};                     // arithmetic work (2 per multiply-accumulate)
   Bytes bytes{};                     // device-memory traffic at minimum (each operand once)
   bool fused = false;                // attention: flash-style fused kernel
+  // Fused attention from FlashAttention-2's kernels, written for the previous architecture's
+  // instructions, on a device whose own fused attention is faster (GpuSpec::flash2_rate).
+  bool flash2 = false;
   bool sparse = false;               // 2:4 structured sparsity
   // Kernels launched one after another for this work (a memory-bound pass over several
   // tensors, one kernel each: PyTorch's per-parameter gradient accumulation); each pays

@@ -223,6 +223,7 @@ struct Parser {
     st.zero = static_cast<int>(s.integer("zero"));
     st.offload = s.string("offload") == "pool" ? Offload::pool : Offload::none;
     st.flash_attention = s.boolean("flash_attention");
+    st.attention_flash2 = s.string("attention_kernel") == "flash2";
     sections::read_framework_keys(s, st);
     st.scatter_gather = s.boolean("scatter_gather");
     st.overlap_dp = s.boolean("overlap_dp");

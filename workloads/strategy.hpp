@@ -111,6 +111,7 @@ struct StrategySpec {
   ShardingSpec sharding;          // ZeRO-3 / FSDP (zero = 3)
   Offload offload = Offload::none;  // optimizer state placement
   bool flash_attention = true;
+  bool attention_flash2 = false;  // attention_kernel "flash2": FlashAttention-2's kernels (GpuSpec::flash2_rate)
   TpOverlap tp_overlap = TpOverlap::backward;
   MainGrads main_grads = MainGrads::automatic;
   GradAccumulation grad_accumulation = GradAccumulation::fused;

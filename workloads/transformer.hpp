@@ -181,6 +181,7 @@ struct ShardShape {
   int ep = 1;                        // expert parallel: this rank holds E/ep routed experts
   int etp = 1;                       // expert tensor parallel: 1/etp of each of them
   bool fp8_dispatch = false;         // strategy.moe_fp8_dispatch
+  bool flash2 = false;               // strategy.attention_kernel flash2 (Kernel::flash2)
 };
 ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st);
 

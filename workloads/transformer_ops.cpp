@@ -135,6 +135,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   att.n = c.seq_len;
   att.k = dqk;
   att.fused = s.flash_attention;
+  att.flash2 = s.flash_attention && s.flash2;
   // QK^T over dqk dimensions and AV over dv (4 b s^2 hd / t when both are the head dimension).
   att.flops = Flops(2.0 * d(att.batch) * d(q_len) * d(c.seq_len) * d(dqk + dv));
   // A fused kernel of a causal model skips the key blocks above the diagonal: of n x n
@@ -373,6 +374,7 @@ ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st) {
   s.ep = st.ep;
   s.etp = st.etp;
   s.fp8_dispatch = st.fp8_dispatch;
+  s.flash2 = st.attention_flash2;
   return s;
 }
 

@@ -52,6 +52,7 @@ struct GpuSpec {
   double gemm_efficiency = 1.0;
   std::optional<double> gemm_efficiency_fp8{};  // absent: gemm_efficiency
   double attention_efficiency = 1.0;  // fused attention rate relative to a GEMM's
+  double flash2_rate = 1.0;           // FlashAttention-2's fused attention relative to the device's own
   double memory_efficiency = 1.0;
   Seconds launch_overhead{};
   Watts idle_power{};

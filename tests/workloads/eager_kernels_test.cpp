@@ -23,12 +23,7 @@ TransformerConfig llama() {
   return c;
 }
 
-const LayerOp& op(const std::vector<LayerOp>& ops, std::string_view name) {
-  for (const LayerOp& o : ops)
-    if (name == o.name) return o;
-  ADD_FAILURE() << "no op " << name;
-  return ops.front();
-}
+const LayerOp& op(const std::vector<LayerOp>& ops, std::string_view name) { return test::layer_op(ops, name); }
 
 TEST(EagerKernels, LlamaNormsRopeSwigluAndResidualsAsPytorchRunsThem) {
   const TransformerConfig c = llama();

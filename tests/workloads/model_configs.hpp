@@ -1,6 +1,10 @@
 #pragma once
 // GPT-style model dimensions shared by the workload tests.
 #include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include <gtest/gtest.h>
 
 #include "workloads/transformer.hpp"
 
@@ -23,5 +27,13 @@ inline TransformerConfig gpt_config(std::int64_t layers, std::int64_t hidden, st
 
 // GPT-3 175B (Brown et al. 2020), Korthikanti et al.'s own example (5as/h = 80).
 inline TransformerConfig gpt3_175b() { return gpt_config(96, 12288, 96, 51200, 2048); }
+
+// The op of a layer's list with this name (a test failure, and the first op, when none).
+inline const LayerOp& layer_op(const std::vector<LayerOp>& ops, std::string_view name) {
+  for (const LayerOp& o : ops)
+    if (name == o.name) return o;
+  ADD_FAILURE() << "no op " << name;
+  return ops.front();
+}
 
 }  // namespace hcsim::test

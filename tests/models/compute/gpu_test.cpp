@@ -221,6 +221,35 @@ TEST(Gpu, UnfusedAttentionMovesTheScoresThroughHbm) {
   EXPECT_GT(unfused.total.value(), fused.total.value());
 }
 
+// FlashAttention-2's kernels (strategy.attention_kernel flash2) run the fused attention's
+// tensor-core loop at flash2_rate of the device's own: on H100, 0.57 = 1/1.75, the middle
+// of FlashAttention-3's 1.5-2.0x over FlashAttention-2 in bf16 (Shah et al. 2024, arXiv
+// 2407.08608, abstract); on A100, where FlashAttention-2 is the native kernel, 1. With no
+// per-tile fill the compute time is the K loop alone, so it scales by exactly 1/rate.
+TEST(Gpu, FlashAttention2RunsAtTheDevicesFlash2Rate) {
+  Kernel k;
+  k.kind = KernelKind::attention;
+  k.dtype = DType::bf16;
+  k.m = 4096;
+  k.n = 4096;
+  k.k = 128;
+  k.batch = 8 * 32;
+  k.fused = true;
+  const nlohmann::json no_fill = {{"tile_fill", "0 us"}};
+  for (const auto& [name, rate] : {std::pair<const char*, double>{"nvidia-h100-sxm5", 0.57},
+                                   std::pair<const char*, double>{"nvidia-a100-80gb-sxm", 1.0}}) {
+    SCOPED_TRACE(name);
+    auto d = preset(name, no_fill);
+    EXPECT_DOUBLE_EQ(gpu(d).spec().flash2_rate, rate);
+    k.flash2 = false;
+    const GpuCost native = gpu(d).cost(k);
+    k.flash2 = true;
+    const GpuCost flash2 = gpu(d).cost(k);
+    EXPECT_NEAR(flash2.compute.value(), native.compute.value() / rate, 1e-12 * native.compute.value());
+    EXPECT_DOUBLE_EQ(flash2.hbm_bytes.value(), native.hbm_bytes.value());
+  }
+}
+
 TEST(Gpu, UnfusedAttentionAddsTheStatedDropoutTrafficAsAFourthPass) {
   auto d = preset("nvidia-a100-80gb-sxm");
   Kernel k;
