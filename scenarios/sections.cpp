@@ -92,180 +92,102 @@ const ParamTable& strategy() {
       {.name = "dp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 1'000'000, .help = "data-parallel degree"},
       {.name = "tp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 1024, .help = "tensor-parallel degree"},
       {.name = "pp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 4096, .help = "pipeline stages"},
-      {.name = "cp",
-       .kind = ParamKind::integer,
-       .def = 1,
-       .min = 1,
-       .max = 4096,
+      {.name = "cp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 4096,
        .help = "context-parallel degree: each rank holds s/cp tokens, attention as a K/V ring (causal: s a multiple "
                "of 2*cp, load-balanced chunks)"},
-      {.name = "ep",
-       .kind = ParamKind::integer,
-       .def = 1,
-       .min = 1,
-       .max = 65536,
+      {.name = "ep", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 65536,
        .help = "expert-parallel degree (MoE models): each MoE layer's routed experts spread over groups of ep devices "
                "of a stage, tokens exchanged by all-to-all; divides the experts and dp*cp*tp"},
-      {.name = "etp",
-       .kind = ParamKind::integer,
-       .def = 1,
-       .min = 1,
-       .max = 1024,
+      {.name = "etp", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 1024,
        .help = "expert tensor-parallel degree (MoE models): each routed expert's MLP split over etp devices "
                "(column then row parallel), the dispatched tokens all-gathered over them; divides the experts' MLP, "
                "ep*etp divides dp*cp*tp"},
-      {.name = "schedule",
-       .kind = ParamKind::choice,
-       .def = "1f1b",
-       .choices =
-           [] {
-             register_builtin_schedules();
-             return pipeline_schedules().names();
-           }(),
+      {.name = "schedule", .kind = ParamKind::choice, .def = "1f1b",
+       .choices = [] {
+         register_builtin_schedules();
+         return pipeline_schedules().names();
+       }(),
        .help = "pipeline schedule"},
-      {.name = "interleave",
-       .kind = ParamKind::integer,
-       .def = 1,
-       .min = 1,
-       .max = 64,
+      {.name = "interleave", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 64,
        .help = "model chunks per device v (interleaved-1f1b)"},
-      {.name = "sequence_parallel",
-       .kind = ParamKind::boolean,
-       .def = false,
+      {.name = "sequence_parallel", .kind = ParamKind::boolean, .def = false,
        .help = "Megatron sequence parallelism (all-gather/reduce-scatter instead of all-reduce)"},
-      {.name = "recompute",
-       .kind = ParamKind::choice,
-       .def = "none",
-       .choices = {"none", "selective", "full"},
+      {.name = "recompute", .kind = ParamKind::choice, .def = "none", .choices = {"none", "selective", "full"},
        .help = "activation recomputation"},
-      {.name = "zero",
-       .kind = ParamKind::integer,
-       .def = 0,
-       .min = 0,
-       .max = 3,
+      {.name = "zero", .kind = ParamKind::integer, .def = 0, .min = 0, .max = 3,
        .help = "ZeRO stage: 1 shards the optimizer state, 2 also the gradients (reduced every micro-batch), 3 also "
                "the parameters"},
-      {.name = "offload",
-       .kind = ParamKind::choice,
-       .def = "none",
-       .choices = {"none", "pool"},
+      {.name = "offload", .kind = ParamKind::choice, .def = "none", .choices = {"none", "pool"},
        .help = "optimizer state (fp32 master weights, Adam m and v: 12 B/parameter) on the device, or in the "
                "topology's memory nodes (a CXL pool; host DRAM behind PCIe), streamed in and back at each step"},
       {.name = "flash_attention", .kind = ParamKind::boolean, .def = true, .help = "fused attention kernel"},
-      {.name = "attention_kernel",
-       .kind = ParamKind::choice,
-       .def = "native",
-       .choices = {"native", "flash2"},
+      {.name = "attention_kernel", .kind = ParamKind::choice, .def = "native", .choices = {"native", "flash2"},
        .help = "the fused attention's library: native (the device's own: cuDNN / FlashAttention-3 on Hopper, "
                "FlashAttention-2 on Ampere) or flash2 (FlashAttention-2's kernels on any GPU, at the device's "
                "flash2_rate: PyTorch SDPA's flash backend, the flash_attn package before FlashAttention-3)"},
-      {.name = "tp_comm_overlap",
-       .kind = ParamKind::choice,
-       .def = "backward",
-       .choices = {"none", "backward", "full"},
+      {.name = "tp_comm_overlap", .kind = ParamKind::choice, .def = "backward", .choices = {"none", "backward", "full"},
        .help = "tensor-parallel collectives hidden behind GEMMs: none (every collective waits, Megatron-LM "
                "2021), backward (Megatron-Core: a column-parallel layer's input-gradient all-reduce or "
                "reduce-scatter beside its weight-gradient GEMM; under sequence parallelism the input's "
                "all-gather beside the input-gradient GEMM), full (as backward, and under sequence parallelism "
                "Transformer Engine's userbuffers: forward all-gathers and reduce-scatters beside their GEMMs, the "
                "backward output-gradient all-gather beside its input-gradient GEMM)"},
-      {.name = "main_grads",
-       .kind = ParamKind::choice,
-       .def = "auto",
-       .choices = {"auto", "fp32", "model"},
+      {.name = "main_grads", .kind = ParamKind::choice, .def = "auto", .choices = {"auto", "fp32", "model"},
        .help = "datatype gradients accumulate and are reduced in: fp32 (a 4 B/parameter main-gradient buffer, "
                "Megatron's rule for bf16), model (the model's datatype: Megatron-LM with fp16, PyTorch FSDP2's "
                "default; DeepSpeed ZeRO's), auto (fp32 for bf16 and fp8 with ZeRO 0 or 1, model otherwise)"},
-      {.name = "grad_accumulation",
-       .kind = ParamKind::choice,
-       .def = "fused",
-       .choices = {"fused", "separate"},
+      {.name = "grad_accumulation", .kind = ParamKind::choice, .def = "fused", .choices = {"fused", "separate"},
        .help = "micro-batch gradient accumulation: fused into the weight-gradient GEMM (Megatron-Core "
                "gradient_accumulation_fusion) or one add kernel per parameter tensor every micro-batch "
                "(Megatron-LM 2021 DDP hooks, PyTorch AccumulateGrad)"},
-      {.name = "cross_entropy_fusion",
-       .kind = ParamKind::boolean,
-       .def = false,
+      {.name = "cross_entropy_fusion", .kind = ParamKind::boolean, .def = false,
        .help = "the LM loss as Transformer Engine's fused cross entropy (Megatron-Core cross_entropy_loss_fusion) "
                "instead of Megatron's six-kernel fp32 vocab-parallel cross entropy"},
-      {.name = "fused_kernels",
-       .kind = ParamKind::boolean,
-       .def = true,
+      {.name = "fused_kernels", .kind = ParamKind::boolean, .def = true,
        .help = "norms, rotary embedding, SwiGLU and residual adds as Megatron/Transformer Engine's fused kernels; "
                "false: PyTorch eager mode's (RMSNorm in fp32 in seven kernels, rotate-half RoPE, separate SiLU and "
                "product), as Hugging Face-style Llama code runs without torch.compile"},
-      {.name = "deallocate_pipeline_outputs",
-       .kind = ParamKind::boolean,
-       .def = true,
+      {.name = "deallocate_pipeline_outputs", .kind = ParamKind::boolean, .def = true,
        .help = "a pipeline stage frees each chunk's output once sent (Megatron-LM since 2022, Megatron-Core); "
                "false: kept until its backward, one b*s*h tensor per micro-batch in flight"},
-      {.name = "blocking_p2p",
-       .kind = ParamKind::boolean,
-       .def = false,
+      {.name = "blocking_p2p", .kind = ParamKind::boolean, .def = false,
        .help = "pipeline sends block the sender's compute until they complete (Megatron-LM before "
                "Megatron-Core: batch_isend_irecv then a device synchronisation); false: on their own stream"},
-      {.name = "scatter_gather",
-       .kind = ParamKind::boolean,
-       .def = true,
+      {.name = "scatter_gather", .kind = ParamKind::boolean, .def = true,
        .help = "pipeline sends b*s*h/tp per tensor-parallel rank (Megatron scatter/gather)"},
-      {.name = "overlap_dp",
-       .kind = ParamKind::boolean,
-       .def = true,
+      {.name = "overlap_dp", .kind = ParamKind::boolean, .def = true,
        .help = "gradient buckets reduced while the last backward runs (ZeRO-2: every backward)"},
-      {.name = "dp_bucket",
-       .kind = ParamKind::quantity,
-       .dim = Dim::data,
-       .def = "25 MB",
-       .min = 1,
+      {.name = "dp_bucket", .kind = ParamKind::quantity, .dim = Dim::data, .def = "25 MB", .min = 1,
        .help = "gradient bucket size"},
-      {.name = "overlap_param_gather",
-       .kind = ParamKind::boolean,
-       .def = false,
+      {.name = "overlap_param_gather", .kind = ParamKind::boolean, .def = false,
        .help = "ZeRO-1/2: the updated parameters all-gathered bucket by bucket before the first micro-batch's "
                "forward reaches each bucket's layers (Megatron-Core distributed optimizer, overlap_param_gather); "
                "false: all of them after the optimizer step, exposed"},
-      {.name = "align_param_gather",
-       .kind = ParamKind::boolean,
-       .def = false,
+      {.name = "align_param_gather", .kind = ParamKind::boolean, .def = false,
        .help = "with overlap_param_gather: the gathers of model chunks 0 and 1 issued when the step starts, chunk "
                "c+1's when chunk c's first forward starts (Megatron-Core align_param_gather); false: each bucket's "
                "gather issued when the forward reaches the bucket before it"},
-      {.name = "moe_dispatch",
-       .kind = ParamKind::choice,
-       .def = "all_to_all",
-       .choices = {"all_to_all", "deepep"},
+      {.name = "moe_dispatch", .kind = ParamKind::choice, .def = "all_to_all", .choices = {"all_to_all", "deepep"},
        .help = "MoE dispatch and combine: all_to_all (over the expert group, by the collective algorithm) or deepep "
                "(DeepSeek-V3 / DeepEP: each token sent once per destination node on its rail, then forwarded on "
                "NVLink to its experts' GPUs; combine the reverse)"},
-      {.name = "moe_fp8_dispatch",
-       .kind = ParamKind::boolean,
-       .def = false,
+      {.name = "moe_fp8_dispatch", .kind = ParamKind::boolean, .def = false,
        .help = "MoE tokens dispatched in FP8 (one byte per value, an fp32 scale per 128), and the gradient sent back "
                "to the experts' outputs likewise; the combine stays in the activations' precision (DeepSeek-V3 "
                "report 3.3.2). Needs precision fp8"},
-      {.name = "moe_a2a_overlap",
-       .kind = ParamKind::boolean,
-       .def = false,
+      {.name = "moe_a2a_overlap", .kind = ParamKind::boolean, .def = false,
        .help = "MoE: one micro-batch's dispatch and combine run beside another's computation (Megatron-Core "
                "overlap_moe_expert_parallel_comm): each steady-state forward paired with an earlier micro-batch's "
                "backward, one more warm-up forward. Needs ep > 1, 1f1b (pp 1) or interleaved-1f1b, no full "
                "recomputation"},
-      {.name = "layers_per_stage",
-       .kind = ParamKind::array,
-       .def = nullptr,
+      {.name = "layers_per_stage", .kind = ParamKind::array, .def = nullptr,
        .help = "layers of each pipeline stage (default: balanced by device speed)"},
-      {.name = "stage_pools",
-       .kind = ParamKind::array,
-       .def = nullptr,
+      {.name = "stage_pools", .kind = ParamKind::array, .def = nullptr,
        .help = "pool name of each pipeline stage (default: in device order)"},
-      {.name = "fsdp",
-       .kind = ParamKind::object,
-       .def = nullptr,
+      {.name = "fsdp", .kind = ParamKind::object, .def = nullptr,
        .help = "ZeRO-3 / FSDP (zero 3): {\"preset\": \"pytorch-fsdp2\" | \"pytorch-fsdp\" | \"deepspeed-zero3\"} and "
                "overrides, see strategy.fsdp; absent: pytorch-fsdp2"},
-      {.name = "compression",
-       .kind = ParamKind::object,
-       .def = nullptr,
+      {.name = "compression", .kind = ParamKind::object, .def = nullptr,
        .help = "codecs: {\"dp\": {\"type\": ...}, \"pp\": {\"type\": ...}} for gradients and pipeline activations"},
   };
   return t;

@@ -31,24 +31,12 @@ json a100_common() {
 }
 
 json h100_common() {
-  return {{"peak_fp32", "66.9 TFLOPS"},
-          {"peak_tf32", "494.7 TFLOPS"},
-          {"peak_bf16", "989.4 TFLOPS"},
-          {"peak_fp8", "1978.9 TFLOPS"},
-          {"peak_int8", "1978.9 TOPS"},
-          {"sm_count", 132},
-          {"tile_m", 128},
-          {"tile_n", 256},
-          {"tile_k", 64},
-          {"gemm_efficiency", 0.77},
-          {"gemm_efficiency_fp8", 0.68},
-          {"attention_efficiency", 0.69},
-          {"flash2_rate", 0.57},
-          {"memory_efficiency", 0.53},
-          {"tile_fill", "1 us"},
-          {"launch_overhead", "5 us"},
-          {"idle_power", "70 W"},
-          {"tdp", "700 W"}};
+  return {{"peak_fp32", "66.9 TFLOPS"}, {"peak_tf32", "494.7 TFLOPS"}, {"peak_bf16", "989.4 TFLOPS"},
+          {"peak_fp8", "1978.9 TFLOPS"}, {"peak_int8", "1978.9 TOPS"}, {"sm_count", 132},
+          {"tile_m", 128},               {"tile_n", 256},              {"tile_k", 64},
+          {"gemm_efficiency", 0.77},     {"gemm_efficiency_fp8", 0.68}, {"attention_efficiency", 0.69},
+          {"flash2_rate", 0.57},         {"memory_efficiency", 0.53},   {"tile_fill", "1 us"},
+          {"launch_overhead", "5 us"},   {"idle_power", "70 W"},        {"tdp", "700 W"}};
 }
 
 }  // namespace
@@ -91,8 +79,7 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
   json h100 = h100_common();
   h100["memory_capacity"] = "80 GB";
   h100["memory_bandwidth"] = "3.35 TB/s";
-  add_gpu_preset(
-      presets, "nvidia-h100-sxm5", h100,
+  add_gpu_preset(presets, "nvidia-h100-sxm5", h100,
       "H100 whitepaper via glennklockwood [S]: 989.4 TF bf16, 494.7 TF tf32, 66.9 TF fp32, 1978.9 TF fp8 and TOPS "
       "int8, 80 GB HBM3 at 3.35 TB/s, 700 W (Llama 3 paper [P]); 132 SMs (glennklockwood peak-FLOPS page) [S]. "
       "CALIBRATED (bounded Levenberg-Marquardt fit of step time, event mode, to ten DGX-H100 FP8 pre-training rows "
@@ -135,26 +122,12 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "runs).",
       "NVIDIA H800 SXM5 80GB");
 
-  add_gpu_preset(
-      presets, "nvidia-b200",
-      {{"peak_fp32", "80 TFLOPS"},
-       {"peak_tf32", "1100 TFLOPS"},
-       {"peak_bf16", "2250 TFLOPS"},
-       {"peak_fp8", "4500 TFLOPS"},
-       {"peak_int8", "4500 TOPS"},
-       {"memory_capacity", "192 GB"},
-       {"memory_bandwidth", "8 TB/s"},
-       {"sm_count", 148},
-       {"tile_m", 128},
-       {"tile_n", 256},
-       {"tile_k", 64},
-       {"gemm_efficiency", 0.78},
-       {"gemm_efficiency_fp8", 0.53},
-       {"attention_efficiency", 0.69},
-       {"memory_efficiency", 0.82},
-       {"tile_fill", "1 us"},
-       {"launch_overhead", "5 us"},
-       {"idle_power", "100 W"},
+  add_gpu_preset(presets, "nvidia-b200", 
+      {{"peak_fp32", "80 TFLOPS"}, {"peak_tf32", "1100 TFLOPS"}, {"peak_bf16", "2250 TFLOPS"},
+       {"peak_fp8", "4500 TFLOPS"}, {"peak_int8", "4500 TOPS"}, {"memory_capacity", "192 GB"},
+       {"memory_bandwidth", "8 TB/s"}, {"sm_count", 148}, {"tile_m", 128}, {"tile_n", 256}, {"tile_k", 64},
+       {"gemm_efficiency", 0.78}, {"gemm_efficiency_fp8", 0.53}, {"attention_efficiency", 0.69},
+       {"memory_efficiency", 0.82}, {"tile_fill", "1 us"}, {"launch_overhead", "5 us"}, {"idle_power", "100 W"},
        {"tdp", "1000 W"}},
       "NVIDIA via glennklockwood and Vultr docs [S] (HGX B200): 2250 TF bf16 dense, 1100 TF tf32, 80 TF fp32, 4500 TF "
       "fp8 and TOPS int8, 192 GB HBM3e at 8 TB/s, 1000 W. 148 SMs [U]. CALIBRATED on four DGX-B200 FP8 rows of "
