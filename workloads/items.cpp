@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
 
 #include "sim/core/error.hpp"
 #include "workloads/pass_totals.hpp"
@@ -301,8 +302,12 @@ class ItemBuilder {
       // A row-parallel GEMM's output gradient, all-gathered under sequence parallelism for
       // its input-gradient GEMM (beside it with userbuffers).
       if (op.tp_allreduce_after && st_.sequence_parallel) comm(out, CollectiveOp::all_gather, userbuffers());
-      if (op.attention_core && st_.recompute == Recompute::selective)
+      if (op.attention_core && st_.recompute == Recompute::selective) {
         attention(out, op.kernel, Phase::recompute, Flops{}, kv_block_bytes_);
+        // The core attention's forward rerun whole: under context parallelism its ring merges too.
+        if (i + 1 < ops.size() && std::string_view(ops[i + 1].name) == "cp_merge")
+          compute(out, ops[i + 1].kernel, Phase::recompute, Flops{});
+      }
       const Kernel& f = op.kernel;
       if (f.kind == KernelKind::gemm) {
         // A column-parallel GEMM: under sequence parallelism its input was kept on s/t tokens

@@ -35,7 +35,9 @@
 // s/cp tokens, so every token-parallel op (norms, GEMMs, dropouts) and its saved
 // activations shrink by cp; its attention takes its s/cp queries against all s keys
 // (the K/V blocks of the other ranks arrive over the ring, workloads/items.cpp), 1/cp of
-// the attention work with the load-balanced causal chunk assignment (2 cp chunks).
+// the attention work with the load-balanced causal chunk assignment (2 cp chunks), and
+// the merges of the ring's partial results follow it (ring_merge; Transformer Engine's
+// AttnFuncWithCPAndKVP2P).
 #include <algorithm>
 #include <cmath>
 #include <string_view>
@@ -51,6 +53,30 @@ double d(std::int64_t x) { return static_cast<double>(x); }
 
 LayerOp mem_op(const char* name, KernelKind kind, double bytes, DType dt) {
   return {name, memory_kernel(kind, Bytes(bytes), Flops(0), dt), false, false, false};
+}
+
+// Ring attention's merges (cp > 1), the kernels after the attention blocks on the same
+// stream (Transformer Engine AttnFuncWithCPAndKVP2P; the ring's sends overlap the blocks,
+// these do not). Forward: each step's partial output O_i is merged into O rescaled by
+// exp(lse_i - lse) (flash_attn_fwd_out_correction; the first step's is a scaled copy,
+// flash_attn_fwd_out_correction_init): read O_i, read and write O, 3e per element, 2e for
+// the first. Backward: each step's dQ_i added into dQ (the first copied), and the step's
+// dK_i, dV_i into the travelling dK, dV block (the first copied), 3e and 2e again. The
+// log-sum-exp updates (b a s/cp values) are 1/hd of that and left out. A causal model's
+// load-balanced chunks give each step after the diagonal one half of the queries or one
+// half of the keys (AttnFuncWithCPAndKVP2P: steps i <= rank use the first key half, later
+// steps the second query half): over the ranks, 3/4 of a full merge per such step.
+// `o`, `q`, `kv`: elements of this rank's O, Q, and K and V together.
+LayerOp ring_merge(const TransformerConfig& c, const ShardShape& s, double o, double q, double kv) {
+  const DType act = storage_dtype(s.dtype);
+  const double e = dtype_bytes(act);
+  const double steps = c.causal ? 1 + 0.75 * d(s.cp - 1) : d(s.cp);
+  const double per_element = 3 * steps - 1;  // 2e for the first step, 3e for every other
+  LayerOp op = mem_op("cp_merge", KernelKind::elementwise, per_element * o * e, act);
+  op.kernel.launches = static_cast<int>(s.cp);
+  op.backward_bytes = Bytes(per_element * (q + kv) * e);
+  op.backward_launches = static_cast<int>(2 * s.cp);
+  return op;
 }
 
 }  // namespace
@@ -164,6 +190,9 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   att.bytes = Bytes(bytes);
   ops.push_back({"attention", att, true, false});
   ops.back().model_work = model_work;
+  if (s.cp > 1)
+    ops.push_back(ring_merge(c, s, d(tokens) * d(heads_t * dv), d(tokens) * d(heads_t * dqk),
+                             d(tokens) * (c.is_mla() ? d(heads_t * (dqk + dv)) : 2.0 * d(kv_out))));
 
   quantise("fp8_cast_attn_proj", d(tokens) * d(q_out));
   ops.push_back({"attn_proj", gemm_kernel(tokens, c.hidden, heads_t * dv, s.dtype), false, true});

@@ -149,5 +149,58 @@ TEST(ContextParallel, SendsOverlapTheAttentionBlocks) {
   EXPECT_EQ(after_compute, 8);
 }
 
+TEST(ContextParallel, RingMergesReadAndWriteThePartialResults) {
+  // Transformer Engine's ring attention merges each step's partial output into O (read
+  // O_i, read and write O: 3 bytes-per-element passes; the first step a scaled copy, 2),
+  // and in the backward each step's dQ_i into dQ and dK_i, dV_i into the travelling
+  // block. GPT-3 175B at t = 8, b = 1: O and Q are b (s/cp) h / t elements, K and V
+  // together twice that, at 2 bytes (bf16).
+  const TransformerConfig c = gpt3_cp();
+  for (int cp : {2, 4, 8}) {
+    const ShardShape s{1, 8, false, true, DType::bf16, cp};
+    const LayerOp& merge = test::layer_op(transformer_layer_ops(c, s), "cp_merge");
+    const double elems = 2048.0 / cp * 12288 / 8;
+    // Causal, load-balanced: 1 + 3/4 (cp - 1) merges' worth of rows (the steps after the
+    // diagonal each touch half the queries or half the keys, averaged over the ranks).
+    const double steps = 1 + 0.75 * (cp - 1);
+    EXPECT_DOUBLE_EQ(merge.kernel.bytes.value(), (3 * steps - 1) * elems * 2) << "cp " << cp;
+    EXPECT_DOUBLE_EQ(merge.backward_bytes.value(), (3 * steps - 1) * (elems + 2 * elems) * 2) << "cp " << cp;
+    EXPECT_EQ(merge.kernel.launches, cp);
+    EXPECT_EQ(merge.backward_launches, 2 * cp);
+    EXPECT_DOUBLE_EQ(merge.kernel.flops.value(), 0.0);  // no model work
+    EXPECT_DOUBLE_EQ(merge.saved_bytes.value(), 0.0);   // nothing kept for the backward
+  }
+  // Without context parallelism there is nothing to merge; a non-causal model merges all
+  // cp steps in full.
+  const std::vector<LayerOp> one = transformer_layer_ops(c, ShardShape{1, 8, false, true, DType::bf16, 1});
+  for (const LayerOp& op : one) EXPECT_STRNE(op.name, "cp_merge");
+  TransformerConfig bert = c;
+  bert.causal = false;
+  const LayerOp& full =
+      test::layer_op(transformer_layer_ops(bert, ShardShape{1, 8, false, true, DType::bf16, 4}), "cp_merge");
+  EXPECT_DOUBLE_EQ(full.kernel.bytes.value(), (3 * 4 - 1) * (2048.0 / 4 * 12288 / 8) * 2);
+}
+
+TEST(ContextParallel, SelectiveRecomputationRerunsTheRingsMerges) {
+  // Selective recomputation reruns the core attention's forward, ring and merges: per layer
+  // the recompute pass moves the attention kernel's bytes and the merges' forward bytes.
+  StrategySpec st;
+  st.cp = 4;
+  st.recompute = Recompute::selective;
+  auto recompute_bytes = [&](int layers) {
+    Bytes b{};
+    const TaskGraph g = lower(gqa(layers), st, 1);
+    for (const Task& t : g.tasks())
+      if (t.kind == TaskKind::compute && t.device == 0 && t.phase == Phase::recompute) b += t.bytes;
+    return b.value();
+  };
+  WorkloadSpec w;
+  w.micro_batch = 1;
+  const std::vector<LayerOp> ops = transformer_layer_ops(gqa(1), shard_shape(w, st));
+  const double expected =
+      test::layer_op(ops, "attention").kernel.bytes.value() + test::layer_op(ops, "cp_merge").kernel.bytes.value();
+  EXPECT_DOUBLE_EQ(recompute_bytes(3) - recompute_bytes(2), expected);
+}
+
 }  // namespace
 }  // namespace hcsim
