@@ -3,7 +3,8 @@
 // its recorded error is guarded by suite_guard_test.cpp; this file checks the suite's shape.
 // Expected values: each case's source in expected.json (Korthikanti et al. 2022 Table 5;
 // Smith et al. 2022 section 2.4; BigScience tr11-176B-ml README; Llama 3 paper Table 4;
-// IBM fms-fsdp README; MosaicML llm-foundry's benchmark tables).
+// IBM fms-fsdp README; MosaicML llm-foundry's benchmark tables; TorchTitan's async-TP
+// benchmark).
 #include <cmath>
 #include <set>
 #include <string>
@@ -21,12 +22,12 @@ const std::string kSuite = std::string(HCSIM_SOURCE_DIR) + "/scenarios/predictio
 
 nlohmann::json expected() { return nlohmann::json::parse(read_file(kSuite + "/expected.json")); }
 
-// The suite is what docs/validation.md says it is: twenty-five runs from six sources, none of
+// The suite is what docs/validation.md says it is: twenty-nine runs from seven sources, none of
 // them the calibration sets (Megatron-LM SC21 Table 1, NVIDIA's Megatron-Bridge/NeMo
 // performance tables), each naming its source, its step time and its software stack.
-TEST(PredictionSuiteShape, TwentyFiveCitedRunsOffTheCalibrationSets) {
+TEST(PredictionSuiteShape, TwentyNineCitedRunsOffTheCalibrationSets) {
   const nlohmann::json doc = expected();
-  ASSERT_EQ(doc.at("cases").size(), 25u);
+  ASSERT_EQ(doc.at("cases").size(), 29u);
   std::set<std::string> ids;
   int megatron = 0;
   for (const auto& [file, c] : doc.at("cases").items()) {
@@ -38,7 +39,8 @@ TEST(PredictionSuiteShape, TwentyFiveCitedRunsOffTheCalibrationSets) {
     const bool cited =
         source.find("2205.05198") != std::string::npos || source.find("2201.11990") != std::string::npos ||
         source.find("tr11-176B-ml") != std::string::npos || source.find("2407.21783") != std::string::npos ||
-        source.find("fms-fsdp") != std::string::npos || source.find("llm-foundry") != std::string::npos;
+        source.find("fms-fsdp") != std::string::npos || source.find("llm-foundry") != std::string::npos ||
+        source.find("torchtitan") != std::string::npos;
     EXPECT_TRUE(cited) << source;
     EXPECT_EQ(source.find("2104.04473"), std::string::npos) << "SC21 Table 1 is the calibration set";
     const std::string notes = c.at("notes").get<std::string>();
