@@ -59,7 +59,7 @@ LayoutRequest layout_request(const Scenario& sc) {
   r.sequence_parallel = sc.strategy.sequence_parallel;
   r.zero = sc.strategy.zero;
   r.moe_a2a_overlap = sc.strategy.moe_a2a_overlap;
-  r.full_recompute = sc.strategy.recompute == Recompute::full;
+  r.recompute = sc.strategy.recompute;
   r.uniform_stages = std::all_of(sc.stage_pool.begin(), sc.stage_pool.end(),
                                  [&](int p) { return same_device_model(sc.pools[p], sc.pools[sc.stage_pool[0]]); });
   return r;

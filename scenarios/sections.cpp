@@ -112,8 +112,11 @@ const ParamTable& strategy() {
        .help = "model chunks per device v (interleaved-1f1b)"},
       {.name = "sequence_parallel", .kind = ParamKind::boolean, .def = false,
        .help = "Megatron sequence parallelism (all-gather/reduce-scatter instead of all-reduce)"},
-      {.name = "recompute", .kind = ParamKind::choice, .def = "none", .choices = {"none", "selective", "full"},
-       .help = "activation recomputation"},
+      {.name = "recompute", .kind = ParamKind::choice, .def = "none",
+       .choices = {"none", "selective", "full", "selective-op"},
+       .help = "activation recomputation: selective (Megatron: the core attention), full (each layer's forward), "
+               "selective-op (PyTorch's per-op selective checkpointing, torchtitan's op policy: every second "
+               "matmul and the elementwise ops rerun; dense layers only)"},
       {.name = "zero", .kind = ParamKind::integer, .def = 0, .min = 0, .max = 3,
        .help = "ZeRO stage: 1 shards the optimizer state, 2 also the gradients (reduced every micro-batch), 3 also "
                "the parameters"},

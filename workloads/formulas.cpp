@@ -22,6 +22,8 @@ Bytes activation_bytes_per_layer(double s, double b, double h, double a, double 
       return Bytes(sp ? 2.0 * sbh / t : 2.0 * sbh);
     case Recompute::selective: return Bytes(sp ? sbh * 34.0 / t : sbh * (10.0 + 24.0 / t));
     case Recompute::none: return Bytes(sp ? sbh * (34.0 / t + scores) : sbh * (10.0 + 24.0 / t + scores));
+    case Recompute::op:
+      break;  // not a row of Table 2 (layer_activation_bytes costs it op by op)
   }
   return Bytes{};
 }

@@ -107,9 +107,12 @@ class ItemBuilder {
       const double expert = is_moe ? moe_expert_params_ : 0.0;
       // Full recomputation runs the layer's forward again inside its backward: the whole
       // layer is gathered for both.
-      if (st_.recompute == Recompute::full) {
+      if (st_.recompute == Recompute::full || st_.recompute == Recompute::op) {
         unit(out.bwd, dense, sum_gathered(units_));
-        forward_ops(ops(l), out.bwd, Phase::recompute, {}, l);
+        if (st_.recompute == Recompute::full)
+          forward_ops(ops(l), out.bwd, Phase::recompute, {}, l);
+        else
+          rerun_by_op(ops(l), out.bwd, l);
         backward_ops(ops(l), out.bwd, {}, l);
       } else {
         backward_ops(ops(l), out.bwd, units_, l);
@@ -275,6 +278,29 @@ class ItemBuilder {
       name_from(out, first, op.name, layer);
       if (op.tp_allreduce_after && !ub)
         comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);
+    }
+  }
+
+  // Selective recomputation by op (transformer_ops.cpp, select_by_op): the layer's forward
+  // rerun before its backward, but for what the policy saved: the fused attention, the
+  // matmuls not in op_recompute_cols, the sequence-parallel reduce-scatters. The all-gathers
+  // (and without sequence parallelism the all-reduces) are collectives the policy does not
+  // save, so they run again.
+  void rerun_by_op(const std::vector<LayerOp>& ops, std::vector<Item>& out, int layer) {
+    for (const LayerOp& op : ops) {
+      const std::size_t first = out.size();
+      if (op.column_parallel && st_.sequence_parallel) comm(out, CollectiveOp::all_gather);
+      if (op.attention_core) continue;
+      if (op.kernel.kind != KernelKind::gemm) {
+        compute(out, op.kernel, Phase::recompute, Flops{});
+      } else {
+        for (const std::int64_t cols : op.op_recompute_cols)
+          if (cols > 0)
+            compute(out, gemm_kernel(op.kernel.m, cols, op.kernel.k, op.kernel.dtype, op.kernel.batch),
+                    Phase::recompute, Flops{});
+      }
+      name_from(out, first, op.name, layer);
+      if (op.tp_allreduce_after && !st_.sequence_parallel) comm(out, CollectiveOp::all_reduce);
     }
   }
 

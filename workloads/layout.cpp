@@ -116,6 +116,12 @@ bool expert_rules(const LayoutRequest& r, Broken& broken) {
   if (r.zero >= 3 && l.dp * l.cp > 1)
     return rule("/strategy/zero",
                 [] { return std::string("ZeRO-3 / FSDP of an MoE model is not modelled; use zero 0, 1 or 2"); });
+  if (r.recompute == Recompute::op)
+    return rule("/strategy/recompute", [] {
+      return std::string(
+          "\"selective-op\" (per-op selective checkpointing) is modelled for dense layers only; use none, "
+          "selective or full with an MoE model");
+    });
   return r.moe_a2a_overlap && a2a_overlap_rules(r, rule);
 }
 
@@ -131,7 +137,7 @@ bool a2a_overlap_rules(const LayoutRequest& r, Rule& rule) {
           "got ep = {}",
           l.ep);
     });
-  if (r.full_recompute)
+  if (r.recompute == Recompute::full)
     return rule("/strategy/moe_a2a_overlap", [] {
       return std::string("is not run with full recomputation (Megatron-Core refuses the combination)");
     });

@@ -47,6 +47,8 @@
 
 namespace hcsim {
 
+enum class Recompute : std::uint8_t;  // workloads/strategy.hpp
+
 struct TransformerConfig;
 
 // A group of devices first, first + stride, ... (count of them), and its siblings: the
@@ -199,7 +201,7 @@ struct LayoutRequest {
   // MoE all-to-all overlap (StrategySpec::moe_a2a_overlap): ep > 1, 1F1B or interleaved 1F1B
   // (interleaved with pp > 1), no full recomputation, no ZeRO-3.
   bool moe_a2a_overlap = false;
-  bool full_recompute = false;
+  Recompute recompute{};  // value-initialised: Recompute::none
 };
 
 // Receives each broken rule: its code, JSON pointer and (on request) its message. Return

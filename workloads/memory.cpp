@@ -63,7 +63,7 @@ MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st,
   const ShardShape shape = shard_shape(w, st);
   Bytes act = layer_activation_bytes(c, shape, st.recompute) * (sh.layers - sh.moe_layers) * sh.in_flight;
   if (sh.moe_layers > 0) act += layer_activation_bytes(c, shape, st.recompute, true) * sh.moe_layers * sh.in_flight;
-  if (st.recompute == Recompute::full && sh.layers > 0) {
+  if ((st.recompute == Recompute::full || st.recompute == Recompute::op) && sh.layers > 0) {
     // One layer's full activations are live while it is recomputed and back-propagated.
     Bytes one = layer_activation_bytes(c, shape, Recompute::none);
     if (sh.moe_layers > 0) one = max(one, layer_activation_bytes(c, shape, Recompute::none, true));

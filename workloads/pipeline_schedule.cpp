@@ -351,12 +351,14 @@ std::string_view recompute_name(Recompute r) {
     case Recompute::none: return "none";
     case Recompute::selective: return "selective";
     case Recompute::full: return "full";
+    case Recompute::op:
+      return "selective-op";
   }
   return "?";
 }
 
 std::optional<Recompute> recompute_named(std::string_view name) {
-  for (const Recompute r : {Recompute::none, Recompute::selective, Recompute::full})
+  for (const Recompute r : {Recompute::none, Recompute::selective, Recompute::full, Recompute::op})
     if (recompute_name(r) == name) return r;
   return std::nullopt;
 }

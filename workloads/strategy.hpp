@@ -18,7 +18,9 @@
 
 namespace hcsim {
 
-enum class Recompute : std::uint8_t { none, selective, full };
+// op: selective recomputation by op, PyTorch's selective activation checkpointing with
+// torchtitan's "op" policy (transformer_ops.cpp, select_by_op).
+enum class Recompute : std::uint8_t { none, selective, full, op };
 std::string_view recompute_name(Recompute r);
 // The inverse of recompute_name; none for a name that is not one.
 std::optional<Recompute> recompute_named(std::string_view name);

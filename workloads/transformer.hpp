@@ -24,6 +24,7 @@
 // up projection kv_rank -> heads x (nope + v); attention scores over nope + rope dimensions,
 // values of v; the output projection heads v -> h.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -153,6 +154,11 @@ struct LayerOp {
                                     // which skips the masked half that the model count includes
   Bytes backward_bytes{};           // HBM traffic of the backward pass; 0: the general rule (items.cpp)
   int backward_launches = 0;        // kernels of the backward pass; 0: as many as forward
+  // Selective recomputation by op (Recompute::op, transformer_ops.cpp): the output columns
+  // of the framework's separate matmuls that this GEMM stands for and that are rerun (0:
+  // none), and what the op keeps for its backward under that policy.
+  std::array<std::int64_t, 3> op_recompute_cols{};
+  Bytes op_saved_bytes{};
   // MoE token dispatch or combine: an all-to-all of this many bytes per rank over the
   // expert-parallel group before the op in forward, after its backward in backward (the
   // gradient goes back the way the tokens came). 0: none.

@@ -39,6 +39,7 @@
 // the merges of the ring's partial results follow it (ring_merge; Transformer Engine's
 // AttnFuncWithCPAndKVP2P).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string_view>
 
@@ -53,6 +54,49 @@ double d(std::int64_t x) { return static_cast<double>(x); }
 
 LayerOp mem_op(const char* name, KernelKind kind, double bytes, DType dt) {
   return {name, memory_kernel(kind, Bytes(bytes), Flops(0), dt), false, false, false};
+}
+
+// Selective activation checkpointing by op (Recompute::op): PyTorch's
+// create_selective_checkpoint_contexts with torchtitan's "op" policy
+// (torchtitan/models/llama3/parallelize_llama.py, _save_list and _custom_policy, the same
+// from torchtitan 9dec370, 2024-12, to 820504e, 2025-06). Per layer (one checkpoint region)
+// the outputs of aten.mm are saved but every second one in call order, and the outputs of
+// the fused attention and of the sequence-parallel reduce-scatters; everything else is
+// rerun before the layer's backward: norms, rotary embedding, activations, residual adds,
+// casts, the sequence-parallel all-gathers and the unsaved matmuls. torchao's Float8Linear
+// calls aten.mm on its Float8Tensor operands, which the checkpointing mode sees before the
+// subclass turns it into torch._scaled_mm: fp8 matmuls follow the same rule (and the list's
+// aten.max keeps the casts' amax, so a rerun cast is one pass). The matmuls are counted as torchtitan's Llama calls
+// them: wq, wk, wv apart (Q and K and V; hcsim's "qkv" GEMM), then wo, then w1 and w3 apart (a gated MLP's input
+// projections), then w2; so wk, wo and w3 rerun. The region also keeps its input (b s h, s/t tokens under sequence
+// parallelism). `input`, `attn_out`: elements of the layer's input and of the attention output; `q`, `kv`, `ffn`: this
+// rank's output columns of wq, of wk and wv each, of w1 and w3 each.
+void select_by_op(std::vector<LayerOp>& ops, const ShardShape& s, double e, double input, double attn_out, double q,
+                  double kv, double ffn, bool gated) {
+  int mm = 0;
+  for (LayerOp& op : ops) {
+    const std::string_view n = op.name;
+    if (n == "norm1") op.op_saved_bytes = Bytes(e * input);  // the region's input, before its first op
+    if (op.attention_core) {
+      // O and the softmax log-sum-exp (fp32, one per head and query).
+      op.op_saved_bytes += Bytes(e * attn_out + 4.0 * d(op.kernel.batch) * d(op.kernel.m));
+      continue;
+    }
+    if (op.tp_allreduce_after && s.sequence_parallel && s.tp > 1) op.op_saved_bytes += Bytes(e * input);
+    if (op.kernel.kind != KernelKind::gemm) continue;
+    std::array<double, 3> cols{d(op.kernel.n), 0, 0};
+    if (n == "qkv") cols = {q, kv, kv};
+    if (n == "mlp_up" && gated) cols = {ffn, ffn, 0};
+    std::size_t rerun = 0;
+    for (const double w : cols) {
+      if (w <= 0) continue;
+      if (++mm % 2 != 0) {
+        op.op_saved_bytes += Bytes(e * d(op.kernel.m) * w);
+        continue;
+      }
+      op.op_recompute_cols[rerun++] = static_cast<std::int64_t>(w);
+    }
+  }
 }
 
 // Ring attention's merges (cp > 1), the kernels after the attention blocks on the same
@@ -232,6 +276,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
     else if (n == "activation") op.saved_bytes = Bytes(e * d(tokens) * d(ffn) * (c.gated_mlp ? (eager ? 3 : 2) : 1));
     else if (n == "mlp_down") op.saved_bytes = Bytes(g * d(tokens) * d(ffn));
   }
+  select_by_op(ops, s, e, norm_tokens * h, d(tokens) * d(heads_t * dv), d(q_out), d(kv_out), d(ffn), c.gated_mlp);
   return ops;
 }
 
@@ -352,7 +397,9 @@ Bytes layer_activation_bytes(const TransformerConfig& c, const ShardShape& s, Re
                  (s.sequence_parallel ? s.tp : 1));
   Bytes total{};
   for (const LayerOp& op : moe ? moe_layer_ops(c, s) : transformer_layer_ops(c, s))
-    total += op.saved_bytes - (r == Recompute::selective || s.flash_attention ? op.saved_score_bytes : Bytes{});
+    total += r == Recompute::op
+                 ? op.op_saved_bytes
+                 : op.saved_bytes - (r == Recompute::selective || s.flash_attention ? op.saved_score_bytes : Bytes{});
   return total;
 }
 

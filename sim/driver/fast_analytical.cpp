@@ -104,7 +104,7 @@ LayoutRequest FastAnalytical::Impl::request(const FastLayout& l) {
   r.sequence_parallel = l.sequence_parallel;
   r.zero = l.zero;
   r.moe_a2a_overlap = base.strategy.moe_a2a_overlap;
-  r.full_recompute = l.recompute == Recompute::full;
+  r.recompute = l.recompute;
   r.devices = l.cluster_devices > 0 ? l.cluster_devices : r.layout.devices();
   r.interleaved = in.schedule && in.schedule->interleaved();
   r.interleave = l.interleave;

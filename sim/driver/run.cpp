@@ -112,7 +112,7 @@ double estimate_tasks(const Scenario& sc) {
   // Per pass and rank: tensor-parallel layers split at 2 (forward) or 2-4 (backward)
   // communication points per layer, each one compute task plus a share of a collective.
   double per_pass = st.tp > 1 ? layers_per_stage * (st.sequence_parallel ? 8.0 : 4.0) : 2.0;
-  if (st.recompute == Recompute::full) per_pass *= 1.5;
+  if (st.recompute == Recompute::full || st.recompute == Recompute::op) per_pass *= 1.5;
   // Context parallelism: per layer and pass up to three attention rings (forward,
   // recomputation, backward) of cp blocks and cp - 1 sends.
   if (st.cp > 1) per_pass += layers_per_stage * 3.0 * 2.0 * st.cp;

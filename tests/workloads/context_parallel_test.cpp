@@ -71,14 +71,7 @@ TaskGraph lower(const TransformerConfig& c, const StrategySpec& st, std::int64_t
   return lower_training_step(in);
 }
 
-TransformerConfig gqa(int layers) {
-  // A small grouped-query model: 16 query heads, 4 key/value heads of 64 (h_kv = 256).
-  TransformerConfig c;
-  c.family = "llama";
-  c.layers = layers; c.hidden = 1024; c.heads = 16; c.kv_heads = 4; c.ffn_hidden = 2816; c.vocab = 1024;
-  c.seq_len = 1024; c.gated_mlp = true; c.rmsnorm = true; c.learned_positions = false; c.tied_embeddings = false;
-  return c;
-}
+TransformerConfig gqa(int layers) { return test::llama_gqa(layers); }
 
 double model_flops(const TaskGraph& g) {
   Flops f{};
