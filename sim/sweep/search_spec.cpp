@@ -138,7 +138,7 @@ void parse_space(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
   read_list(sp, "micro_batch", s.space.micro_batch, d);
   read_list(sp, "schedule", s.space.schedule, d, {"gpipe", "1f1b", "interleaved-1f1b"});
   read_list(sp, "interleave", s.space.interleave, d);
-  read_list(sp, "recompute", s.space.recompute, d, {"none", "selective", "full"});
+  read_list(sp, "recompute", s.space.recompute, d, {"none", "selective", "full", "selective-op"});
   read_list(sp, "zero", s.space.zero, d);
   read_list(sp, "sequence_parallel", s.space.sequence_parallel, d);
 }

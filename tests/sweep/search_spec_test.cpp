@@ -46,6 +46,22 @@ TEST(SearchSpec, TheBudgetAndDuplicatesBoundTheCandidates) {
       R"("/cluster/pools/0/count":1})");
 }
 
+TEST(SearchSpec, EveryRecomputationModeOfTheScenarioIsASearchChoice) {
+  // The space's recompute list takes the scenario's choices (scenarios/sections.cpp),
+  // selective-op included, and writes each candidate's as the scenario spells it.
+  const auto s = parse_search({{"base", base(1)},
+                               {"space",
+                                {{"tp", {1}},
+                                 {"pp", {1}},
+                                 {"dp", {1}},
+                                 {"micro_batch", {1}},
+                                 {"recompute", {"none", "selective", "full", "selective-op"}}}}},
+                              "s.json");
+  std::set<std::string> written;
+  for (const auto& k : enumerate_candidates(s)) written.insert(k.params()["/strategy/recompute"].get<std::string>());
+  EXPECT_EQ(written, (std::set<std::string>{"none", "selective", "full", "selective-op"}));
+}
+
 TEST(SearchSpec, DeviceCountsFilterAndDpDefaultsToPowersOfTwo) {
   const auto s = parse_search({{"base", base(8)},
                                {"device_counts", {8}},
