@@ -64,6 +64,7 @@ ShardingSpec resolve_sharding(const nlohmann::json& v, const std::string& path, 
   if (p.has("max_live_parameters")) spec.max_live_parameters = p.number("max_live_parameters");
   if (p.has("persistence_threshold")) spec.persistence_threshold = p.number("persistence_threshold");
   if (p.has("reduce_stream")) spec.reduce_stream = p.boolean("reduce_stream");
+  spec.fp8_all_gather = p.boolean("fp8_all_gather");
   if (spec.shard_group > 0 && st.grad_ranks() % spec.shard_group != 0)
     diag.error(path + "/shard_group", fmt::format("{} ranks do not divide the {} data-parallel ranks (dp * cp)",
                                                   spec.shard_group, st.grad_ranks()));
@@ -77,7 +78,8 @@ ShardingSpec resolve_sharding(const nlohmann::json& v, const std::string& path, 
                  {"prefetch_bucket", spec.prefetch_bucket},
                  {"max_live_parameters", spec.max_live_parameters},
                  {"persistence_threshold", spec.persistence_threshold},
-                 {"reduce_stream", spec.reduce_stream}};
+                 {"reduce_stream", spec.reduce_stream},
+                 {"fp8_all_gather", spec.fp8_all_gather}};
   return spec;
 }
 

@@ -247,6 +247,9 @@ struct Parser {
                  "FP8 dispatch feeds the experts' FP8 GEMMs: it needs /workload/precision \"fp8\"");
     st.sharding = resolve_sharding(s.has("fsdp") ? s.raw("fsdp") : nlohmann::json(), "/strategy/fsdp", st, diag,
                                    &res.fsdp);
+    if (st.sharding.fp8_all_gather && sc.workload.precision != DType::fp8)
+      diag.error("/strategy/fsdp/fp8_all_gather",
+                 "gathers the weights as FP8 for FP8 GEMMs: it needs /workload/precision \"fp8\"");
     if (pipeline_schedules().find(st.schedule) && sc.schedule().splits_backward() && sharded_parameters(st))
       diag.error("/strategy/schedule", st.schedule +
                                            " splits the backward into B and W passes, which is not modelled with "

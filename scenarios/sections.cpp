@@ -225,6 +225,10 @@ const ParamTable& fsdp() {
        .help = "gradient reductions on streams of their own (reduce-scatter; hybrid: all-reduce) beside the "
                "gathers, the backward's end waiting for them (FSDP's post-backward and all-reduce streams, "
                "DeepSpeed's overlap_comm); false: one communication stream for all"},
+      {.name = "fp8_all_gather", .kind = ParamKind::boolean, .def = false,
+       .help = "the transformer layers' weights gathered as FP8 for their FP8 GEMMs, one byte per element "
+               "(torchao's enable_fsdp_float8_all_gather; the embedding and the head in the model's datatype); "
+               "needs /workload/precision fp8"},
   };
   return t;
 }

@@ -108,7 +108,7 @@ class ItemBuilder {
       // Full recomputation runs the layer's forward again inside its backward: the whole
       // layer is gathered for both.
       if (st_.recompute == Recompute::full || st_.recompute == Recompute::op) {
-        unit(out.bwd, dense, sum_gathered(units_));
+        unit(out.bwd, dense, sum_gathered(units_), !units_.empty() && units_.front().fp8);
         if (st_.recompute == Recompute::full)
           forward_ops(ops(l), out.bwd, Phase::recompute, {}, l);
         else
@@ -143,6 +143,7 @@ class ItemBuilder {
   std::vector<LayerUnit> units(std::vector<LayerUnit> one, double params) const {
     if (units_.empty()) return {};
     one.front().params = one.front().gathered = params;
+    one.front().fp8 = false;  // the embedding and the head are gathered in the model's datatype
     return one;
   }
   static double sum_gathered(const std::vector<LayerUnit>& u) {
@@ -150,9 +151,9 @@ class ItemBuilder {
     for (const LayerUnit& x : u) g += x.gathered;
     return g;
   }
-  void unit(std::vector<Item>& out, double params, double gathered) {
+  void unit(std::vector<Item>& out, double params, double gathered, bool fp8) {
     if (units_.empty()) return;
-    const double e = dtype_bytes(storage_dtype(shape_.dtype));
+    const double e = fp8 ? 1.0 : dtype_bytes(storage_dtype(shape_.dtype));
     Item it;
     it.kind = Item::Kind::unit;
     it.comm_bytes = Bytes(gathered * e);
@@ -262,7 +263,7 @@ class ItemBuilder {
       const LayerOp& op = ops[i];
       const std::size_t first = out.size();
       if (next < units.size() && units[next].first_op == i) {
-        unit(out, units[next].params, units[next].gathered);
+        unit(out, units[next].params, units[next].gathered, units[next].fp8);
         ++next;
       }
       // Userbuffers (TpOverlap::full): the all-gather beside the GEMM it feeds, the
@@ -323,7 +324,7 @@ class ItemBuilder {
       const std::size_t first = out.size();
       if (next > 0 && i >= units[next - 1].first_op) {
         --next;
-        unit(out, units[next].params, units[next].gathered);
+        unit(out, units[next].params, units[next].gathered, units[next].fp8);
       }
       // A row-parallel GEMM's output gradient, all-gathered under sequence parallelism for
       // its input-gradient GEMM (beside it with userbuffers).

@@ -32,9 +32,23 @@ Bytes sharding_buffers(const TransformerConfig& c, const StrategySpec& st, const
   const int depth = bounded_prefetch(std::max(z.prefetch_forward, z.prefetch_backward), z, unit);
   const double gathered =
       z.reshard_after_forward ? (depth + 1) * unit : stage_params_per_device(c, st, sh) - persistent;
+  // FP8 gathers (ShardingSpec::fp8_all_gather) hold the layers' units at one byte per
+  // element, the embedding and the head at e: what that saves on the units above.
+  double fp8_saved = 0;
+  if (z.fp8_all_gather) {
+    const double layer_unit = largest_unit_params(c, st, false, false);
+    const double ends_unit = unit > layer_unit ? unit : 0.0;
+    const double ends = (sh.has_embedding ? c.embedding_params() : 0.0) / st.tp +
+                        (sh.has_head && (!c.tied_embeddings || !sh.has_embedding)
+                             ? static_cast<double>(c.vocab) * static_cast<double>(c.hidden) / st.tp
+                             : 0.0);
+    fp8_saved = z.reshard_after_forward ? (depth + 1) * (e * unit - std::max(layer_unit, e * ends_unit))
+                                        : (e - 1.0) * (gathered - ends);
+  }
   // Tensors under the persistence threshold kept whole (counted 1/nd in the weights), and the
   // unsharded gradients of the unit being reduce-scattered and of the one being computed.
-  return Bytes(e * (gathered + persistent * (1.0 - 1.0 / nd)) + grad_element_bytes(st, w.precision) * 2.0 * unit);
+  return Bytes(e * (gathered + persistent * (1.0 - 1.0 / nd)) - fp8_saved +
+               grad_element_bytes(st, w.precision) * 2.0 * unit);
 }
 
 MemoryBreakdown stage_memory(const TransformerConfig& c, const StrategySpec& st, const WorkloadSpec& w,

@@ -58,7 +58,7 @@ std::vector<LayerUnit> layer_units(const TransformerConfig& c, const ShardingSpe
                                    int tp) {
   const double layer = c.layer_params() / tp;
   const double persistent = persistent_layer_params(c, sh, tp);
-  if (sh.unit == ShardUnit::layer) return {{0, layer, layer - persistent}};
+  if (sh.unit == ShardUnit::layer) return {{0, layer, layer - persistent, sh.fp8_all_gather}};
   // Submodules: each weight matrix (a GEMM's k x n weights), the next ones of the layer
   // joined to it while the group stays within the prefetch bucket; the small tensors go
   // with the first group.
@@ -69,7 +69,7 @@ std::vector<LayerUnit> layer_units(const TransformerConfig& c, const ShardingSpe
     const double w = static_cast<double>(ops[i].kernel.n) * static_cast<double>(ops[i].kernel.k);
     matrices += w;
     if (out.empty() || in_group + w > sh.prefetch_bucket) {
-      out.push_back({i, w, w});
+      out.push_back({i, w, w, sh.fp8_all_gather});
       in_group = w;
     } else {
       out.back().params += w;

@@ -219,6 +219,7 @@ ShardPlan plan_sharding(const LoweringInput& in, const StagePlan& stage);
 struct LayerUnit {
   std::size_t first_op = 0;
   double params = 0, gathered = 0;
+  bool fp8 = false;  // gathered as FP8, one byte per element (ShardingSpec::fp8_all_gather)
 };
 std::vector<LayerUnit> layer_units(const TransformerConfig& c, const ShardingSpec& sh, const std::vector<LayerOp>& ops,
                                    int tp);

@@ -84,6 +84,10 @@ struct ShardingSpec {
   // all-reduce stream) beside the all-gathers' stream, the backward's end waiting for them;
   // false: one communication stream for all.
   bool reduce_stream = true;
+  // The transformer layers' weights gathered as FP8 for the FP8 GEMMs that use them, one
+  // byte per element (torchao's enable_fsdp_float8_all_gather); the embedding and the LM
+  // head, which stay in the model's datatype, are gathered in it. Needs fp8 precision.
+  bool fp8_all_gather = false;
 };
 
 struct StrategySpec {

@@ -151,7 +151,8 @@ TEST(ContextParallel, RingMergesReadAndWriteThePartialResults) {
   const TransformerConfig c = gpt3_cp();
   for (int cp : {2, 4, 8}) {
     const ShardShape s{1, 8, false, true, DType::bf16, cp};
-    const LayerOp& merge = test::layer_op(transformer_layer_ops(c, s), "cp_merge");
+    const std::vector<LayerOp> ops = transformer_layer_ops(c, s);
+    const LayerOp& merge = test::layer_op(ops, "cp_merge");
     const double elems = 2048.0 / cp * 12288 / 8;
     // Causal, load-balanced: 1 + 3/4 (cp - 1) merges' worth of rows (the steps after the
     // diagonal each touch half the queries or half the keys, averaged over the ranks).
@@ -169,8 +170,8 @@ TEST(ContextParallel, RingMergesReadAndWriteThePartialResults) {
   for (const LayerOp& op : one) EXPECT_STRNE(op.name, "cp_merge");
   TransformerConfig bert = c;
   bert.causal = false;
-  const LayerOp& full =
-      test::layer_op(transformer_layer_ops(bert, ShardShape{1, 8, false, true, DType::bf16, 4}), "cp_merge");
+  const std::vector<LayerOp> bert_ops = transformer_layer_ops(bert, ShardShape{1, 8, false, true, DType::bf16, 4});
+  const LayerOp& full = test::layer_op(bert_ops, "cp_merge");
   EXPECT_DOUBLE_EQ(full.kernel.bytes.value(), (3 * 4 - 1) * (2048.0 / 4 * 12288 / 8) * 2);
 }
 

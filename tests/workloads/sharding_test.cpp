@@ -90,6 +90,32 @@ TEST(Sharding, BytesPerUnit) {
   EXPECT_DOUBLE_EQ(r[3].value(), emb);
 }
 
+TEST(Sharding, Fp8GathersBringTheLayersAtOneBytePerElement) {
+  // strategy.fsdp.fp8_all_gather with fp8 precision: each layer unit's all-gather carries
+  // 1 byte per parameter (torchao's enable_fsdp_float8_all_gather), the embedding and the
+  // head their bf16 2; the reduce-scatters are unchanged.
+  const TransformerConfig c = gpt(2);
+  const double h = 1024, v = 1024, s = 512;
+  StrategySpec st = zero3(4);
+  st.sharding.fp8_all_gather = true;
+  register_builtin_schedules();
+  WorkloadSpec w;
+  w.global_batch = 4;
+  w.precision = DType::fp8;
+  testing::TestDevice dev;
+  auto sched = pipeline_schedules().get(st.schedule, "").make(Params());
+  const TaskGraph g = lower_training_step(testing::uniform_lowering(c, st, w, *sched, dev));
+  std::vector<double> gathers;
+  for (const Task& t : g.tasks())
+    if (t.kind == TaskKind::collective && t.comm == CommClass::zero && t.op == CollectiveOp::all_gather)
+      gathers.push_back(t.bytes.value());
+  const double layer = 12 * h * h + 13 * h;
+  const double emb = 2.0 * (c.learned_positions ? v * h + s * h : v * h), head = 2.0 * v * h;
+  const std::vector<double> expect = {emb, layer, layer, head, head, layer, layer, emb};
+  ASSERT_EQ(gathers.size(), expect.size());
+  for (std::size_t i = 0; i < expect.size(); ++i) EXPECT_DOUBLE_EQ(gathers[i], expect[i]) << i;
+}
+
 TEST(Sharding, HybridShardsInsideGroupsAndAllReducesAcross) {
   // dp 8, shard groups of 4: gathers and reduce-scatters over 4 ranks; each unit's shard
   // (1/4 of its gradients) all-reduced over the 2 groups. Without symmetry reduction (the
@@ -234,6 +260,29 @@ TEST(Sharding, MemoryOfUnitsInFlight) {
   // Kept from forward to backward: the stage's 4 layers gathered, plus 2 of gradients.
   st.sharding.reshard_after_forward = false;
   EXPECT_DOUBLE_EQ(sharding_buffers(c, st, w, mid).value(), 2.0 * (4 + 2) * layer);
+}
+
+TEST(Sharding, Fp8GathersHoldTheLayersAtOneByte) {
+  // fp8_all_gather: the units in flight at 1 byte per element (2 layers, prefetch 1), the
+  // unsharded gradients as before (2 layers at 2 bytes); kept from forward to backward, the
+  // stage's 4 layers at 1 byte. A first stage whose embedding (v h + s h = 1.5 M) is larger
+  // than a layer holds 2 embedding-sized units at 2 bytes.
+  const TransformerConfig c = gpt(4);
+  StrategySpec st = zero3(8);
+  st.sharding.fp8_all_gather = true;
+  WorkloadSpec w;
+  w.precision = DType::fp8;
+  const StageShape mid{1, 4, false, false, 1};
+  const double layer = 12 * 1024.0 * 1024.0 + 13 * 1024.0;
+  EXPECT_DOUBLE_EQ(sharding_buffers(c, st, w, mid).value(), 1.0 * 2 * layer + 2.0 * 2 * layer);
+  StrategySpec kept = st;
+  kept.sharding.reshard_after_forward = false;
+  EXPECT_DOUBLE_EQ(sharding_buffers(c, kept, w, mid).value(), 1.0 * 4 * layer + 2.0 * 2 * layer);
+  TransformerConfig wide = c;
+  wide.vocab = 16384;  // embedding 16384 h + 512 h > a layer's 12 h^2 + 13 h
+  const StageShape first{1, 4, true, false, 1};
+  const double emb = (16384.0 + 512.0) * 1024.0;
+  EXPECT_DOUBLE_EQ(sharding_buffers(wide, st, w, first).value(), 2.0 * 2 * emb + 2.0 * 2 * emb);
 }
 
 TEST(Sharding, DeepSpeedBuffersOf530BWithoutTensorParallelism) {
