@@ -38,10 +38,9 @@ Bytes sharding_buffers(const TransformerConfig& c, const StrategySpec& st, const
   if (z.fp8_all_gather) {
     const double layer_unit = largest_unit_params(c, st, false, false);
     const double ends_unit = unit > layer_unit ? unit : 0.0;
-    const double ends = (sh.has_embedding ? c.embedding_params() : 0.0) / st.tp +
-                        (sh.has_head && (!c.tied_embeddings || !sh.has_embedding)
-                             ? static_cast<double>(c.vocab) * static_cast<double>(c.hidden) / st.tp
-                             : 0.0);
+    StageShape layers_only = sh;
+    layers_only.has_embedding = layers_only.has_head = false;
+    const double ends = stage_params_per_device(c, st, sh) - stage_params_per_device(c, st, layers_only);
     fp8_saved = z.reshard_after_forward ? (depth + 1) * (e * unit - std::max(layer_unit, e * ends_unit))
                                         : (e - 1.0) * (gathered - ends);
   }
