@@ -66,11 +66,12 @@ LayerOp mem_op(const char* name, KernelKind kind, double bytes, DType dt) {
 // casts, the sequence-parallel all-gathers and the unsaved matmuls. torchao's Float8Linear
 // calls aten.mm on its Float8Tensor operands, which the checkpointing mode sees before the
 // subclass turns it into torch._scaled_mm: fp8 matmuls follow the same rule (and the list's
-// aten.max keeps the casts' amax, so a rerun cast is one pass). The matmuls are counted as torchtitan's Llama calls
-// them: wq, wk, wv apart (Q and K and V; hcsim's "qkv" GEMM), then wo, then w1 and w3 apart (a gated MLP's input
-// projections), then w2; so wk, wo and w3 rerun. The region also keeps its input (b s h, s/t tokens under sequence
-// parallelism). `input`, `attn_out`: elements of the layer's input and of the attention output; `q`, `kv`, `ffn`: this
-// rank's output columns of wq, of wk and wv each, of w1 and w3 each.
+// aten.max keeps the casts' amax, so a rerun cast is one pass). The matmuls are counted as
+// torchtitan's Llama calls them: wq, wk, wv apart (Q and K and V; hcsim's "qkv" GEMM), then
+// wo, then w1 and w3 apart (a gated MLP's input projections), then w2; so wk, wo and w3
+// rerun. The region also keeps its input (b s h, s/t tokens under sequence parallelism).
+// `input`, `attn_out`: elements of the layer's input and of the attention output; `q`,
+// `kv`, `ffn`: this rank's output columns of wq, of wk and wv each, of w1 and w3 each.
 void select_by_op(std::vector<LayerOp>& ops, const ShardShape& s, double e, double input, double attn_out, double q,
                   double kv, double ffn, bool gated) {
   int mm = 0;
@@ -234,8 +235,9 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   att.bytes = Bytes(bytes);
   ops.push_back({"attention", att, true, false});
   ops.back().model_work = model_work;
+  const double attn_out = d(tokens) * d(heads_t * dv);  // O: the attention's output elements
   if (s.cp > 1)
-    ops.push_back(ring_merge(c, s, d(tokens) * d(heads_t * dv), d(tokens) * d(heads_t * dqk),
+    ops.push_back(ring_merge(c, s, attn_out, d(tokens) * d(heads_t * dqk),
                              d(tokens) * (c.is_mla() ? d(heads_t * (dqk + dv)) : 2.0 * d(kv_out))));
 
   quantise("fp8_cast_attn_proj", d(tokens) * d(q_out));
@@ -276,7 +278,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
     else if (n == "activation") op.saved_bytes = Bytes(e * d(tokens) * d(ffn) * (c.gated_mlp ? (eager ? 3 : 2) : 1));
     else if (n == "mlp_down") op.saved_bytes = Bytes(g * d(tokens) * d(ffn));
   }
-  select_by_op(ops, s, e, norm_tokens * h, d(tokens) * d(heads_t * dv), d(q_out), d(kv_out), d(ffn), c.gated_mlp);
+  select_by_op(ops, s, e, norm_tokens * h, attn_out, d(q_out), d(kv_out), d(ffn), c.gated_mlp);
   return ops;
 }
 
