@@ -245,6 +245,8 @@ struct Parser {
     else if (st.fp8_dispatch && sc.workload.precision != DType::fp8)
       diag.error("/strategy/moe_fp8_dispatch",
                  "FP8 dispatch feeds the experts' FP8 GEMMs: it needs /workload/precision \"fp8\"");
+    if (st.fp8_delayed && sc.workload.precision != DType::fp8)
+      diag.error("/strategy/fp8_scaling", "delayed scaling is an FP8 recipe: it needs /workload/precision \"fp8\"");
     st.sharding = resolve_sharding(s.has("fsdp") ? s.raw("fsdp") : nlohmann::json(), "/strategy/fsdp", st, diag,
                                    &res.fsdp);
     if (st.sharding.fp8_all_gather && sc.workload.precision != DType::fp8)

@@ -178,6 +178,11 @@ const ParamTable& strategy() {
        .help = "MoE tokens dispatched in FP8 (one byte per value, an fp32 scale per 128), and the gradient sent back "
                "to the experts' outputs likewise; the combine stays in the activations' precision (DeepSeek-V3 "
                "report 3.3.2). Needs precision fp8"},
+      {.name = "fp8_scaling", .kind = ParamKind::choice, .def = "current", .choices = {"current", "delayed"},
+       .help = "FP8 scaling recipe: current (each GEMM input's amax read by its own pass, then the cast: Transformer "
+               "Engine's Float8CurrentScaling, torchao's tensorwise scaling) or delayed (the scale from earlier "
+               "steps' amax: one cast pass, written by the norm where a norm feeds the GEMM; Transformer Engine's "
+               "DelayedScaling, its only recipe before 2.x). Needs precision fp8"},
       {.name = "moe_a2a_overlap", .kind = ParamKind::boolean, .def = false,
        .help = "MoE: one micro-batch's dispatch and combine run beside another's computation (Megatron-Core "
                "overlap_moe_expert_parallel_comm): each steady-state forward paired with an earlier micro-batch's "
@@ -281,6 +286,7 @@ void read_framework_keys(const Params& s, StrategySpec& st) {
   st.deepep_dispatch = s.string("moe_dispatch") == "deepep";
   st.fp8_dispatch = s.boolean("moe_fp8_dispatch");
   st.moe_a2a_overlap = s.boolean("moe_a2a_overlap");
+  st.fp8_delayed = s.string("fp8_scaling") == "delayed";
 }
 
 }  // namespace hcsim::sections

@@ -166,6 +166,13 @@ struct StrategySpec {
   // steady state pairs each forward with the backward of an earlier micro-batch
   // (workloads/pipeline_schedule.hpp, with_a2a_overlap).
   bool moe_a2a_overlap = false;
+  // FP8 scaling recipe (workloads/transformer_ops.cpp). false: current scaling, each GEMM
+  // input's amax taken by its own pass before the cast (Transformer Engine's
+  // Float8CurrentScaling, torchao's tensorwise dynamic scaling). true: delayed scaling, the
+  // scale taken from earlier steps' amax history so the cast is one pass, written by the
+  // norm itself where the norm feeds the GEMM (Transformer Engine's DelayedScaling, its
+  // only recipe before 2.x, with LayerNormLinear).
+  bool fp8_delayed = false;
 };
 
 // Bytes of one gradient element as accumulated and reduced (MainGrads).

@@ -188,6 +188,7 @@ struct ShardShape {
   int etp = 1;                       // expert tensor parallel: 1/etp of each of them
   bool fp8_dispatch = false;         // strategy.moe_fp8_dispatch
   bool flash2 = false;               // strategy.attention_kernel flash2 (Kernel::flash2)
+  bool fp8_delayed = false;          // strategy.fp8_scaling delayed (StrategySpec::fp8_delayed)
 };
 ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st);
 

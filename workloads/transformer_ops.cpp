@@ -5,15 +5,26 @@
 // matrix-multiply FLOPs only, as in Megatron's eq. 3: per layer 24 b s h^2 + 4 b s^2 h for
 // GPT; elementwise kernels carry bytes, not model FLOPs.
 //
-// fp8 (Transformer Engine's mixed fp8 with current scaling, as NVIDIA's Megatron-Bridge
-// recipes run it): the four GEMMs of a layer run on fp8 tensor cores; norms, attention,
-// elementwise kernels, the LM head and every stored or communicated tensor stay in bf16
-// (storage_dtype). Each GEMM input is quantised by its own pass: the amax read (2 B per
-// element), then read again and written as fp8 (3 B): 5 B per element (before the
-// sequence-parallel all-gather, whose bytes stay counted at bf16); its backward quantises the output
-// gradient likewise (twice the bytes, as every memory-bound op). The GEMMs keep their fp8
-// inputs for the backward pass. The per-step cast of the weights (once per step, not per
-// micro-batch) is not modelled.
+// fp8 (Transformer Engine's mixed fp8): the four GEMMs of a layer run on fp8 tensor cores;
+// norms, attention, elementwise kernels, the LM head and every stored or communicated
+// tensor stay in bf16 (storage_dtype). How each GEMM input is quantised depends on the
+// scaling recipe (strategy.fp8_scaling):
+//   current (Float8CurrentScaling, Transformer Engine 2.x, as NVIDIA's Megatron-Bridge
+//     recipes run it since 25.11; torchao's tensorwise dynamic scaling): the scale needs the
+//     whole tensor's amax first, so each input is quantised by its own two passes: the amax
+//     read (e = 2 B per element), then read again and written as fp8 (e + g = 3 B): 2e + g =
+//     5 B per element;
+//   delayed (DelayedScaling, Transformer Engine's only recipe in 1.x and the default of
+//     NeMo through 2024 and of Megatron-Bridge's performance scripts before 25.11): the
+//     scale comes from earlier steps' amax history, so the cast is one pass, e + g = 3 B per
+//     element, and where a norm feeds the GEMM (LayerNormLinear: Megatron-Core's QKV and
+//     MLP-up projections of a dense layer) the norm kernel writes the fp8 tensor itself, g
+//     instead of e bytes per element, with no kernel of its own.
+// The casts sit before the sequence-parallel all-gather, whose bytes stay counted at bf16.
+// Each backward quantises the output gradient likewise (twice the forward bytes, as every
+// memory-bound op; for a cast the norm wrote, twice a one-pass cast, one kernel more in the
+// norm's backward). The GEMMs keep their fp8 inputs for the backward pass. The per-step
+// cast of the weights (once per step, not per micro-batch) is not modelled.
 //
 // Eager mode (strategy.fused_kernels false: PyTorch without torch.compile, Hugging Face
 // transformers' LlamaRMSNorm, apply_rotary_pos_emb and LlamaMLP, as IBM's fms-fsdp and most
@@ -124,9 +135,12 @@ LayerOp ring_merge(const TransformerConfig& c, const ShardShape& s, double o, do
   return op;
 }
 
-}  // namespace
+// One cast pass per element: delayed scaling's e + g; current scaling's amax read first, 2e + g.
+double cast_bytes(const ShardShape& s, double e, double g) { return (s.fp8_delayed ? 1 : 2) * e + g; }
 
-std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const ShardShape& s) {
+// A layer's ops; `mlp_norm_writes_fp8`: the second norm feeds the MLP's first GEMM directly
+// (a dense layer's MLP-up projection, a LayerNormLinear; an MoE layer's feeds the router).
+std::vector<LayerOp> layer_ops(const TransformerConfig& c, const ShardShape& s, bool mlp_norm_writes_fp8) {
   const DType act = storage_dtype(s.dtype);
   const double e = dtype_bytes(act), g = dtype_bytes(s.dtype);  // stored / GEMM input bytes
   const bool fp8 = s.dtype == DType::fp8;
@@ -141,9 +155,19 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   const std::int64_t ffn = c.ffn_hidden / t;
   std::vector<LayerOp> ops;
   ops.reserve(16);
-  // fp8: quantise `elements` GEMM inputs (amax pass, then cast).
-  auto quantise = [&](const char* name, double elements) {
-    if (fp8) ops.push_back(mem_op(name, KernelKind::elementwise, elements * (2 * e + e + g), act));
+  // fp8: quantise `elements` GEMM inputs (header). `after_norm`: the op before is the norm
+  // that feeds the GEMM, which under delayed scaling writes the fp8 tensor itself (fused
+  // kernels only: eager mode's norm is PyTorch's).
+  auto quantise = [&](const char* name, double elements, bool after_norm = false) {
+    if (!fp8) return;
+    if (s.fp8_delayed && after_norm && s.fused_kernels) {
+      LayerOp& norm_op = ops.back();
+      norm_op.backward_bytes = norm_op.kernel.bytes * 2.0 + Bytes(2 * elements * cast_bytes(s, e, g));
+      norm_op.backward_launches = norm_op.kernel.launches + 1;
+      norm_op.kernel.bytes += Bytes(elements * (g - e));
+      return;
+    }
+    ops.push_back(mem_op(name, KernelKind::elementwise, elements * cast_bytes(s, e, g), act));
   };
 
   const bool eager = !s.fused_kernels;
@@ -161,7 +185,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
     if (eager && dropout) ops.back().kernel.launches = 2;
   };
   norm("norm1");
-  quantise("fp8_cast_qkv", norm_tokens * h);
+  quantise("fp8_cast_qkv", norm_tokens * h, true);
   // Per head: query/key and value dimensions (MLA: nope + rope and v; else the head dimension).
   const MlaConfig& ml = c.mla;
   const std::int64_t heads_t = c.heads / t;
@@ -245,7 +269,7 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   // Dropout + residual add: read x and residual, write y and a 1-byte mask.
   residual("dropout_residual1");
   norm("norm2");
-  quantise("fp8_cast_mlp_up", norm_tokens * h);
+  quantise("fp8_cast_mlp_up", norm_tokens * h, mlp_norm_writes_fp8);
   ops.push_back({"mlp_up", gemm_kernel(tokens, c.gated_mlp ? 2 * ffn : ffn, c.hidden, s.dtype), false, false, true});
   // GELU reads and writes ffn/t per token; SwiGLU reads two halves and writes one (eager:
   // SiLU, then the product).
@@ -282,6 +306,12 @@ std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const Sha
   return ops;
 }
 
+}  // namespace
+
+std::vector<LayerOp> transformer_layer_ops(const TransformerConfig& c, const ShardShape& s) {
+  return layer_ops(c, s, true);
+}
+
 MoeLoad moe_load(const MoeConfig& m, int ep) {
   MoeLoad out;
   const std::int64_t e = std::max<std::int64_t>(1, m.experts);
@@ -307,7 +337,7 @@ std::vector<LayerOp> moe_layer_ops(const TransformerConfig& c, const ShardShape&
   const double e = dtype_bytes(act), g = dtype_bytes(s.dtype);
   const bool fp8 = s.dtype == DType::fp8;
   const MoeConfig& m = c.moe;
-  const std::vector<LayerOp> dense = transformer_layer_ops(c, s);
+  const std::vector<LayerOp> dense = layer_ops(c, s, false);
   std::vector<LayerOp> ops;
   // The attention half, up to and including the second norm.
   for (const LayerOp& op : dense) {
@@ -319,7 +349,7 @@ std::vector<LayerOp> moe_layer_ops(const TransformerConfig& c, const ShardShape&
     TransformerConfig sc = c;
     sc.ffn_hidden = m.shared_ffn;
     bool mlp = false;
-    for (const LayerOp& op : transformer_layer_ops(sc, s)) {
+    for (const LayerOp& op : layer_ops(sc, s, false)) {
       const std::string_view n = op.name;
       if (n == "norm2")
         mlp = true;
@@ -362,7 +392,8 @@ std::vector<LayerOp> moe_layer_ops(const TransformerConfig& c, const ShardShape&
   // the activations' precision.
   const Bytes toward_experts = s.fp8_dispatch ? Bytes(s.ep > 1 ? routed * h * (1.0 + 4.0 / 128.0) : 0.0) : wire;
   const Bytes etp_wire(s.etp > 1 ? gathered * h * e : 0.0);
-  if (fp8) ops.push_back(mem_op("fp8_cast_expert_up", KernelKind::elementwise, received * h * (3 * e + g), act));
+  if (fp8)
+    ops.push_back(mem_op("fp8_cast_expert_up", KernelKind::elementwise, received * h * cast_bytes(s, e, g), act));
   ops.push_back(
       {"expert_up", gemm_kernel(per_expert, c.gated_mlp ? 2 * f : f, c.hidden, s.dtype, local), false, false, false});
   ops.back().ep_all_to_all = toward_experts;  // dispatch
@@ -374,7 +405,8 @@ std::vector<LayerOp> moe_layer_ops(const TransformerConfig& c, const ShardShape&
   ops.back().model_work = 1.0 / (received / (n * k * etp));
   ops.push_back(mem_op("expert_activation", KernelKind::elementwise, received * d(f) * (c.gated_mlp ? 3 : 2) * e, act));
   ops.back().saved_bytes = Bytes(e * received * d(f) * (c.gated_mlp ? 2 : 1));
-  if (fp8) ops.push_back(mem_op("fp8_cast_expert_down", KernelKind::elementwise, received * d(f) * (3 * e + g), act));
+  if (fp8)
+    ops.push_back(mem_op("fp8_cast_expert_down", KernelKind::elementwise, received * d(f) * cast_bytes(s, e, g), act));
   ops.push_back({"expert_down", gemm_kernel(per_expert, c.hidden, f, s.dtype, local), false, false, false});
   ops.back().saved_bytes = Bytes(g * received * d(f));
   ops.back().model_work = 1.0 / (received / (n * k * etp));
@@ -453,6 +485,7 @@ ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st) {
   s.etp = st.etp;
   s.fp8_dispatch = st.fp8_dispatch;
   s.flash2 = st.attention_flash2;
+  s.fp8_delayed = st.fp8_delayed;
   return s;
 }
 

@@ -34,8 +34,8 @@ json h100_common() {
   return {{"peak_fp32", "66.9 TFLOPS"}, {"peak_tf32", "494.7 TFLOPS"}, {"peak_bf16", "989.4 TFLOPS"},
           {"peak_fp8", "1978.9 TFLOPS"}, {"peak_int8", "1978.9 TOPS"}, {"sm_count", 132},
           {"tile_m", 128},               {"tile_n", 256},              {"tile_k", 64},
-          {"gemm_efficiency", 0.77},     {"gemm_efficiency_fp8", 0.68}, {"attention_efficiency", 0.69},
-          {"flash2_rate", 0.57},         {"memory_efficiency", 0.53},   {"tile_fill", "1 us"},
+          {"gemm_efficiency", 0.67},     {"gemm_efficiency_fp8", 0.59}, {"attention_efficiency", 0.49},
+          {"flash2_rate", 0.57},         {"memory_efficiency", 0.80},   {"tile_fill", "1 us"},
           {"launch_overhead", "5 us"},   {"idle_power", "70 W"},        {"tdp", "700 W"}};
 }
 
@@ -85,20 +85,22 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "CALIBRATED (bounded Levenberg-Marquardt fit of step time, event mode, to ten DGX-H100 FP8 pre-training rows "
       "of NVIDIA's Megatron-Bridge 25.11/26.02 and NeMo 24.07 performance summaries: scenarios/validation-h100, "
       "scripts/calibrate/parameters-h100.json, docs/validation.md; docs/validation.md gives the errors): "
-      "gemm_efficiency_fp8 0.68 (1346 of 1979 TF sustained by fp8 GEMMs at the 700 W limit), attention_efficiency "
-      "0.69 (fused bf16 attention, forward and backward, at 0.69 x 0.77 = 0.53 of 989 TF per computed FLOP), "
-      "memory_efficiency 0.53 (1.78 of 3.35 TB/s by norms, fp8 amax and casts, RoPE, SwiGLU, the fused cross "
-      "entropy, the optimizer step); gemm_efficiency 0.77 (bf16; no bf16 row in the calibration sources): tied in "
+      "gemm_efficiency_fp8 0.59 (1168 of 1979 TF sustained by fp8 GEMMs at the 700 W limit), attention_efficiency "
+      "0.49 (fused bf16 attention, forward and backward, at 0.49 x 0.67 = 0.33 of 989 TF per computed FLOP), "
+      "memory_efficiency 0.80 (2.68 of 3.35 TB/s by norms, fp8 amax and casts, RoPE, SwiGLU, the fused cross "
+      "entropy, the optimizer step); gemm_efficiency 0.67 (bf16; no bf16 row in the calibration sources): tied in "
       "the fit to the fp8 ceiling at the bf16/fp8 ratio mamf-finder measures on H100 SXM, 794.5 and 1402.6 TF "
-      "(stas00/ml-engineering, compute/accelerator/README.md) [S]: 0.68 x 1.133. Fitted with Megatron-Core's "
-      "backward tensor-parallel overlap, fp32 gradient reduction, the optimizer step's passes, the distributed "
+      "(stas00/ml-engineering, compute/accelerator/README.md) [S]: 0.59 x 1.133. Fitted with each row's recipe: "
+      "Transformer Engine's userbuffers tensor-parallel overlap where the recipe turns it on (else Megatron-Core's "
+      "backward overlap), its FP8 scaling recipe (current scaling in Megatron-Bridge 25.11/26.02, delayed in NeMo "
+      "24.07), fp32 gradient reduction, the optimizer step's passes, the distributed "
       "optimizer's overlapped parameter all-gather, NCCL's protocol latencies and the fat-tree's destination "
       "routing modelled. Fixed, not fitted: tile_fill 1 us (one HBM round trip plus the epilogue, as the A100's "
       "fitted 1.08 us), launch_overhead 5 us (as the A100's: the top of a CUDA launch's 2-5 us). flash2_rate 0.57: "
       "FlashAttention-2's kernels (Ampere's instructions: no wgmma, no TMA) against the Hopper-native fused "
       "attention the fit measured: FlashAttention-3 is 1.5-2.0x faster than FlashAttention-2 on H100 in bf16 "
-      "(Shah et al. 2024, arXiv 2407.08608, abstract) [S]: 1/1.75; 0.69 x 0.77 x 0.57 = 0.30 of the bf16 peak, "
-      "where the same paper measures FlashAttention-2 at up to 35 %.",
+      "(Shah et al. 2024, arXiv 2407.08608, abstract) [S]: 1/1.75; 0.49 x 0.67 x 0.57 = 0.19 of the bf16 peak, "
+      "forward and backward together, where the same paper measures FlashAttention-2's best forward at 35 %.",
       "NVIDIA H100 SXM5 80GB");
 
   json h200 = h100_common();
@@ -126,20 +128,21 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       {{"peak_fp32", "80 TFLOPS"}, {"peak_tf32", "1100 TFLOPS"}, {"peak_bf16", "2250 TFLOPS"},
        {"peak_fp8", "4500 TFLOPS"}, {"peak_int8", "4500 TOPS"}, {"memory_capacity", "192 GB"},
        {"memory_bandwidth", "8 TB/s"}, {"sm_count", 148}, {"tile_m", 128}, {"tile_n", 256}, {"tile_k", 64},
-       {"gemm_efficiency", 0.78}, {"gemm_efficiency_fp8", 0.53}, {"attention_efficiency", 0.69},
-       {"memory_efficiency", 0.82}, {"tile_fill", "1 us"}, {"launch_overhead", "5 us"}, {"idle_power", "100 W"},
+       {"gemm_efficiency", 0.78}, {"gemm_efficiency_fp8", 0.48}, {"attention_efficiency", 0.79},
+       {"memory_efficiency", 0.80}, {"tile_fill", "1 us"}, {"launch_overhead", "5 us"}, {"idle_power", "100 W"},
        {"tdp", "1000 W"}},
       "NVIDIA via glennklockwood and Vultr docs [S] (HGX B200): 2250 TF bf16 dense, 1100 TF tf32, 80 TF fp32, 4500 TF "
       "fp8 and TOPS int8, 192 GB HBM3e at 8 TB/s, 1000 W. 148 SMs [U]. CALIBRATED on four DGX-B200 FP8 rows of "
       "NVIDIA's Megatron-Bridge 25.09/25.11 performance summaries (two distinct layouts: scenarios/validation-b200, "
-      "scripts/calibrate/parameters-b200.json, docs/validation.md; event mode): gemm_efficiency_fp8 0.53 (2.4 of "
-      "4.5 PF fp8 at the 1000 W limit), memory_efficiency 0.82 (6.6 of 8 TB/s), with the distributed optimizer's "
-      "overlapped parameter all-gather modelled; two values from two layouts, so weakly determined. "
-      "Not fitted: gemm_efficiency 0.78 (bf16), mamf-finder's best shape on B200 SXM, 1745 of 2250 TF "
-      "(stas00/ml-engineering, compute/accelerator/README.md) [S]: a ceiling, not the rate sustained in training "
-      "(tied to the fp8 fit at that table's bf16/fp8 ratio, as the H100's is, the fit drives memory_efficiency and "
-      "attention_efficiency to the tops of their ranges); attention_efficiency 0.69, tile_fill 1 us and "
-      "launch_overhead 5 us as the calibrated H100 [U: assumed to carry over].",
+      "scripts/calibrate/parameters-b200.json, docs/validation.md; event mode): gemm_efficiency_fp8 0.48 (2.2 of "
+      "4.5 PF fp8 at the 1000 W limit), attention_efficiency 0.79 (Blackwell's fused attention at 0.79 x 0.78 = "
+      "0.62 of 2250 TF), with each row's recipe (userbuffers tensor-parallel overlap on the 405B rows, current "
+      "scaling in 25.11, delayed in 25.09) and the distributed optimizer's overlapped parameter all-gather "
+      "modelled; two values from two layouts, so weakly determined. Not fitted: memory_efficiency 0.80, the H100 "
+      "fit's (with the H100's attention_efficiency instead of its own the fit drives it to the top of its range); "
+      "gemm_efficiency 0.78 (bf16), mamf-finder's best shape on B200 SXM, 1745 of 2250 TF "
+      "(stas00/ml-engineering, compute/accelerator/README.md) [S]: a ceiling, not the rate sustained in training; "
+      "tile_fill 1 us and launch_overhead 5 us as the calibrated H100 [U: assumed to carry over].",
       "NVIDIA B200 (HGX, 1000 W)");
 
   add_gpu_preset(presets, "nvidia-v100-sxm2",
