@@ -208,6 +208,30 @@ TEST(MoeLayer, ModelFlopsAreTheDenseHalfPlusRouterPlusKExperts) {
     }
 }
 
+// The memory-bound ops of an MoE layer move the bytes docs/models.md ("Ops of an MoE
+// layer") states, e = 2 (bf16), N = 2,048 tokens, k = 2 of E = 16 experts, h = 1,024, SwiGLU
+// experts of f = 2,048, uniform routing on one rank (N k rows into the experts): the top-k
+// pass reads N E logits and writes fp32 probabilities, then k indices and weights per token;
+// the permute reads and writes N k h; the activation reads 2f and writes f per row; the
+// un-permute reads N k h and writes N h.
+TEST(MoeLayer, MemoryBoundOpsMoveTheBytesTheModelStates) {
+  const TransformerConfig c = testing::small_moe();
+  ShardShape s;
+  s.micro_batch = 2;
+  const double n = 2 * 1024, h = 1024, f = 2048, k = 2, experts = 16, e = 2;
+  const std::vector<LayerOp> ops = moe_layer_ops(c, s);
+  auto bytes = [&](std::string_view name) {
+    for (const LayerOp& op : ops)
+      if (name == op.name) return op.kernel.bytes.value();
+    ADD_FAILURE() << "no op " << name;
+    return 0.0;
+  };
+  EXPECT_DOUBLE_EQ(bytes("router_topk"), n * experts * (e + 4) + n * k * 12);
+  EXPECT_DOUBLE_EQ(bytes("permute"), 2 * n * k * h * e);
+  EXPECT_DOUBLE_EQ(bytes("expert_activation"), n * k * f * 3 * e);
+  EXPECT_DOUBLE_EQ(bytes("unpermute"), (n * k + n) * h * e);
+}
+
 TEST(ExpertParallel, DispatchAndCombineAreTwoAllToAllsPerMoeLayerAndPass) {
   testing::MoeStep step(8, 8);
   const auto& [c, w, st, dev, sched, in] = step;
