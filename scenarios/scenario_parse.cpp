@@ -239,19 +239,20 @@ struct Parser {
       diag.warn("/strategy/align_param_gather", "has no effect without overlap_param_gather");
     if (st.deepep_dispatch && !sc.model.is_moe())
       diag.error("/strategy/moe_dispatch", "\"deepep\" is an MoE dispatch: it needs \"experts\" > 0 in the model");
+    // A setting that only FP8 training has, refused at its path under another precision.
+    auto needs_fp8 = [&](bool on, const char* path, const char* what) {
+      if (on && sc.workload.precision != DType::fp8)
+        diag.error(path, std::string(what) + ": it needs /workload/precision \"fp8\"");
+    };
     if (st.fp8_dispatch && !sc.model.is_moe())
       diag.error("/strategy/moe_fp8_dispatch",
                  "FP8 dispatch is an MoE dispatch: it needs \"experts\" > 0 in the model");
-    else if (st.fp8_dispatch && sc.workload.precision != DType::fp8)
-      diag.error("/strategy/moe_fp8_dispatch",
-                 "FP8 dispatch feeds the experts' FP8 GEMMs: it needs /workload/precision \"fp8\"");
-    if (st.fp8_delayed && sc.workload.precision != DType::fp8)
-      diag.error("/strategy/fp8_scaling", "delayed scaling is an FP8 recipe: it needs /workload/precision \"fp8\"");
+    else
+      needs_fp8(st.fp8_dispatch, "/strategy/moe_fp8_dispatch", "FP8 dispatch feeds the experts' FP8 GEMMs");
+    needs_fp8(st.fp8_delayed, "/strategy/fp8_scaling", "delayed scaling is an FP8 recipe");
     st.sharding = resolve_sharding(s.has("fsdp") ? s.raw("fsdp") : nlohmann::json(), "/strategy/fsdp", st, diag,
                                    &res.fsdp);
-    if (st.sharding.fp8_all_gather && sc.workload.precision != DType::fp8)
-      diag.error("/strategy/fsdp/fp8_all_gather",
-                 "gathers the weights as FP8 for FP8 GEMMs: it needs /workload/precision \"fp8\"");
+    needs_fp8(st.sharding.fp8_all_gather, "/strategy/fsdp/fp8_all_gather", "gathers the weights as FP8 for FP8 GEMMs");
     if (pipeline_schedules().find(st.schedule) && sc.schedule().splits_backward() && sharded_parameters(st))
       diag.error("/strategy/schedule", st.schedule +
                                            " splits the backward into B and W passes, which is not modelled with "
