@@ -149,7 +149,7 @@ Seconds paired_overlap(const PipelineSchedule& schedule, const Placement& place,
 // gather after the other) -- aligned: chunks 0 and 1 at 0, chunk c + 1 when chunk c starts;
 // else the bucket when the forward reaches it (if not yet issued) and the next one once it
 // is done. D becomes the forward's end less T_vs + f_vs, if larger. The emitter's task graph
-// (lowering.cpp) runs the same rules; this leaves out what the waits do to later passes.
+// (lowering_pass.cpp) runs the same rules; this leaves out what the waits do to later passes.
 Seconds param_gather_wait(const StepPlan& plan, const Layout& lay, const StrategySpec& st,
                           const std::vector<Seconds>& fwd_time, const std::vector<double>& fwd_stretch,
                           const std::vector<Seconds>& fwd_hop, const GroupCostFn& cost) {

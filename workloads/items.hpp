@@ -111,7 +111,7 @@ struct EpComm {
 // order: the compute and tensor-parallel collectives before collective k (work; its gather
 // and grads unused), then the collective (ep, count 1); the last piece's ep has count 0
 // (the pass's end). Pairs (DualPipe's, the all-to-all overlap's) overlap one pass's pieces
-// with the other's collectives (lowering.cpp, emit_pair; analytical.hpp, PassTimes).
+// with the other's collectives (lowering_pass.cpp, emit_pair; analytical.hpp, PassTimes).
 struct EpSegment {
   UnitTotals work;
   EpComm ep{Bytes{}, 0, CollectiveOp::all_to_all};

@@ -40,7 +40,7 @@ struct PipeOp {
   PassPart part = PassPart::whole;
   // DualPipe: this forward and the next pass of the order (a whole backward of another
   // micro-batch) run as a pair, each computing beside the other's MoE collectives; both
-  // outputs are sent when both are done (lowering.cpp emit_pair, analytical.hpp pair_end).
+  // outputs are sent when both are done (lowering_pass.cpp emit_pair, analytical.hpp pair_end).
   bool paired = false;
   [[nodiscard]] bool weight() const { return part == PassPart::weight; }
   [[nodiscard]] bool forward() const { return !backward && !weight(); }

@@ -1,5 +1,5 @@
 #pragma once
-// The labels of the lowering's compute tasks (workloads/lowering.cpp): the model ops a task
+// The labels of the lowering's compute tasks (workloads/lowering_pass.cpp): the model ops a task
 // runs, from the first to the last in execution order, with their layers' indices in the
 // model ("L3 attention fwd", "L3 norm2..mlp_down fwd", "L0 norm1..L11 dropout_residual2 fwd",
 // "embedding fwd"), interned once each in the task graph (the trace names slices by them).

@@ -124,7 +124,7 @@ Metrics run_with(nlohmann::json doc, const char* mode, bool overlap) {
 }
 
 // ep 8 inside one node: each pass's 4 all-to-alls per MoE layer ride NVLink. The three
-// modes run the same pairs (lowering.cpp emit_pair, analytical.hpp pair_end); the pairs hide
+// modes run the same pairs (lowering_pass.cpp emit_pair, analytical.hpp pair_end); the pairs hide
 // part of the all-to-alls, so the step is shorter than without the overlap. Measured with
 // pp 1: 68.53 ms event (71.99 without), analytical and flow within 5e-4 and 1e-3 of it,
 // exposed all-to-all 1.23 ms of 4.69. With pp 2 and v 2 the analytical mode is 1.8 % below

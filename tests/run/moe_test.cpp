@@ -268,7 +268,7 @@ TEST(MoeRun, ExpertTensorParallelismAgreesInEventFlowAndAnalyticalMode) {
 // passes of one 2-layer chunk, each pass 4 all-to-alls of n k h bf16 bytes per rank (n =
 // 2,048 tokens, k = 2, h = 2,048), 64 in all, of which 5 pairs of a forward and a whole
 // backward overlap one's computation with the other's all-to-alls. Event and analytical mode
-// run the same interleaving (lowering.cpp emit_pair, analytical.hpp pair_end); the pairs
+// run the same interleaving (lowering_pass.cpp emit_pair, analytical.hpp pair_end); the pairs
 // hide part of the 64 all-to-alls in both. Measured: event 127.6 ms, analytical 1.3e-3 below
 // it and flow within 1e-5; exposed all-to-all 2.25 ms (event, flow) and 2.13 ms (analytical)
 // of 64 x 72.1 us: the pairs hide 82 % and 86 % of theirs (a collective longer than the other

@@ -1,5 +1,5 @@
 // ZeRO-1/2's overlapped parameter all-gather (strategy.overlap_param_gather) in the engine:
-// the emitter's gathers (workloads/lowering.cpp, ParamGather) against the gather after the
+// the emitter's gathers (workloads/lowering_pass.cpp, ParamGather) against the gather after the
 // optimizer, and against the analytical mode's closed form (workloads/analytical.cpp,
 // param_gather_wait), on one NVSwitch node of A100s with gpt3-1.3b (pipeline_scenario.hpp).
 #include <gtest/gtest.h>
