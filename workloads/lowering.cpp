@@ -176,9 +176,7 @@ void Emitter::finish_stage(int s) {
 void Emitter::reduce_stage(int s) {
   const StagePlan& sp = stage(s);
   if (sp.buckets.empty() || sp.buckets.front().chunk >= 0) return;
-  std::vector<TaskId> chain(static_cast<std::size_t>(ranks_), kNone);
-  for (int d = 0; d < dp_; ++d)
-    for (int t = 0; t < tp_; ++t) chain[static_cast<std::size_t>(d * tp_ + t)] = tasks_.compute_tail(dev(s, d, t));
+  std::vector<TaskId> chain = device_tails(s);
   emit_grad_collective(s, sp.buckets.front().reduction, chain, m_ - 1);
   groups_.expert_reduction(s, sp.buckets.front().expert, chain, m_ - 1);
 }
