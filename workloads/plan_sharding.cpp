@@ -15,7 +15,7 @@
 //   sharded.
 // Units here: a layer (or its weight matrices, grouped up to the prefetch bucket inside the
 // layer), the embedding, the LM head. The items carry the unit markers
-// (workloads/items.cpp); this file says how they are gathered and reduced.
+// (workloads/item_builder.hpp); this file says how they are gathered and reduced.
 #include "workloads/step_plan.hpp"
 
 #include <algorithm>

@@ -13,7 +13,7 @@
 //                                   +-> cached shapes -> the search's fast path
 //
 // Each concern is built by its own builder, one file each:
-//   tensor / sequence parallel, context ring   workloads/items.cpp
+//   tensor / sequence parallel, context ring   workloads/item_builder.hpp
 //   data-parallel buckets and codecs           workloads/plan_gradients.cpp
 //   pipeline sends and activation codecs       workloads/plan_pipeline.cpp
 //   ZeRO-1/2 gather, optimizer and offload     workloads/plan_optimizer.cpp

@@ -152,7 +152,7 @@ struct LayerOp {
                                     // selective recomputation)
   double model_work = 1;            // model FLOPs / kernel.flops: 2 for causal fused attention,
                                     // which skips the masked half that the model count includes
-  Bytes backward_bytes{};           // HBM traffic of the backward pass; 0: the general rule (items.cpp)
+  Bytes backward_bytes{};           // HBM traffic of the backward pass; 0: the general rule (item_builder.hpp)
   int backward_launches = 0;        // kernels of the backward pass; 0: as many as forward
   // Selective recomputation by op (Recompute::op, transformer_ops.cpp): the output columns
   // of the framework's separate matmuls that this GEMM stands for and that are rerun (0:

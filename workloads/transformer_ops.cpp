@@ -45,7 +45,7 @@
 // Context parallelism (cp > 1; Megatron-Core CP, Liu et al. ICLR 2024): the rank holds
 // s/cp tokens, so every token-parallel op (norms, GEMMs, dropouts) and its saved
 // activations shrink by cp; its attention takes its s/cp queries against all s keys
-// (the K/V blocks of the other ranks arrive over the ring, workloads/items.cpp), 1/cp of
+// (the K/V blocks of the other ranks arrive over the ring, workloads/item_builder.hpp), 1/cp of
 // the attention work with the load-balanced causal chunk assignment (2 cp chunks), and
 // the merges of the ring's partial results follow it (ring_merge; Transformer Engine's
 // AttnFuncWithCPAndKVP2P).
