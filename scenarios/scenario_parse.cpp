@@ -14,7 +14,6 @@
 #include "resolved.hpp"
 #include "scenario.hpp"
 #include "sections.hpp"
-#include "sim/core/plausible.hpp"
 #include "topologies/transfer_time.hpp"
 #include "workloads/stage_layout.hpp"
 #include "workloads/step_plan.hpp"
