@@ -31,12 +31,24 @@ json a100_common() {
 }
 
 json h100_common() {
-  return {{"peak_fp32", "66.9 TFLOPS"}, {"peak_tf32", "494.7 TFLOPS"}, {"peak_bf16", "989.4 TFLOPS"},
-          {"peak_fp8", "1978.9 TFLOPS"}, {"peak_int8", "1978.9 TOPS"}, {"sm_count", 132},
-          {"tile_m", 128},               {"tile_n", 256},              {"tile_k", 64},
-          {"gemm_efficiency", 0.67},     {"gemm_efficiency_fp8", 0.59}, {"attention_efficiency", 0.49},
-          {"flash2_rate", 0.57},         {"memory_efficiency", 0.80},   {"tile_fill", "1 us"},
-          {"launch_overhead", "5 us"},   {"idle_power", "70 W"},        {"tdp", "700 W"}};
+  return {{"peak_fp32", "66.9 TFLOPS"},
+          {"peak_tf32", "494.7 TFLOPS"},
+          {"peak_bf16", "989.4 TFLOPS"},
+          {"peak_fp8", "1978.9 TFLOPS"},
+          {"peak_int8", "1978.9 TOPS"},
+          {"sm_count", 132},
+          {"tile_m", 128},
+          {"tile_n", 256},
+          {"tile_k", 64},
+          {"gemm_efficiency", 0.67},
+          {"gemm_efficiency_fp8", 0.59},
+          {"attention_efficiency", 0.49},
+          {"flash2_rate", 0.57},
+          {"memory_efficiency", 0.87},
+          {"tile_fill", "1 us"},
+          {"launch_overhead", "5 us"},
+          {"idle_power", "70 W"},
+          {"tdp", "700 W"}};
 }
 
 }  // namespace
@@ -79,7 +91,8 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
   json h100 = h100_common();
   h100["memory_capacity"] = "80 GB";
   h100["memory_bandwidth"] = "3.35 TB/s";
-  add_gpu_preset(presets, "nvidia-h100-sxm5", h100,
+  add_gpu_preset(
+      presets, "nvidia-h100-sxm5", h100,
       "H100 whitepaper via glennklockwood [S]: 989.4 TF bf16, 494.7 TF tf32, 66.9 TF fp32, 1978.9 TF fp8 and TOPS "
       "int8, 80 GB HBM3 at 3.35 TB/s, 700 W (Llama 3 paper [P]); 132 SMs (glennklockwood peak-FLOPS page) [S]. "
       "CALIBRATED (bounded Levenberg-Marquardt fit of step time, event mode, to ten DGX-H100 FP8 pre-training rows "
@@ -87,15 +100,16 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "scripts/calibrate/parameters-h100.json, docs/validation.md; docs/validation.md gives the errors): "
       "gemm_efficiency_fp8 0.59 (1168 of 1979 TF sustained by fp8 GEMMs at the 700 W limit), attention_efficiency "
       "0.49 (fused bf16 attention, forward and backward, at 0.49 x 0.67 = 0.33 of 989 TF per computed FLOP), "
-      "memory_efficiency 0.80 (2.68 of 3.35 TB/s by norms, fp8 amax and casts, RoPE, SwiGLU, the fused cross "
+      "memory_efficiency 0.87 (2.91 of 3.35 TB/s by norms, fp8 amax and casts, RoPE, SwiGLU, the fused cross "
       "entropy, the optimizer step); gemm_efficiency 0.67 (bf16; no bf16 row in the calibration sources): tied in "
       "the fit to the fp8 ceiling at the bf16/fp8 ratio mamf-finder measures on H100 SXM, 794.5 and 1402.6 TF "
       "(stas00/ml-engineering, compute/accelerator/README.md) [S]: 0.59 x 1.133. Fitted with each row's recipe: "
       "Transformer Engine's userbuffers tensor-parallel overlap where the recipe turns it on (else Megatron-Core's "
       "backward overlap), its FP8 scaling recipe (current scaling in Megatron-Bridge 25.11/26.02, delayed in NeMo "
       "24.07), fp32 gradient reduction, the optimizer step's passes, the distributed "
-      "optimizer's overlapped parameter all-gather, NCCL's protocol latencies and the fat-tree's destination "
-      "routing modelled. Fixed, not fitted: tile_fill 1 us (one HBM round trip plus the epilogue, as the A100's "
+      "optimizer's overlapped parameter all-gather, NCCL's protocol latencies, the fat-tree's destination "
+      "routing and the transposed fp8 copies Hopper's GEMMs need modelled. Fixed, not fitted: tile_fill 1 us (one HBM "
+      "round trip plus the epilogue, as the A100's "
       "fitted 1.08 us), launch_overhead 5 us (as the A100's: the top of a CUDA launch's 2-5 us). flash2_rate 0.57: "
       "FlashAttention-2's kernels (Ampere's instructions: no wgmma, no TMA) against the Hopper-native fused "
       "attention the fit measured: FlashAttention-3 is 1.5-2.0x faster than FlashAttention-2 on H100 in bf16 "
@@ -124,12 +138,26 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "runs).",
       "NVIDIA H800 SXM5 80GB");
 
-  add_gpu_preset(presets, "nvidia-b200", 
-      {{"peak_fp32", "80 TFLOPS"}, {"peak_tf32", "1100 TFLOPS"}, {"peak_bf16", "2250 TFLOPS"},
-       {"peak_fp8", "4500 TFLOPS"}, {"peak_int8", "4500 TOPS"}, {"memory_capacity", "192 GB"},
-       {"memory_bandwidth", "8 TB/s"}, {"sm_count", 148}, {"tile_m", 128}, {"tile_n", 256}, {"tile_k", 64},
-       {"gemm_efficiency", 0.78}, {"gemm_efficiency_fp8", 0.48}, {"attention_efficiency", 0.79},
-       {"memory_efficiency", 0.80}, {"tile_fill", "1 us"}, {"launch_overhead", "5 us"}, {"idle_power", "100 W"},
+  add_gpu_preset(
+      presets, "nvidia-b200",
+      {{"peak_fp32", "80 TFLOPS"},
+       {"peak_tf32", "1100 TFLOPS"},
+       {"peak_bf16", "2250 TFLOPS"},
+       {"peak_fp8", "4500 TFLOPS"},
+       {"peak_int8", "4500 TOPS"},
+       {"memory_capacity", "192 GB"},
+       {"memory_bandwidth", "8 TB/s"},
+       {"sm_count", 148},
+       {"tile_m", 128},
+       {"tile_n", 256},
+       {"tile_k", 64},
+       {"gemm_efficiency", 0.78},
+       {"gemm_efficiency_fp8", 0.48},
+       {"attention_efficiency", 0.79},
+       {"memory_efficiency", 0.87},
+       {"tile_fill", "1 us"},
+       {"launch_overhead", "5 us"},
+       {"idle_power", "100 W"},
        {"tdp", "1000 W"}},
       "NVIDIA via glennklockwood and Vultr docs [S] (HGX B200): 2250 TF bf16 dense, 1100 TF tf32, 80 TF fp32, 4500 TF "
       "fp8 and TOPS int8, 192 GB HBM3e at 8 TB/s, 1000 W. 148 SMs [U]. CALIBRATED on four DGX-B200 FP8 rows of "
@@ -138,7 +166,7 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "4.5 PF fp8 at the 1000 W limit), attention_efficiency 0.79 (Blackwell's fused attention at 0.79 x 0.78 = "
       "0.62 of 2250 TF), with each row's recipe (userbuffers tensor-parallel overlap on the 405B rows, current "
       "scaling in 25.11, delayed in 25.09) and the distributed optimizer's overlapped parameter all-gather "
-      "modelled; two values from two layouts, so weakly determined. Not fitted: memory_efficiency 0.80, the H100 "
+      "modelled; two values from two layouts, so weakly determined. Not fitted: memory_efficiency 0.87, the H100 "
       "fit's (with the H100's attention_efficiency instead of its own the fit drives it to the top of its range); "
       "gemm_efficiency 0.78 (bf16), mamf-finder's best shape on B200 SXM, 1745 of 2250 TF "
       "(stas00/ml-engineering, compute/accelerator/README.md) [S]: a ceiling, not the rate sustained in training; "
