@@ -39,6 +39,7 @@ class ItemBuilder {
  public:
   ItemBuilder(const LoweringInput& in, const ComputeDevice& dev) : dev_(dev), st_(*in.strategy), c_(*in.model) {
     shape_ = shard_shape(*in.workload, st_);
+    shape_.fp8_transposes = dev.fp8_transposed_copies();
     grad_e_ = grad_element_bytes(st_, in.workload->precision);
     // Tensor-parallel collectives carry this rank's s/cp tokens.
     act_bytes_ = Bytes(static_cast<double>(shape_.micro_batch * (c_.seq_len / st_.cp) * c_.hidden) *

@@ -20,14 +20,15 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
     for (const auto& op : ops) t += 3.0 * dev.time(op.kernel);
     return t;
   };
-  const auto layer = transformer_layer_ops(c, sh);
   std::vector<Seconds> per_layer(static_cast<std::size_t>(p)), fixed(static_cast<std::size_t>(p));
   // An MoE model's layer: the mean over its dense and MoE layers.
   const double moe_share = static_cast<double>(c.moe_layers(0, c.layers)) / static_cast<double>(c.layers);
-  const auto moe = c.is_moe() ? moe_layer_ops(c, sh) : std::vector<LayerOp>{};
-  for (int s = 0; s < p; ++s)
-    per_layer[s] = (1 - moe_share) * pass_time(layer, *stage_device[s]) +
-                   (moe_share > 0 ? moe_share * pass_time(moe, *stage_device[s]) : Seconds{});
+  for (int s = 0; s < p; ++s) {
+    // The layer's ops as this stage's device runs them (its fp8 copies).
+    sh.fp8_transposes = stage_device[s]->fp8_transposed_copies();
+    per_layer[s] = (1 - moe_share) * pass_time(transformer_layer_ops(c, sh), *stage_device[s]) +
+                   (moe_share > 0 ? moe_share * pass_time(moe_layer_ops(c, sh), *stage_device[s]) : Seconds{});
+  }
   for (int vs = 0; vs < place.vstages(); ++vs) {
     const auto s = static_cast<std::size_t>(place.stage(vs));
     if (place.first(vs)) fixed[s] += pass_time(embedding_ops(c, sh), *stage_device[s]);

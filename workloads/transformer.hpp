@@ -189,6 +189,9 @@ struct ShardShape {
   bool fp8_dispatch = false;         // strategy.moe_fp8_dispatch
   bool flash2 = false;               // strategy.attention_kernel flash2 (Kernel::flash2)
   bool fp8_delayed = false;          // strategy.fp8_scaling delayed (StrategySpec::fp8_delayed)
+  // fp8 GEMM operands written a second time, transposed (ComputeDevice::fp8_transposed_copies:
+  // the stage's device; false where none is known).
+  bool fp8_transposes = false;
 };
 ShardShape shard_shape(const WorkloadSpec& w, const StrategySpec& st);
 

@@ -12,22 +12,25 @@
 //   current (Float8CurrentScaling, Transformer Engine 2.x, as NVIDIA's Megatron-Bridge
 //     recipes run it since 25.11; torchao's tensorwise dynamic scaling): the scale needs the
 //     whole tensor's amax first, so each input is quantised by its own two passes: the amax
-//     read (e = 2 B per element), then read again and written as fp8 in both layouts
-//     (e + 2g = 4 B): 2e + 2g = 6 B per element;
+//     read (e = 2 B per element), then read again and written as fp8 (e + g = 3 B): 2e + g =
+//     5 B per element, 6 B with the transposed copy (below);
 //   delayed (DelayedScaling, Transformer Engine's only recipe in 1.x and the default of
 //     NeMo through 2024 and of Megatron-Bridge's performance scripts before 25.11): the
-//     scale comes from earlier steps' amax history, so the cast is one pass, e + 2g = 4 B
-//     per element, and where a norm feeds the GEMM (LayerNormLinear: Megatron-Core's QKV and
-//     MLP-up projections of a dense layer) the norm kernel writes the fp8 tensor itself, 2g
-//     instead of e bytes per element, with no kernel of its own.
+//     scale comes from earlier steps' amax history, so the cast is one pass, e + g = 3 B per
+//     element (4 B with the transposed copy), and where a norm feeds the GEMM
+//     (LayerNormLinear: Megatron-Core's QKV and MLP-up projections of a dense layer) the norm
+//     kernel writes the fp8 tensor itself, g (2g) instead of e bytes per element, with no
+//     kernel of its own.
 // Both layouts: Hopper's fp8 tensor cores take only the TN layout (both operands K-major),
 // so the backward's GEMMs (dgrad: W as the second operand; wgrad: X and dY transposed) need
 // each fp8 operand a second time, transposed: Transformer Engine's fp8_cast_transpose
 // writes both from one read (and fp8_transpose makes the copy of an input a norm wrote);
 // torchao's Float8Linear makes the same copies for torch._scaled_mm. One byte (g) more
-// per element written at every quantisation. Blackwell's MXFP8 likewise quantises each
-// tensor row-wise and column-wise (its block scales run along one dimension); per-tensor
-// fp8 on Blackwell needs no second copy, which the model does not tell apart [U].
+// per element written at every quantisation, on devices whose fp8 GEMMs take only the TN
+// layout (ShardShape::fp8_transposes, from ComputeDevice::fp8_transposed_copies). Blackwell's
+// fp8 GEMMs take any layout (Transformer Engine's is_non_tn_fp8_gemm_supported), so per-
+// tensor fp8 there has no second copy; its MXFP8 recipe, which quantises each tensor
+// row-wise and column-wise, is not modelled apart (B200 runs it as per-tensor fp8) [U].
 // The casts sit before the sequence-parallel all-gather, whose bytes stay counted at bf16.
 // Each backward quantises the output gradient likewise (twice the forward bytes, as every
 // memory-bound op; for a cast the norm wrote, twice a one-pass cast, one kernel more in the
@@ -143,9 +146,11 @@ LayerOp ring_merge(const TransformerConfig& c, const ShardShape& s, double o, do
   return op;
 }
 
-// One cast pass per element, writing both layouts: delayed scaling's e + 2g; current
-// scaling's amax read first, 2e + 2g.
-double cast_bytes(const ShardShape& s, double e, double g) { return (s.fp8_delayed ? 1 : 2) * e + 2 * g; }
+// One cast pass per element, writing the fp8 copy (and on a TN-only device the transposed
+// one): delayed scaling's e + g (e + 2g); current scaling's amax read first, 2e + g (2e + 2g).
+double cast_bytes(const ShardShape& s, double e, double g) {
+  return (s.fp8_delayed ? 1 : 2) * e + (s.fp8_transposes ? 2 : 1) * g;
+}
 
 // A layer's ops; `mlp_norm_writes_fp8`: the second norm feeds the MLP's first GEMM directly
 // (a dense layer's MLP-up projection, a LayerNormLinear; an MoE layer's feeds the router).
@@ -173,7 +178,7 @@ std::vector<LayerOp> layer_ops(const TransformerConfig& c, const ShardShape& s, 
       LayerOp& norm_op = ops.back();
       norm_op.backward_bytes = norm_op.kernel.bytes * 2.0 + Bytes(2 * elements * cast_bytes(s, e, g));
       norm_op.backward_launches = norm_op.kernel.launches + 1;
-      norm_op.kernel.bytes += Bytes(elements * (2 * g - e));
+      norm_op.kernel.bytes += Bytes(elements * ((s.fp8_transposes ? 2 : 1) * g - e));
       return;
     }
     ops.push_back(mem_op(name, KernelKind::elementwise, elements * cast_bytes(s, e, g), act));

@@ -36,6 +36,10 @@ class ComputeDevice {
   [[nodiscard]] virtual BytesPerSecond memory_bandwidth() const = 0;
   [[nodiscard]] virtual Watts idle_power() const = 0;
   [[nodiscard]] virtual Watts max_power() const = 0;  // TDP: a sanity bound on average power
+  // Whether an fp8 GEMM's operands must be stored a second time, transposed, for the
+  // backward's GEMMs (fp8 tensor cores that take only the TN layout: Hopper, Ada; docs/
+  // models.md, "Both layouts"). Devices without that restriction, or without fp8, say no.
+  [[nodiscard]] virtual bool fp8_transposed_copies() const { return false; }
 };
 
 Registry<ComputeDevice>& compute_devices();

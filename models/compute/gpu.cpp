@@ -65,6 +65,10 @@ const ParamTable& gpu_params() {
                "device's own fused attention: 1 where FlashAttention-2 is the native kernel (Ampere); below 1 where "
                "it runs the previous architecture's instructions (Hopper: FlashAttention-3 is 1.5-2.0x faster, "
                "Shah et al. 2024, arXiv 2407.08608)"},
+      {.name = "fp8_tn_only", .kind = ParamKind::boolean, .def = true,
+       .help = "fp8 tensor cores take only the TN layout (both operands K-major: Hopper, Ada), so every fp8 GEMM "
+               "operand is written a second time, transposed, for the backward (docs/models.md, \"Both layouts\"); "
+               "false where fp8 GEMMs take any layout (Blackwell)"},
       {.name = "memory_efficiency", .kind = ParamKind::number, .def = 0.85, .min = 0, .max = 1, .min_exclusive = true,
        .help = "achieved fraction of nominal HBM bandwidth for streaming kernels (STREAM-like copy/triad on "
                "A100/H100 reach ~80-90 %)"},
@@ -109,6 +113,7 @@ GpuSpec gpu_spec_from(const Params& p) {
   if (p.has("gemm_efficiency_fp8")) s.gemm_efficiency_fp8 = p.number("gemm_efficiency_fp8");
   s.attention_efficiency = p.number("attention_efficiency");
   s.flash2_rate = p.number("flash2_rate");
+  s.fp8_tn_only = p.boolean("fp8_tn_only");
   s.memory_efficiency = p.number("memory_efficiency");
   s.launch_overhead = p.get<Seconds>("launch_overhead");
   s.idle_power = p.get<Watts>("idle_power");

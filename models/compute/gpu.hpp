@@ -53,6 +53,7 @@ struct GpuSpec {
   std::optional<double> gemm_efficiency_fp8{};  // absent: gemm_efficiency
   double attention_efficiency = 1.0;  // fused attention rate relative to a GEMM's
   double flash2_rate = 1.0;           // FlashAttention-2's fused attention relative to the device's own
+  bool fp8_tn_only = true;            // fp8 GEMMs take only the TN layout (ComputeDevice::fp8_transposed_copies)
   double memory_efficiency = 1.0;
   Seconds launch_overhead{};
   Watts idle_power{};
@@ -90,6 +91,7 @@ class GpuDevice final : public ComputeDevice {
   [[nodiscard]] BytesPerSecond memory_bandwidth() const override { return spec_.memory_bandwidth; }
   [[nodiscard]] Watts idle_power() const override { return spec_.idle_power; }
   [[nodiscard]] Watts max_power() const override;
+  [[nodiscard]] bool fp8_transposed_copies() const override { return spec_.fp8_tn_only; }
 
   [[nodiscard]] GpuCost cost(const Kernel& k) const;
   [[nodiscard]] const GpuSpec& spec() const { return spec_; }

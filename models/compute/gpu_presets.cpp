@@ -141,6 +141,7 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
   add_gpu_preset(
       presets, "nvidia-b200",
       {{"peak_fp32", "80 TFLOPS"},
+       {"fp8_tn_only", false},
        {"peak_tf32", "1100 TFLOPS"},
        {"peak_bf16", "2250 TFLOPS"},
        {"peak_fp8", "4500 TFLOPS"},
@@ -153,18 +154,20 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
        {"tile_k", 64},
        {"gemm_efficiency", 0.78},
        {"gemm_efficiency_fp8", 0.48},
-       {"attention_efficiency", 0.79},
+       {"attention_efficiency", 0.74},
        {"memory_efficiency", 0.87},
        {"tile_fill", "1 us"},
        {"launch_overhead", "5 us"},
        {"idle_power", "100 W"},
        {"tdp", "1000 W"}},
       "NVIDIA via glennklockwood and Vultr docs [S] (HGX B200): 2250 TF bf16 dense, 1100 TF tf32, 80 TF fp32, 4500 TF "
-      "fp8 and TOPS int8, 192 GB HBM3e at 8 TB/s, 1000 W. 148 SMs [U]. CALIBRATED on four DGX-B200 FP8 rows of "
+      "fp8 and TOPS int8, 192 GB HBM3e at 8 TB/s, 1000 W. 148 SMs [U]. fp8_tn_only false: Blackwell's fp8 "
+      "GEMMs take any layout (Transformer Engine's is_non_tn_fp8_gemm_supported), so per-tensor fp8 keeps one "
+      "copy of each operand. CALIBRATED on four DGX-B200 FP8 rows of "
       "NVIDIA's Megatron-Bridge 25.09/25.11 performance summaries (two distinct layouts: scenarios/validation-b200, "
       "scripts/calibrate/parameters-b200.json, docs/validation.md; event mode): gemm_efficiency_fp8 0.48 (2.2 of "
-      "4.5 PF fp8 at the 1000 W limit), attention_efficiency 0.79 (Blackwell's fused attention at 0.79 x 0.78 = "
-      "0.62 of 2250 TF), with each row's recipe (userbuffers tensor-parallel overlap on the 405B rows, current "
+      "4.5 PF fp8 at the 1000 W limit), attention_efficiency 0.74 (Blackwell's fused attention at 0.74 x 0.78 = "
+      "0.58 of 2250 TF), with each row's recipe (userbuffers tensor-parallel overlap on the 405B rows, current "
       "scaling in 25.11, delayed in 25.09) and the distributed optimizer's overlapped parameter all-gather "
       "modelled; two values from two layouts, so weakly determined. Not fitted: memory_efficiency 0.87, the H100 "
       "fit's (with the H100's attention_efficiency instead of its own the fit drives it to the top of its range); "

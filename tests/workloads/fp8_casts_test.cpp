@@ -24,6 +24,7 @@ ShardShape fp8_shape(bool delayed) {
   s.micro_batch = 2;
   s.dtype = DType::fp8;
   s.fp8_delayed = delayed;
+  s.fp8_transposes = true;  // a Hopper: TN-only fp8 GEMMs
   return s;
 }
 
@@ -68,6 +69,21 @@ TEST(Fp8Casts, DelayedScalingCastsInOnePassAndTheNormWritesTheFp8Input) {
   EXPECT_DOUBLE_EQ(op(ops, "fp8_cast_mlp_down").kernel.bytes.value(), kTokens * kFfn * 4);
   // The GEMMs are the same kernels under either recipe.
   EXPECT_DOUBLE_EQ(op(ops, "mlp_up").kernel.flops.value(), op(cur, "mlp_up").kernel.flops.value());
+}
+
+TEST(Fp8Casts, WithoutTheTransposedCopyEachQuantisationWritesOneFp8Tensor) {
+  // fp8 GEMMs that take any layout (Blackwell): 2e + g = 5 B under current scaling, e + g =
+  // 3 B under delayed, and a norm that writes the fp8 input reads e and writes g.
+  ShardShape cur = fp8_shape(false), del = fp8_shape(true);
+  cur.fp8_transposes = del.fp8_transposes = false;
+  const std::vector<LayerOp> a = transformer_layer_ops(test::llama_gqa(1), cur);
+  const std::vector<LayerOp> b = transformer_layer_ops(test::llama_gqa(1), del);
+  EXPECT_DOUBLE_EQ(op(a, "fp8_cast_qkv").kernel.bytes.value(), kTokens * kH * 5);
+  EXPECT_DOUBLE_EQ(op(a, "fp8_cast_mlp_down").kernel.bytes.value(), kTokens * kFfn * 5);
+  EXPECT_DOUBLE_EQ(op(b, "fp8_cast_attn_proj").kernel.bytes.value(), kTokens * kQ * 3);
+  EXPECT_DOUBLE_EQ(op(b, "norm1").kernel.bytes.value(), kTokens * kH * 3);
+  // Backward: the bf16 norm's (twice 2e) and the output gradient's one-pass cast (twice e + g).
+  EXPECT_DOUBLE_EQ(op(b, "norm1").backward_bytes.value(), kTokens * kH * (8 + 6));
 }
 
 TEST(Fp8Casts, DelayedScalingInEagerModeCastsBesideThePytorchNorm) {

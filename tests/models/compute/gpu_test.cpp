@@ -250,6 +250,19 @@ TEST(Gpu, FlashAttention2RunsAtTheDevicesFlash2Rate) {
   }
 }
 
+// Hopper's fp8 tensor cores take only the TN layout, so its fp8 GEMM operands are stored a
+// second time, transposed (docs/models.md, "Both layouts"); Blackwell's take any layout
+// (Transformer Engine's is_non_tn_fp8_gemm_supported, compute capability 10.0 and later).
+TEST(Gpu, OnlyTnOnlyFp8TensorCoresNeedTransposedCopies) {
+  for (const auto& [name, tn] :
+       {std::pair<const char*, bool>{"nvidia-h100-sxm5", true}, std::pair<const char*, bool>{"nvidia-h200-sxm", true},
+        std::pair<const char*, bool>{"nvidia-h800-sxm5", true}, std::pair<const char*, bool>{"nvidia-b200", false}}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(preset(name)->fp8_transposed_copies(), tn);
+  }
+  EXPECT_FALSE(preset("nvidia-h100-sxm5", {{"fp8_tn_only", false}})->fp8_transposed_copies());
+}
+
 TEST(Gpu, UnfusedAttentionAddsTheStatedDropoutTrafficAsAFourthPass) {
   auto d = preset("nvidia-a100-80gb-sxm");
   Kernel k;
