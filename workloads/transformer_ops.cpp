@@ -21,16 +21,10 @@
 //     (LayerNormLinear: Megatron-Core's QKV and MLP-up projections of a dense layer) the norm
 //     kernel writes the fp8 tensor itself, g (2g) instead of e bytes per element, with no
 //     kernel of its own.
-// Both layouts: Hopper's fp8 tensor cores take only the TN layout (both operands K-major),
-// so the backward's GEMMs (dgrad: W as the second operand; wgrad: X and dY transposed) need
-// each fp8 operand a second time, transposed: Transformer Engine's fp8_cast_transpose
-// writes both from one read (and fp8_transpose makes the copy of an input a norm wrote);
-// torchao's Float8Linear makes the same copies for torch._scaled_mm. One byte (g) more
-// per element written at every quantisation, on devices whose fp8 GEMMs take only the TN
-// layout (ShardShape::fp8_transposes, from ComputeDevice::fp8_transposed_copies). Blackwell's
-// fp8 GEMMs take any layout (Transformer Engine's is_non_tn_fp8_gemm_supported), so per-
-// tensor fp8 there has no second copy; its MXFP8 recipe, which quantises each tensor
-// row-wise and column-wise, is not modelled apart (B200 runs it as per-tensor fp8) [U].
+// Both layouts (docs/models.md): fp8 tensor cores that take only the TN layout (Hopper)
+// need each fp8 operand again, transposed, for dgrad and wgrad (Transformer Engine's
+// fp8_cast_transpose, torchao's copies for torch._scaled_mm): g more bytes per element at
+// every quantisation where ShardShape::fp8_transposes (ComputeDevice::fp8_transposed_copies).
 // The casts sit before the sequence-parallel all-gather, whose bytes stay counted at bf16.
 // Each backward quantises the output gradient likewise (twice the forward bytes, as every
 // memory-bound op; for a cast the norm wrote, twice a one-pass cast, one kernel more in the
