@@ -91,7 +91,7 @@ class GpuDevice final : public ComputeDevice {
   [[nodiscard]] BytesPerSecond memory_bandwidth() const override { return spec_.memory_bandwidth; }
   [[nodiscard]] Watts idle_power() const override { return spec_.idle_power; }
   [[nodiscard]] Watts max_power() const override;
-  [[nodiscard]] bool fp8_transposed_copies() const override { return spec_.fp8_tn_only; }
+  [[nodiscard]] bool fp8_transposed_copies() const override { return spec_.fp8_tn_only && spec_.peak_fp8.has_value(); }
 
   [[nodiscard]] GpuCost cost(const Kernel& k) const;
   [[nodiscard]] const GpuSpec& spec() const { return spec_; }

@@ -261,6 +261,8 @@ TEST(Gpu, OnlyTnOnlyFp8TensorCoresNeedTransposedCopies) {
     EXPECT_EQ(preset(name)->fp8_transposed_copies(), tn);
   }
   EXPECT_FALSE(preset("nvidia-h100-sxm5", {{"fp8_tn_only", false}})->fp8_transposed_copies());
+  // No fp8 units (A100): no fp8 copies to make.
+  EXPECT_FALSE(preset("nvidia-a100-80gb-sxm")->fp8_transposed_copies());
 }
 
 TEST(Gpu, UnfusedAttentionAddsTheStatedDropoutTrafficAsAFourthPass) {
