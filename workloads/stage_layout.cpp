@@ -12,7 +12,7 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
                                 const std::vector<const ComputeDevice*>& stage_device, const Placement& place) {
   const int p = static_cast<int>(stage_device.size());
   const int v = place.layer_chunks();
-  ShardShape sh = shard_shape(w, st);
+  const ShardShape sh = shard_shape(w, st);
   // Forward + backward (2x) time of one layer, and of the embedding (stage 0) and the head
   // (last stage), on each stage's device.
   auto pass_time = [&](const std::vector<LayerOp>& ops, const ComputeDevice& dev) {
@@ -23,11 +23,21 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
   std::vector<Seconds> per_layer(static_cast<std::size_t>(p)), fixed(static_cast<std::size_t>(p));
   // An MoE model's layer: the mean over its dense and MoE layers.
   const double moe_share = static_cast<double>(c.moe_layers(0, c.layers)) / static_cast<double>(c.layers);
+  // The layer's ops as a stage's device runs them, with or without the transposed fp8 copies
+  // (ComputeDevice::fp8_transposed_copies): each list built once.
+  struct LayerLists {
+    std::vector<LayerOp> dense, moe;
+  };
+  auto lists = [&](bool transposes) {
+    ShardShape x = sh;
+    x.fp8_transposes = transposes;
+    return LayerLists{transformer_layer_ops(c, x), c.is_moe() ? moe_layer_ops(c, x) : std::vector<LayerOp>{}};
+  };
+  const LayerLists plain = lists(false), copied = lists(true);
   for (int s = 0; s < p; ++s) {
-    // The layer's ops as this stage's device runs them (its fp8 copies).
-    sh.fp8_transposes = stage_device[s]->fp8_transposed_copies();
-    per_layer[s] = (1 - moe_share) * pass_time(transformer_layer_ops(c, sh), *stage_device[s]) +
-                   (moe_share > 0 ? moe_share * pass_time(moe_layer_ops(c, sh), *stage_device[s]) : Seconds{});
+    const LayerLists& l = stage_device[s]->fp8_transposed_copies() ? copied : plain;
+    per_layer[s] = (1 - moe_share) * pass_time(l.dense, *stage_device[s]) +
+                   (moe_share > 0 ? moe_share * pass_time(l.moe, *stage_device[s]) : Seconds{});
   }
   for (int vs = 0; vs < place.vstages(); ++vs) {
     const auto s = static_cast<std::size_t>(place.stage(vs));
