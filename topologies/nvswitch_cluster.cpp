@@ -27,8 +27,9 @@ const ParamTable& nvswitch_cluster_params() {
        .help = "fabric torus: node grid, e.g. [4, 4, 2]; product = nodes"},
       {.name = "fabric_links_per_neighbour", .kind = ParamKind::integer, .def = 1, .min = 1, .max = 64,
        .help = "fabric torus: NIC-rate links from a node to each neighbour node"},
-      {.name = "switch_radix", .kind = ParamKind::integer, .def = 40, .min = 2, .max = 4096,
-       .help = "ports per leaf/spine switch (NVIDIA Quantum QM8700 HDR: 40)"},
+      {.name = "switch_radix", .kind = ParamKind::integer, .def = nlohmann::json(nullptr), .min = 2, .max = 4096,
+       .help = "ports per leaf/spine switch (default: the InfiniBand switch of the NIC's rate: 36 up to 100 Gb/s "
+               "(SB7800 EDR), 40 up to 200 (QM8700 HDR), 64 up to 400 (QM9700 NDR), 144 above (Q3400 XDR))"},
       {.name = "oversubscription", .kind = ParamKind::number, .def = 1.0, .min = 1, .max = 64,
        .help = "leaf down:up port ratio (1 = non-blocking)"},
       {.name = "switch_latency", .kind = ParamKind::quantity, .dim = Dim::time, .def = "130 ns", .min = 0,
@@ -119,6 +120,18 @@ std::string add_node_torus(TopologyGraph& g, const Shape& s, const LinkSpec& nic
 
 }  // namespace
 
+int default_switch_radix(BytesPerSecond nic_rate) {
+  // Switch ports of the InfiniBand generation built for the port rate (NVIDIA datasheets:
+  // SB7800 EDR 36 x 100 Gb/s, QM8700 HDR 40 x 200, QM9700 NDR 64 x 400 (32 OSFP cages of
+  // two ports), Quantum-X800 Q3400 XDR 144 x 800). A 400 Gb/s Ethernet fabric built of
+  // Tomahawk 4 switches has the same 64 ports.
+  const double gbit = nic_rate.value() * 8.0 / 1e9;
+  if (gbit <= 100.0 * (1 + 1e-9)) return 36;
+  if (gbit <= 200.0 * (1 + 1e-9)) return 40;
+  if (gbit <= 400.0 * (1 + 1e-9)) return 64;
+  return 144;
+}
+
 TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
   HCSIM_ASSERT(ctx.diag != nullptr, "topology build needs diagnostics");
   TopologyGraph g;
@@ -139,7 +152,7 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
   if (nvlink.bandwidth.value() <= 0 || nic.bandwidth.value() <= 0) return g;  // resolver reported it
   const bool rails = p_.string("fabric") == "rail-optimised";
   ClosOptions o;
-  o.radix = static_cast<int>(p_.integer("switch_radix"));
+  o.radix = p_.has("switch_radix") ? static_cast<int>(p_.integer("switch_radix")) : default_switch_radix(nic.bandwidth);
   o.oversubscription = p_.number("oversubscription");
   o.endpoint_link = nic;
   o.switch_link = nic;

@@ -24,6 +24,10 @@ class NvswitchCluster final : public Topology {
 };
 
 const ParamTable& nvswitch_cluster_params();
+// Leaf and spine ports when a scenario does not set switch_radix: those of the InfiniBand
+// switch generation built for the NIC's port rate (36, 40, 64, 144 up to 100, 200, 400 Gb/s
+// and above).
+int default_switch_radix(BytesPerSecond nic_rate);
 void register_nvswitch_cluster(Registry<Topology>& r);
 
 }  // namespace hcsim

@@ -44,7 +44,7 @@ json h100_common() {
           {"gemm_efficiency_fp8", 0.59},
           {"attention_efficiency", 0.49},
           {"flash2_rate", 0.57},
-          {"memory_efficiency", 0.87},
+          {"memory_efficiency", 0.89},
           {"tile_fill", "1 us"},
           {"launch_overhead", "5 us"},
           {"idle_power", "70 W"},
@@ -100,7 +100,7 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "scripts/calibrate/parameters-h100.json, docs/validation.md; docs/validation.md gives the errors): "
       "gemm_efficiency_fp8 0.59 (1168 of 1979 TF sustained by fp8 GEMMs at the 700 W limit), attention_efficiency "
       "0.49 (fused bf16 attention, forward and backward, at 0.49 x 0.67 = 0.33 of 989 TF per computed FLOP), "
-      "memory_efficiency 0.87 (2.91 of 3.35 TB/s by norms, fp8 amax and casts, RoPE, SwiGLU, the fused cross "
+      "memory_efficiency 0.89 (2.98 of 3.35 TB/s by norms, fp8 amax and casts, RoPE, SwiGLU, the fused cross "
       "entropy, the optimizer step); gemm_efficiency 0.67 (bf16; no bf16 row in the calibration sources): tied in "
       "the fit to the fp8 ceiling at the bf16/fp8 ratio mamf-finder measures on H100 SXM, 794.5 and 1402.6 TF "
       "(stas00/ml-engineering, compute/accelerator/README.md) [S]: 0.59 x 1.133. Fitted with each row's recipe: "
@@ -154,8 +154,8 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
        {"tile_k", 64},
        {"gemm_efficiency", 0.78},
        {"gemm_efficiency_fp8", 0.48},
-       {"attention_efficiency", 0.74},
-       {"memory_efficiency", 0.87},
+       {"attention_efficiency", 0.73},
+       {"memory_efficiency", 0.89},
        {"tile_fill", "1 us"},
        {"launch_overhead", "5 us"},
        {"idle_power", "100 W"},
@@ -166,10 +166,10 @@ void register_gpu(Registry<ComputeDevice>& devices, PresetLibrary& presets) {
       "copy of each operand. CALIBRATED on four DGX-B200 FP8 rows of "
       "NVIDIA's Megatron-Bridge 25.09/25.11 performance summaries (two distinct layouts: scenarios/validation-b200, "
       "scripts/calibrate/parameters-b200.json, docs/validation.md; event mode): gemm_efficiency_fp8 0.48 (2.2 of "
-      "4.5 PF fp8 at the 1000 W limit), attention_efficiency 0.74 (Blackwell's fused attention at 0.74 x 0.78 = "
-      "0.58 of 2250 TF), with each row's recipe (userbuffers tensor-parallel overlap on the 405B rows, current "
+      "4.5 PF fp8 at the 1000 W limit), attention_efficiency 0.73 (Blackwell's fused attention at 0.73 x 0.78 = "
+      "0.57 of 2250 TF), with each row's recipe (userbuffers tensor-parallel overlap on the 405B rows, current "
       "scaling in 25.11, delayed in 25.09) and the distributed optimizer's overlapped parameter all-gather "
-      "modelled; two values from two layouts, so weakly determined. Not fitted: memory_efficiency 0.87, the H100 "
+      "modelled; two values from two layouts, so weakly determined. Not fitted: memory_efficiency 0.89, the H100 "
       "fit's (with the H100's attention_efficiency instead of its own the fit drives it to the top of its range); "
       "gemm_efficiency 0.78 (bf16), mamf-finder's best shape on B200 SXM, 1745 of 2250 TF "
       "(stas00/ml-engineering, compute/accelerator/README.md) [S]: a ceiling, not the rate sustained in training; "

@@ -8,8 +8,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/link/link.hpp"
 #include "sim/core/params.hpp"
 #include "topologies/clos.hpp"
+#include "topologies/nvswitch_cluster.hpp"
 
 namespace hcsim {
 
@@ -155,14 +157,23 @@ const ParamTable& work_entry() {
 
 // Devices of one fabric leaf's down ports, in nodes (the placement's leaf; a hint only:
 // contention itself is simulated on the routes): a two-tier Clos leaf of radix k and
-// oversubscription r has floor(k r / (1 + r)) down ports (topologies/clos.hpp).
+// oversubscription r has floor(k r / (1 + r)) down ports (topologies/clos.hpp), k as the
+// topology takes it (switch_radix, by default the switch of the NIC's rate).
 std::uint32_t nodes_per_leaf(const nlohmann::json& topo, std::uint32_t gpus_per_node) {
-  if (!topo.contains("switch_radix") || topo.value("fabric", "") != "fat-tree") return 0;
-  const auto down = static_cast<std::uint32_t>(
-      clos_down_ports(topo["switch_radix"].get<int>(), topo.value("oversubscription", 1.0)));
-  const std::uint32_t nics = topo.contains("nics_per_node") && topo["nics_per_node"].is_number()
-                                 ? topo["nics_per_node"].get<std::uint32_t>()
-                                 : gpus_per_node;
+  Diagnostics d;  // the topology's own build reports what is wrong with it
+  const Params p = resolve_params(nvswitch_cluster_params(), topo, "/cluster/topology", d, {"type"});
+  if (!d.ok() || p.string("fabric") != "fat-tree") return 0;
+  int radix = 0;
+  if (p.has("switch_radix")) {
+    radix = static_cast<int>(p.integer("switch_radix"));
+  } else {
+    const LinkSpec nic = resolve_link(p.raw("nic"), "/cluster/topology/nic", d);
+    if (!d.ok()) return 0;
+    radix = default_switch_radix(nic.bandwidth);
+  }
+  const auto down = static_cast<std::uint32_t>(clos_down_ports(radix, p.number("oversubscription")));
+  const std::uint32_t nics =
+      p.has("nics_per_node") ? static_cast<std::uint32_t>(p.integer("nics_per_node")) : gpus_per_node;
   return std::max<std::uint32_t>(1, down / std::max<std::uint32_t>(1, nics));
 }
 

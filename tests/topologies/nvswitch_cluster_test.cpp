@@ -65,6 +65,31 @@ TEST(NvswitchCluster, FatTreeWithOneNicPerGpu) {
             "16 nodes x 8 GPUs, NVSwitch (nvlink3) inside, 8 x ib-hdr per node, fat-tree (7 leaves, 20 spines, 1:1)");
 }
 
+// Without switch_radix the leaves and spines are the InfiniBand switches of the NIC's rate
+// (datasheets: SB7800 EDR 36 ports, QM8700 HDR 40, QM9700 NDR 64, Quantum-X800 Q3400 XDR
+// 144). 128 NIC ports at 1:1: HDR 20 down -> 7 leaves x 20 spines; NDR 32 down -> 4 leaves
+// x 32 spines; XDR 72 down -> 2 leaves x 72 spines; 100 Gb/s 18 down -> 8 leaves x 18.
+TEST(NvswitchCluster, DefaultSwitchRadixIsTheSwitchOfTheNicRate) {
+  struct Case {
+    nlohmann::json nic;
+    int leaves, spines;
+  };
+  const Case cases[] = {{{{"preset", "ib-hdr"}}, 7, 20},
+                        {{{"preset", "ib-ndr"}}, 4, 32},
+                        {{{"preset", "roce-400g"}}, 4, 32},
+                        {{{"preset", "ib-xdr"}}, 2, 72},
+                        {{{"preset", "roce-400g"}, {"bandwidth", "100 Gb/s"}}, 8, 18}};
+  for (const Case& c : cases) {
+    TopologyGraph g = build_nvswitch({{"nic", c.nic}}, 128);
+    EXPECT_EQ(count_kind(g, TopoNode::Kind::switch_node), 16 + c.leaves + c.spines) << c.nic.dump();
+  }
+  EXPECT_EQ(default_switch_radix(BytesPerSecond(25e9)), 40);    // 200 Gb/s
+  EXPECT_EQ(default_switch_radix(BytesPerSecond(25.1e9)), 64);  // just above 200 Gb/s
+  // A radix the scenario states wins: NDR NICs on 40-port switches, as before.
+  TopologyGraph g = build_nvswitch({{"nic", {{"preset", "ib-ndr"}}}, {"switch_radix", 40}}, 128);
+  EXPECT_EQ(count_kind(g, TopoNode::Kind::switch_node), 16 + 7 + 20);
+}
+
 // The builder reserves the graph's arrays for what it adds (TopologyGraph::reserve): with a
 // Clos fabric (or none) they are full, never regrown, for any NIC count and fabric.
 TEST(NvswitchCluster, BuildsTheGraphInTheRoomItReserves) {
