@@ -128,13 +128,16 @@ const ParamTable& strategy() {
        .help = "the fused attention's library: native (the device's own: cuDNN / FlashAttention-3 on Hopper, "
                "FlashAttention-2 on Ampere) or flash2 (FlashAttention-2's kernels on any GPU, at the device's "
                "flash2_rate: PyTorch SDPA's flash backend, the flash_attn package before FlashAttention-3)"},
-      {.name = "tp_comm_overlap", .kind = ParamKind::choice, .def = "backward", .choices = {"none", "backward", "full"},
+      {.name = "tp_comm_overlap", .kind = ParamKind::choice, .def = "backward",
+       .choices = {"none", "backward", "full", "micro-pipeline"},
        .help = "tensor-parallel collectives hidden behind GEMMs: none (every collective waits, Megatron-LM "
                "2021), backward (Megatron-Core: a column-parallel layer's input-gradient all-reduce or "
                "reduce-scatter beside its weight-gradient GEMM; under sequence parallelism the input's "
                "all-gather beside the input-gradient GEMM), full (as backward, and under sequence parallelism "
                "Transformer Engine's userbuffers: forward all-gathers and reduce-scatters beside their GEMMs, the "
-               "backward output-gradient all-gather beside its input-gradient GEMM)"},
+               "backward output-gradient all-gather beside its input-gradient GEMM), micro-pipeline (as full, as "
+               "PyTorch's async TP runs it: each forward fused matmul-reduce-scatter sums the tp partial outputs "
+               "in a kernel of its own)"},
       {.name = "main_grads", .kind = ParamKind::choice, .def = "auto", .choices = {"auto", "fp32", "model"},
        .help = "datatype gradients accumulate and are reduced in: fp32 (a 4 B/parameter main-gradient buffer, "
                "Megatron's rule for bf16), model (the model's datatype: Megatron-LM with fp16, PyTorch FSDP2's "
@@ -275,7 +278,10 @@ const ParamTable& outputs() {
 
 void read_framework_keys(const Params& s, StrategySpec& st) {
   const std::string overlap = s.string("tp_comm_overlap"), grads = s.string("main_grads");
-  st.tp_overlap = overlap == "none" ? TpOverlap::none : overlap == "full" ? TpOverlap::full : TpOverlap::backward;
+  st.tp_overlap = overlap == "none"             ? TpOverlap::none
+                  : overlap == "full"           ? TpOverlap::full
+                  : overlap == "micro-pipeline" ? TpOverlap::micro_pipeline
+                                                : TpOverlap::backward;
   st.main_grads = grads == "fp32" ? MainGrads::fp32 : grads == "model" ? MainGrads::model : MainGrads::automatic;
   st.grad_accumulation =
       s.string("grad_accumulation") == "separate" ? GradAccumulation::separate : GradAccumulation::fused;

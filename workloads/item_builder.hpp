@@ -248,7 +248,18 @@ class ItemBuilder {
     out.back().comm_bytes = step_bytes;
   }
 
-  [[nodiscard]] bool userbuffers() const { return st_.tp_overlap == TpOverlap::full && st_.sequence_parallel; }
+  [[nodiscard]] bool userbuffers() const {
+    return (st_.tp_overlap == TpOverlap::full || st_.tp_overlap == TpOverlap::micro_pipeline) && st_.sequence_parallel;
+  }
+
+  // PyTorch's fused matmul-reduce-scatter (TpOverlap::micro_pipeline): the sum of the tp
+  // stacked partial outputs, read b s h and write b s h / tp elements of the activations.
+  void sum_partials(std::vector<Item>& out, Phase phase) {
+    const double t = static_cast<double>(st_.tp);
+    compute(out,
+            memory_kernel(KernelKind::elementwise, act_bytes_ * (1.0 + 1.0 / t), Flops{}, storage_dtype(shape_.dtype)),
+            phase, Flops{});
+  }
 
   void comm(std::vector<Item>& out, CollectiveOp op, bool overlap_next = false) {
     if (st_.tp <= 1) return;
@@ -285,6 +296,7 @@ class ItemBuilder {
         compute_chunked(out, op.kernel, phase, mf);
       else
         compute(out, op.kernel, phase, mf);
+      if (ub && op.tp_allreduce_after && st_.tp_overlap == TpOverlap::micro_pipeline) sum_partials(out, phase);
       name_from(out, first, op.name, layer);
       if (op.tp_allreduce_after && !ub)
         comm(out, st_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce);

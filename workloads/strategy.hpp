@@ -43,7 +43,13 @@ enum class Offload : std::uint8_t { none, pool };
 // beside the row-parallel GEMM it reduces, and the backward all-gather of a row-parallel
 // GEMM's output gradient beside its input-gradient GEMM (the GEMMs split into tp chunks
 // pipelined with the ring's steps). Without sequence parallelism, full is backward.
-enum class TpOverlap : std::uint8_t { none, backward, full };
+// micro_pipeline: as full, as PyTorch's micro-pipelined TP runs it (torch.compile's
+// micro_pipeline_tp pass and the symm_mem fused ops, torch/distributed/_symmetric_memory):
+// a fused matmul-reduce-scatter gathers the tp partial outputs into one buffer and sums them
+// in a kernel of its own, reading tp b s h / tp and writing b s h / tp elements, where NCCL
+// and the userbuffers reduce in flight. The pass fuses a reduce-scatter only when a
+// matmul's output is its input (_find_producer_matmul): the forward's row-parallel outputs.
+enum class TpOverlap : std::uint8_t { none, backward, full, micro_pipeline };
 
 // The datatype gradients accumulate and are reduced in. fp32: a main-gradient buffer of 4 B
 // per parameter, reduced in fp32 (Megatron-LM forces it for bf16, arguments.py
