@@ -132,6 +132,10 @@ int default_switch_radix(BytesPerSecond nic_rate) {
   return 144;
 }
 
+int switch_radix(const Params& p, BytesPerSecond nic_rate) {
+  return p.has("switch_radix") ? static_cast<int>(p.integer("switch_radix")) : default_switch_radix(nic_rate);
+}
+
 TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
   HCSIM_ASSERT(ctx.diag != nullptr, "topology build needs diagnostics");
   TopologyGraph g;
@@ -152,7 +156,7 @@ TopologyGraph NvswitchCluster::build(const TopologyContext& ctx) const {
   if (nvlink.bandwidth.value() <= 0 || nic.bandwidth.value() <= 0) return g;  // resolver reported it
   const bool rails = p_.string("fabric") == "rail-optimised";
   ClosOptions o;
-  o.radix = p_.has("switch_radix") ? static_cast<int>(p_.integer("switch_radix")) : default_switch_radix(nic.bandwidth);
+  o.radix = switch_radix(p_, nic.bandwidth);
   o.oversubscription = p_.number("oversubscription");
   o.endpoint_link = nic;
   o.switch_link = nic;

@@ -28,6 +28,9 @@ const ParamTable& nvswitch_cluster_params();
 // switch generation built for the NIC's port rate (36, 40, 64, 144 up to 100, 200, 400 Gb/s
 // and above).
 int default_switch_radix(BytesPerSecond nic_rate);
+// The radix a topology of these (resolved) parameters builds its leaves and spines with:
+// switch_radix where given, else default_switch_radix of its NIC's rate.
+int switch_radix(const Params& p, BytesPerSecond nic_rate);
 void register_nvswitch_cluster(Registry<Topology>& r);
 
 }  // namespace hcsim

@@ -2,6 +2,7 @@
 #include "workloads/stage_layout.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "workloads/items.hpp"
 #include "workloads/transformer.hpp"
@@ -24,7 +25,7 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
   // An MoE model's layer: the mean over its dense and MoE layers.
   const double moe_share = static_cast<double>(c.moe_layers(0, c.layers)) / static_cast<double>(c.layers);
   // The layer's ops as a stage's device runs them, with or without the transposed fp8 copies
-  // (ComputeDevice::fp8_transposed_copies): each list built once.
+  // (ComputeDevice::fp8_transposed_copies): built once for each setting a stage's device has.
   struct LayerLists {
     std::vector<LayerOp> dense, moe;
   };
@@ -33,9 +34,12 @@ std::vector<int> balance_layers(const TransformerConfig& c, const StrategySpec& 
     x.fp8_transposes = transposes;
     return LayerLists{transformer_layer_ops(c, x), c.is_moe() ? moe_layer_ops(c, x) : std::vector<LayerOp>{}};
   };
-  const LayerLists plain = lists(false), copied = lists(true);
+  std::optional<LayerLists> built[2];  // only the settings some stage's device has
   for (int s = 0; s < p; ++s) {
-    const LayerLists& l = stage_device[s]->fp8_transposed_copies() ? copied : plain;
+    const bool transposes = stage_device[s]->fp8_transposed_copies();
+    std::optional<LayerLists>& b = built[transposes ? 1 : 0];
+    if (!b) b = lists(transposes);
+    const LayerLists& l = *b;
     per_layer[s] = (1 - moe_share) * pass_time(l.dense, *stage_device[s]) +
                    (moe_share > 0 ? moe_share * pass_time(l.moe, *stage_device[s]) : Seconds{});
   }

@@ -163,14 +163,9 @@ std::uint32_t nodes_per_leaf(const nlohmann::json& topo, std::uint32_t gpus_per_
   Diagnostics d;  // the topology's own build reports what is wrong with it
   const Params p = resolve_params(nvswitch_cluster_params(), topo, "/cluster/topology", d, {"type"});
   if (!d.ok() || p.string("fabric") != "fat-tree") return 0;
-  int radix = 0;
-  if (p.has("switch_radix")) {
-    radix = static_cast<int>(p.integer("switch_radix"));
-  } else {
-    const LinkSpec nic = resolve_link(p.raw("nic"), "/cluster/topology/nic", d);
-    if (!d.ok()) return 0;
-    radix = default_switch_radix(nic.bandwidth);
-  }
+  const LinkSpec nic = resolve_link(p.raw("nic"), "/cluster/topology/nic", d);
+  if (!d.ok()) return 0;
+  const int radix = switch_radix(p, nic.bandwidth);
   const auto down = static_cast<std::uint32_t>(clos_down_ports(radix, p.number("oversubscription")));
   const std::uint32_t nics =
       p.has("nics_per_node") ? static_cast<std::uint32_t>(p.integer("nics_per_node")) : gpus_per_node;
