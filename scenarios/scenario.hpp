@@ -39,6 +39,7 @@ struct SimulationSpec {
   std::string flow_schedule = "steps";  // flow mode: steps | phases (EngineOptions::flow_phases)
   bool representative_flows = true;     // EngineOptions::representative_flows
   bool check_memory = true;
+  bool sm_contention = false;  // EngineOptions::comm_cores (docs/models.md, "SM contention")
   std::int64_t max_tasks = 20'000'000;
 };
 

@@ -415,6 +415,11 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
       ps.diag.warn("/simulation/representative_flows",
                    "applies to event mode and flow mode by phases only; this run ignores it");
     sc.simulation.check_memory = sim.boolean("check_memory");
+    sc.simulation.sm_contention = sim.boolean("sm_contention");
+    if (sc.simulation.sm_contention && sc.simulation.mode == "analytical")
+      ps.diag.error("/simulation/sm_contention",
+                    "analytical mode has no closed form of compute slowed beside collectives; use mode \"event\" or "
+                    "\"flow\", or set it false");
     sc.simulation.max_tasks = sim.integer("max_tasks");
   }
   Params out = ps.section(sections::outputs(), sub("outputs"), "/outputs");

@@ -261,6 +261,10 @@ const ParamTable& simulation() {
                "the links it crosses (docs/network.md); false: every flow in the network model"},
       {.name = "check_memory", .kind = ParamKind::boolean, .def = true,
        .help = "refuse a layout whose peak memory exceeds a device's capacity"},
+      {.name = "sm_contention", .kind = ParamKind::boolean, .def = false,
+       .help = "event and flow modes: a GPU's compute slowed while collectives run on it, by the share of its SMs "
+               "their NCCL channels hold (two per NIC across nodes; 8 for a userbuffers-overlapped tensor-parallel "
+               "one, 0 for PyTorch's micro-pipelined one), docs/models.md \"SM contention\"; not in the presets' fits; analytical mode refuses it"},
       {.name = "max_tasks", .kind = ParamKind::integer, .def = 20'000'000, .min = 1, .max = 1e10,
        .help = "refuse scenarios whose estimated task count is larger"},
   };

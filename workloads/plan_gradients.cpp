@@ -25,6 +25,13 @@ double grad_element_bytes(const StrategySpec& st, DType precision) {
   return fp32 ? 4.0 : dtype_bytes(storage_dtype(precision));
 }
 
+std::optional<int> tp_overlap_sms(const StrategySpec& st) {
+  if (!st.sequence_parallel) return std::nullopt;
+  if (st.tp_overlap == TpOverlap::full) return 8;
+  if (st.tp_overlap == TpOverlap::micro_pipeline) return 0;
+  return std::nullopt;
+}
+
 Item codec_item(const ComputeDevice& dev, Flops flops, Bytes traffic) {
   const Kernel k = memory_kernel(KernelKind::codec, traffic, flops, DType::fp32);
   Item it;

@@ -181,6 +181,14 @@ struct StrategySpec {
   bool fp8_delayed = false;
 };
 
+// SM contention (simulation.sm_contention, docs/models.md "SM contention"): the SMs a
+// tensor- or sequence-parallel collective holds when the overlap runs it with kernels of its
+// own (under sequence parallelism): full, Transformer Engine's userbuffers, 8, about the mean
+// of the SMs Megatron-Bridge's recipes give their bulk overlaps (1 to 24,
+// src/megatron/bridge/training/comm_overlap.py); micro_pipeline, PyTorch's symmetric-memory
+// ops, 0: the copy engines move the chunks. None: NCCL's channels (CollectiveReplay::channels).
+std::optional<int> tp_overlap_sms(const StrategySpec& st);
+
 // Bytes of one gradient element as accumulated and reduced (MainGrads).
 double grad_element_bytes(const StrategySpec& st, DType precision);
 

@@ -40,6 +40,9 @@ class ComputeDevice {
   // backward's GEMMs (fp8 tensor cores that take only the TN layout: Hopper, Ada; docs/
   // models.md, "Both layouts"). Devices without that restriction, or without fp8, say no.
   [[nodiscard]] virtual bool fp8_transposed_copies() const { return false; }
+  // The cores a collective's channels run on, which its compute then lacks (a GPU's SMs:
+  // NCCL runs one thread block per channel); 0: collectives take none (DMA engines).
+  [[nodiscard]] virtual int comm_cores() const { return 0; }
 };
 
 Registry<ComputeDevice>& compute_devices();

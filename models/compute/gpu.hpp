@@ -92,6 +92,7 @@ class GpuDevice final : public ComputeDevice {
   [[nodiscard]] Watts idle_power() const override { return spec_.idle_power; }
   [[nodiscard]] Watts max_power() const override;
   [[nodiscard]] bool fp8_transposed_copies() const override { return spec_.fp8_tn_only && spec_.peak_fp8.has_value(); }
+  [[nodiscard]] int comm_cores() const override { return static_cast<int>(spec_.sm_count); }
 
   [[nodiscard]] GpuCost cost(const Kernel& k) const;
   [[nodiscard]] const GpuSpec& spec() const { return spec_; }

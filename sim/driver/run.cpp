@@ -402,6 +402,12 @@ RunOutput run_scenario(const Scenario& sc, const RunOptions& ropt) {
   opt.representative_flows = sc.simulation.representative_flows;
   opt.deepep = deepep_routing(sc);
   opt.routing = moe_routing(sc);
+  if (sc.simulation.sm_contention) {
+    opt.comm_cores.resize(out.graph.devices);
+    for (std::uint32_t d = 0; d < out.graph.devices; ++d)
+      opt.comm_cores[d] = sc.pool_of_device(static_cast<int>(d)).device->comm_cores();
+    opt.tp_overlap_sms = tp_overlap_sms(sc.strategy);
+  }
   out.engine = simulate(sc.topology, out.graph, opt);
   out.metrics = compute_metrics(sc, out.graph, out.engine, out.shapes, metrics_options(sc, ropt));
   out.codec_time = codec_time(out.graph, out.engine);

@@ -62,6 +62,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <tuple>
@@ -99,6 +100,14 @@ class CollectiveReplay {
   // `solo`, finds the solo collectives (header comment).
   void plan_all(std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs, bool solo = true);
   void start(TaskId t);                            // a collective whose dependencies are done
+  // The SMs collective task `t` holds on each of its devices while it runs: NCCL's channels
+  // (one thread block each) on one node, two per NIC its ranks on a node use across nodes
+  // (NCCL's rings, each run twice: src/graph/connect.cc), 0 for a protocol that is not
+  // NCCL's; a tensor- or sequence-parallel one the overlap's SMs when set_overlap_sms.
+  int channels(TaskId t);
+  // Tensor- and sequence-parallel collectives run by the overlap's own kernels hold `sms`
+  // SMs each (EngineOptions::tp_overlap_sms; none: NCCL's channels).
+  void set_overlap_sms(std::optional<int> sms) { overlap_sms_ = sms; }
   void on_activity(int coll, std::uint32_t item);  // one of its activities ended
   // Bytes of `copies` collectives like task `t` over each group of mirror set `set`, charged
   // to the links, not simulated.
@@ -233,6 +242,7 @@ class CollectiveReplay {
   std::deque<Split> splits_;                // in the order plans first ran (deterministic sums)
   std::unordered_map<const CollectiveExpansion*, Split*> split_of_;
   bool representatives_ = true;
+  std::optional<int> overlap_sms_;     // set_overlap_sms
   std::deque<FlowSplit> flow_splits_;  // as splits_
   std::unordered_map<const CollectiveExpansion*, FlowSplit*> flow_split_of_;
   bool has_rest_ = false;                   // some phase has rest flows: link counts kept

@@ -54,6 +54,15 @@ struct EngineOptions {
   std::shared_ptr<CollectivePlanner> planner;
   // An MoE model's routing when its dispatch and combine run as DeepEP's (CostOptions::deepep).
   std::optional<TokenRouting> deepep{};
+  // SM contention (docs/models.md, "SM contention"): per device, the cores a collective's
+  // channels take from its compute (a GPU's SMs; 0: none), or empty: collectives leave
+  // compute alone. While collectives run on a device, its compute runs at
+  // 1 - min(their channels, cores - 1) / cores of its rate (CollectiveReplay::channels).
+  std::vector<int> comm_cores;
+  // With comm_cores: the SMs a tensor- or sequence-parallel collective holds when the
+  // overlap runs it with kernels of its own (tp_overlap_sms, workloads/strategy.hpp); none:
+  // NCCL's channels.
+  std::optional<int> tp_overlap_sms;
   // An MoE model's uneven routing, which sizes its all-to-alls' blocks (CostOptions::routing).
   std::optional<TokenRouting> routing{};
 };

@@ -9,6 +9,10 @@
 // device whose compute tasks form a chain (it runs alone, at full speed, for exactly its
 // duration) are kernel timers, which no list holds. In flow mode most live activities were
 // such compute tasks.
+//
+// With SM contention (EngineOptions::comm_cores) a chained device's running kernel timer is
+// re-armed at the rate left whenever a collective on the device starts or ends, and a device
+// of Execs runs at the power state of the SMs its collectives hold.
 #include <signal.h>
 
 #include <algorithm>
@@ -103,12 +107,17 @@ void chained_compute(const TaskGraph& g, Platform& pf) {
 // zero; its media latency). Routes are hcsim's own (topologies/routing), declared only for
 // the pairs used, so the platform stays small at scale.
 void build_platform(const TopologyGraph& topo, const TaskGraph& g,
-                    const std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs, Platform& pf) {
+                    const std::set<std::pair<std::uint32_t, std::uint32_t>>& pairs, Platform& pf,
+                    const std::vector<int>& comm_cores) {
   auto* zone = sg4::create_full_zone("hcsim");
   auto host = [&](std::uint32_t ep) {
     if (!pf.endpoint_host[ep]) {
-      pf.endpoint_host[ep] = zone->create_host(g.is_memory(ep) ? "m" + std::to_string(ep - g.devices)
-                                                               : "d" + std::to_string(ep), kSpeed);
+      const std::string name = g.is_memory(ep) ? "m" + std::to_string(ep - g.devices) : "d" + std::to_string(ep);
+      // Contention on a device of Execs: power state k at 1 - k / cores (Replay::share_host).
+      const int cores = ep < comm_cores.size() && !pf.chained[ep] ? comm_cores[ep] : 0;
+      std::vector<double> speeds{kSpeed};
+      for (int k = 1; k < cores; ++k) speeds.push_back(kSpeed * (1 - static_cast<double>(k) / cores));
+      pf.endpoint_host[ep] = zone->create_host(name, speeds);
       pf.endpoint_host[ep]->seal();
     }
     return pf.endpoint_host[ep];
@@ -152,8 +161,17 @@ void build_platform(const TopologyGraph& topo, const TaskGraph& g,
 
 class Replay final : public ActivityHost {
  public:
-  Replay(const TopologyGraph& topo, const TaskGraph& g, CollectivePlanner& planner, Platform& pf, bool representatives)
-      : g_(g), pf_(pf), colls_(g, planner, *this, representatives) {
+  Replay(const TopologyGraph& topo, const TaskGraph& g, CollectivePlanner& planner, Platform& pf,
+         const EngineOptions& opt)
+      : g_(g), pf_(pf), colls_(g, planner, *this, opt.representative_flows) {
+    const std::vector<int>& comm_cores = opt.comm_cores;
+    if (std::any_of(comm_cores.begin(), comm_cores.end(), [](int c) { return c > 0; })) {
+      colls_.set_overlap_sms(opt.tp_overlap_sms);
+      cores_ = comm_cores;
+      cores_.resize(pf.endpoint_node.size(), 0);
+      channels_.assign(cores_.size(), 0);
+      running_.resize(cores_.size());
+    }
     const std::size_t n = g.size();
     res_.end.assign(n, -1);
     res_.edge_bytes.assign(topo.edges().size(), 0.0);
@@ -194,6 +212,7 @@ class Replay final : public ActivityHost {
   void launch_timer(Seconds d, TaskId t, int coll, std::uint32_t item) override { timer(d.value(), t, coll, item); }
   void finish(TaskId t) override {
     res_.end[t] = sg4::Engine::get_clock();
+    if (contention() && g_[t].kind == TaskKind::collective) collective_cores(t, -1);
     if (status_) {
       status_->tasks_done.fetch_add(1, std::memory_order_relaxed);
       status_->sim_time_s.store(res_.end[t], std::memory_order_relaxed);
@@ -218,7 +237,8 @@ class Replay final : public ActivityHost {
     const Task& task = g_[t];
     switch (task.kind) {
       case TaskKind::compute:
-        if (pf_.chained[task.device]) timer(task.duration.value(), t, -1, 0);
+        if (pf_.chained[task.device] && contention() && cores_[task.device] > 0) compute_timer(task.device, t);
+        else if (pf_.chained[task.device]) timer(task.duration.value(), t, -1, 0);
         else launch(exec(pf_.endpoint_host[task.device], task.duration.value() * kSpeed), t, -1, 0);
         break;
       case TaskKind::send:
@@ -229,8 +249,68 @@ class Replay final : public ActivityHost {
           launch(comm(task.device, task.peer, task.bytes.value(), stretch), t, -1, 0, task.device, task.peer);
         }
         break;
-      case TaskKind::collective: colls_.start(t); break;
+      case TaskKind::collective:
+        if (contention()) collective_cores(t, +1);
+        colls_.start(t);
+        break;
     }
+  }
+
+  // SM contention (EngineOptions::comm_cores; docs/models.md "SM contention"): while a
+  // collective runs, its channels (CollectiveReplay::channels) hold that many of each of its
+  // devices' cores, and the device's compute runs at the share left, 1 - min(held, cores -
+  // 1) / cores, held the channels of all its running collectives.
+  [[nodiscard]] bool contention() const { return !cores_.empty(); }
+  [[nodiscard]] double compute_rate(std::uint32_t d) const {
+    const double held = std::min(channels_[d], static_cast<double>(cores_[d]) - 1);
+    return 1 - held / cores_[d];
+  }
+  void collective_cores(TaskId t, int sign) {
+    const int ch = colls_.channels(t);
+    if (ch <= 0) return;
+    for (std::uint32_t d : g_.groups()[g_[t].group]) {
+      if (d >= cores_.size() || cores_[d] <= 0) continue;
+      channels_[d] += sign * ch;
+      if (pf_.chained[d]) rerate(d);
+      else if (pf_.endpoint_host[d]) share_host(d);
+    }
+  }
+  // A chained device's running compute task: its work left (seconds at the full rate), the
+  // rate it runs at since `since`, and its timer.
+  struct Running {
+    TaskId t = 0;
+    double left = 0, rate = 1, since = 0;
+    simgrid::kernel::timer::Timer* timer = nullptr;
+  };
+  void compute_timer(std::uint32_t d, TaskId t) {
+    running_[d] = {t, g_[t].duration.value(), compute_rate(d), sg4::Engine::get_clock(), nullptr};
+    arm(d);
+    ++activities_;
+  }
+  void arm(std::uint32_t d) {
+    Running& r = running_[d];
+    const TaskId t = r.t;
+    r.timer = simgrid::kernel::timer::Timer::set(r.since + r.left / r.rate, [this, d, t] {
+      graveyard_.clear();
+      running_[d].timer = nullptr;
+      finish(t);
+    });
+  }
+  void rerate(std::uint32_t d) {
+    Running& r = running_[d];
+    const double rate = compute_rate(d);
+    if (!r.timer || rate == r.rate) return;
+    const double now = sg4::Engine::get_clock();
+    r.left = std::max(0.0, r.left - (now - r.since) * r.rate);
+    r.since = now;
+    r.rate = rate;
+    r.timer->remove();
+    arm(d);
+  }
+  // A device whose compute tasks are Execs: its host's power state k runs at 1 - k / cores of
+  // the full speed (build_platform), k the cores the channels hold.
+  void share_host(std::uint32_t d) {
+    pf_.endpoint_host[d]->set_pstate(static_cast<unsigned long>(std::min(channels_[d], cores_[d] - 1.0)));
   }
 
   // Execs created from maestro (no actor): init, size, host, then start.
@@ -331,6 +411,9 @@ class Replay final : public ActivityHost {
   std::vector<sg4::ActivityPtr> graveyard_;
   std::uint64_t activities_ = 0;
   RunStatus* status_ = run_status();  // the progress line's figures, when one is shown
+  std::vector<int> cores_;          // per endpoint (EngineOptions::comm_cores; empty: no contention)
+  std::vector<double> channels_;    // per endpoint: channels of its running collectives
+  std::vector<Running> running_;    // per chained endpoint
 };
 
 }  // namespace
@@ -370,8 +453,8 @@ EngineResult simulate_in_process(const TopologyGraph& topo, const TaskGraph& gra
   map_endpoints(topo, graph, pf);
   chained_compute(graph, pf);
   if (!opt.compute_timers) pf.chained.assign(pf.chained.size(), 0);
-  Replay r(topo, graph, planner, pf, opt.representative_flows);
-  build_platform(topo, graph, used_pairs(graph, r.collectives(), opt.solo_collectives), pf);
+  Replay r(topo, graph, planner, pf, opt);
+  build_platform(topo, graph, used_pairs(graph, r.collectives(), opt.solo_collectives), pf, opt.comm_cores);
   EngineResult res = r.run();
   if (deliver) deliver(res);
   return res;

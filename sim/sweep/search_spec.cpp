@@ -89,6 +89,11 @@ void read_base_pools(const nlohmann::json& doc, SearchSpec& s, Diagnostics& d) {
   if (s.fixed_pools && doc.contains(placed))
     d.error("/base/strategy/stage_pools", "a search over several pools places its stages by device order (stage s "
                                           "on the pool holding its devices); remove stage_pools from the base");
+  const nlohmann::json::json_pointer contention("/simulation/sm_contention");
+  if (doc.contains(contention) && doc.at(contention).is_boolean() && doc.at(contention).get<bool>())
+    d.error("/base/simulation/sm_contention",
+            "the search screens in analytical mode, which has no closed form of "
+            "SM contention; set it false in the base");
 }
 
 // The path of the first rule on expert parallelism (/strategy/ep, then /strategy/etp) that

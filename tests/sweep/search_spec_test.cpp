@@ -230,5 +230,21 @@ TEST(SearchSpec, ProblemsAreReportedWithPaths) {
   }
 }
 
+// A base that asks for SM contention is refused at its path: the screen is analytical mode,
+// which has no closed form of it (docs/models.md, "SM contention").
+TEST(SearchSpec, ABaseWithSmContentionIsRefused) {
+  nlohmann::json b = base(8);
+  b["simulation"] = {{"sm_contention", true}};
+  try {
+    parse_search({{"base", b}}, "s.json");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.render(), ::testing::HasSubstr("s.json:/base/simulation/sm_contention: the search screens in "
+                                                 "analytical mode"));
+  }
+  b["simulation"]["sm_contention"] = false;
+  EXPECT_NO_THROW(parse_search({{"base", b}}, "s.json"));
+}
+
 }  // namespace
 }  // namespace hcsim::sweep
