@@ -113,6 +113,23 @@ TEST(EngineContention, AcrossNodesACollectiveHoldsTwoChannelsPerNicItsRanksOnANo
   EXPECT_NEAR(across_nodes_slowdown(2, all), 4.0 / kSms, 1e-12);   // two NICs shared by eight GPUs
 }
 
+TEST(EngineContention, NvlinkSharpHoldsItsSixteenChannels) {
+  // NVLS on one node runs on NVLS_NCHANNELS_SM90 = 16 channels (src/transport/nvls.cc), not
+  // the ring's 32: all-reduce over the 8 H100 of a node, the algorithm forced.
+  EngineOptions opt;
+  opt.comm_cores.assign(8, kSms);
+  opt.algorithm = "in_network";
+  const TopologyGraph node = testing::test_topology({{"type", "nvswitch-cluster"},
+                                                     {"gpus_per_node", 8},
+                                                     {"nvlink", {{"preset", "nvlink4"}}},
+                                                     {"nvswitch_reduction", true}},
+                                                    8);
+  const EngineResult r = simulate(node, beside(1, true, {0, 1, 2, 3, 4, 5, 6, 7}, 8), opt);
+  const double c = r.end[0];
+  ASSERT_LT(c, 0.1);
+  EXPECT_NEAR(r.end[1], 0.1 + 16.0 / kSms * c, 1e-12);
+}
+
 TEST(EngineContention, AnOverlappedTensorParallelCollectiveHoldsTheOverlapsSms) {
   EngineOptions opt;
   opt.comm_cores = {kSms, kSms};
@@ -122,6 +139,9 @@ TEST(EngineContention, AnOverlappedTensorParallelCollectiveHoldsTheOverlapsSms) 
   // Any other class keeps NCCL's channels.
   const EngineResult dp = simulate(two_gpus(), beside(1, true, {0, 1}, 2, CommClass::dp), opt);
   EXPECT_NEAR(dp.end[1], 0.1 + kChannels / kSms * dp.end[0], 1e-12);
+  // Copy engines (PyTorch's micro-pipelined TP): the tensor-parallel collective holds none.
+  opt.tp_overlap_sms = 0;
+  EXPECT_EQ(simulate(two_gpus(), beside(1, true, {0, 1}, 2, CommClass::tp), opt).end[1], 0.1);
 }
 
 TEST(EngineContention, TheOverlapsOwnKernelsHoldEightSmsForUserbuffersAndNoneForCopyEngines) {
