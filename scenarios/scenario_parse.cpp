@@ -416,10 +416,6 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
                    "applies to event mode and flow mode by phases only; this run ignores it");
     sc.simulation.check_memory = sim.boolean("check_memory");
     sc.simulation.sm_contention = sim.boolean("sm_contention");
-    if (sc.simulation.sm_contention && sc.simulation.mode == "analytical")
-      ps.diag.error("/simulation/sm_contention",
-                    "analytical mode has no closed form of compute slowed beside collectives; use mode \"event\" or "
-                    "\"flow\", or set it false");
     sc.simulation.max_tasks = sim.integer("max_tasks");
   }
   Params out = ps.section(sections::outputs(), sub("outputs"), "/outputs");
@@ -429,6 +425,19 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   }
   // Cross-field rules only once every section parsed on its own.
   if (ps.diag.ok()) check_precision(sc, ps.diag);
+  if (ps.diag.ok() && sc.simulation.sm_contention && sc.simulation.mode == "analytical") {
+    // The closed forms without SM contention (docs/models.md, "SM contention").
+    const bool moe = sc.model.moe.experts > 0;
+    const char* without = sc.strategy.overlap_param_gather            ? "strategy.overlap_param_gather"
+                          : moe && sc.strategy.moe_a2a_overlap        ? "strategy.moe_a2a_overlap"
+                          : moe && sc.strategy.schedule == "dualpipe" ? "DualPipe's pairs"
+                                                                      : nullptr;
+    if (without)
+      ps.diag.error("/simulation/sm_contention",
+                    fmt::format("analytical mode has no closed form of SM contention with {}; use mode \"event\" "
+                                "or \"flow\", or set it false",
+                                without));
+  }
   if (ps.diag.ok()) ps.layout_rules(st);
   if (ps.diag.ok()) ps.topology(cluster.raw("topology"));
   if (ps.diag.ok() && !sc.topology.ocs_phases.empty() && sc.strategy.average_steps == 0)

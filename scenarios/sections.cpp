@@ -262,9 +262,10 @@ const ParamTable& simulation() {
       {.name = "check_memory", .kind = ParamKind::boolean, .def = true,
        .help = "refuse a layout whose peak memory exceeds a device's capacity"},
       {.name = "sm_contention", .kind = ParamKind::boolean, .def = false,
-       .help = "event and flow modes: a GPU's compute slowed while collectives run on it, by the share of its SMs "
-               "their NCCL channels hold (two per NIC across nodes; 8 for a userbuffers-overlapped tensor-parallel "
-               "one, 0 for PyTorch's micro-pipelined one), docs/models.md \"SM contention\"; not in the presets' fits; analytical mode refuses it"},
+       .help = "a GPU's compute slowed while collectives run on it, by the share of its SMs their NCCL channels "
+               "hold (two per NIC across nodes; 8 for a userbuffers-overlapped tensor-parallel one, 0 for PyTorch's "
+               "micro-pipelined one), docs/models.md \"SM contention\"; not in the presets' fits. Analytical mode "
+               "refuses it with overlap_param_gather or an MoE model's pairs, a search in its base"},
       {.name = "max_tasks", .kind = ParamKind::integer, .def = 20'000'000, .min = 1, .max = 1e10,
        .help = "refuse scenarios whose estimated task count is larger"},
   };

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <numeric>
+#include <optional>
 
 #include "sim/core/error.hpp"
 
@@ -18,7 +20,10 @@ struct PassCost {
 // Tensor-parallel collectives of one stage, each op costed once.
 class TpCosts {
  public:
-  TpCosts(const GroupCostFn& cost, DeviceGroup group) : cost_(cost), group_(group) { t_.fill(Seconds(-1)); }
+  TpCosts(const GroupCostFn& cost, DeviceGroup group, const Contention* contention = nullptr)
+      : cost_(cost), group_(group), contention_(contention) {
+    t_.fill(Seconds(-1));
+  }
   // A unit's compute and tensor-parallel collectives (ZeRO-3 / FSDP).
   Seconds busy(const UnitTotals& u, Bytes bytes) { return u.t + comm(u.comm, u.hidden, bytes); }
   PassCost pass(const PassTotals& p, Bytes bytes) {
@@ -27,13 +32,23 @@ class TpCosts {
 
  private:
   // The exposed time of `counts` collectives of each op and of those beside compute items
-  // (each shows only where it outlasts its compute item).
+  // (each shows only where it outlasts its compute item; with SM contention, what it adds
+  // to the pair's window).
   Seconds comm(const std::array<int, 7>& counts, const std::vector<HiddenComm>& hidden, Bytes bytes) {
     Seconds t{};
     for (std::size_t op = 0; op < counts.size(); ++op)
       if (counts[op] > 0) t += counts[op] * time(static_cast<CollectiveOp>(op), bytes);
-    for (const HiddenComm& h : hidden) t += h.count * max(Seconds{}, time(h.op, bytes) - h.t);
+    for (const HiddenComm& h : hidden)
+      t += h.count * (contended_window(h.t, time(h.op, bytes), share(h.op, bytes)) - h.t);
     return t;
+  }
+  // The SMs' share a tensor-parallel collective holds (Contention; 0 without).
+  double share(CollectiveOp op, Bytes bytes) {
+    if (!contention_) return 0;
+    if (contention_->tp_share) return *contention_->tp_share;
+    double& f = f_[static_cast<std::size_t>(op)];
+    if (f < 0) f = contention_->share(group_, op, bytes);
+    return f;
   }
   Seconds time(CollectiveOp op, Bytes bytes) {
     Seconds& t = t_[static_cast<std::size_t>(op)];
@@ -43,7 +58,9 @@ class TpCosts {
 
   const GroupCostFn& cost_;
   DeviceGroup group_;
+  const Contention* contention_;
   std::array<Seconds, 7> t_{};
+  std::array<double, 7> f_{-1, -1, -1, -1, -1, -1, -1};
 };
 
 void add_pass(PassCost& a, const PassCost& b) {
@@ -61,6 +78,63 @@ Seconds reduction_time(const GradReduction& r, const DeviceGroup& group, const G
   for (const GradReduction::Phase& ph : r.phases) t += cost(group, ph.op, ph.bytes);
   return t;
 }
+
+// SM contention: the share of the SMs a reduction's collectives hold while it runs, their
+// shares weighted by their times (its codec's kernels hold none).
+double reduction_share(const GradReduction& r, const DeviceGroup& group, const GroupCostFn& cost,
+                       const Contention& contention, Seconds& t) {
+  double held = 0;
+  for (const GradReduction::Phase& ph : r.phases) {
+    const Seconds p = cost(group, ph.op, ph.bytes);
+    t += p;
+    held += p.value() * contention.share(group, ph.op, ph.bytes);
+  }
+  return held;
+}
+
+// SM contention on a pass beside a communication stream: `work` seconds of compute at the
+// full rate that end at 0 when nothing slows them (from -work), and the stream's jobs, each
+// slowing the compute to 1 - share while it runs (run() them in order of start).
+class ContendedPass {
+ public:
+  explicit ContendedPass(Seconds work) : now_(-work), left_(work) {}
+  // When the pass has `left` seconds of work to go (not before the time reached).
+  Seconds reach(Seconds left) {
+    while (left_ > left) {
+      while (cur_ < jobs_.size() && jobs_[cur_].end <= now_) ++cur_;
+      double share = 0;
+      Seconds next(std::numeric_limits<double>::infinity());
+      if (cur_ < jobs_.size()) {
+        if (jobs_[cur_].start <= now_) {
+          share = jobs_[cur_].share;
+          next = jobs_[cur_].end;
+        } else {
+          next = jobs_[cur_].start;
+        }
+      }
+      const double rate = 1 - share;
+      const Seconds need = (left_ - left) / rate;
+      if (now_ + need <= next) {
+        now_ += need;
+        left_ = left;
+        break;
+      }
+      left_ -= (next - now_) * rate;
+      now_ = next;
+    }
+    return now_;
+  }
+  void run(Seconds start, Seconds end, double share) { jobs_.push_back({start, end, share}); }
+
+ private:
+  struct Job {
+    Seconds start{}, end{};
+    double share = 0;
+  };
+  std::vector<Job> jobs_;
+  std::size_t cur_ = 0;
+  Seconds now_, left_;
+};
 
 // Ring attention (workloads/items: cp_ring): cp blocks of t/cp each overlapped with one of
 // the cp - 1 sends (tau each) to the next context-parallel rank, as the lowering chains them:
@@ -83,8 +157,9 @@ Seconds ring_exposed(const PassTotals& p, const Layout& lay, int stage, const Gr
 // over its units, sharded_pass_time, less the units' own time).
 class ShardCosts {
  public:
-  ShardCosts(const Layout& lay, const ShardPlan& plan, int stage, const GroupCostFn& cost)
-      : cost_(cost), plan_(plan) {
+  ShardCosts(const Layout& lay, const ShardPlan& plan, int stage, const GroupCostFn& cost,
+             const Contention* contention = nullptr)
+      : cost_(cost), plan_(plan), contention_(contention) {
     shard_ = lay.shard_group(stage, plan.shard, plan.copies);
     peers_ = lay.shard_peers(stage, plan.shard, plan.copies);
   }
@@ -100,11 +175,17 @@ class ShardCosts {
       if (plan_.gathers(backward) && u.gather > Bytes{}) {
         c.gather = cost_(shard_, CollectiveOp::all_gather, u.gather);
         if (split) c.gather_bw = cost_(shard_, CollectiveOp::all_gather, u.gather * 2.0) - c.gather;
+        if (contention_) c.gather_share = contention_->share(shard_, CollectiveOp::all_gather, u.gather);
       }
       if (backward && u.grads > Bytes{}) {
         c.reduce = cost_(shard_, CollectiveOp::reduce_scatter, u.grads);
         if (split) c.reduce_bw = cost_(shard_, CollectiveOp::reduce_scatter, u.grads * 2.0) - c.reduce;
-        if (plan_.copies > 1) c.all_reduce = cost_(peers_, CollectiveOp::all_reduce, u.grads / plan_.shard);
+        if (contention_) c.reduce_share = contention_->share(shard_, CollectiveOp::reduce_scatter, u.grads);
+        if (plan_.copies > 1) {
+          c.all_reduce = cost_(peers_, CollectiveOp::all_reduce, u.grads / plan_.shard);
+          if (contention_)
+            c.all_reduce_share = contention_->share(peers_, CollectiveOp::all_reduce, u.grads / plan_.shard);
+        }
       }
       busy += c.busy;
       units_.push_back(c);
@@ -115,6 +196,7 @@ class ShardCosts {
  private:
   const GroupCostFn& cost_;
   const ShardPlan& plan_;
+  const Contention* contention_;
   DeviceGroup shard_, peers_;
   std::vector<UnitCost> units_;
 };
@@ -220,7 +302,8 @@ Seconds param_gather_wait(const StepPlan& plan, const Layout& lay, const Strateg
 
 }  // namespace
 
-AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cost, AnalyticalCache* cache) {
+AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cost, AnalyticalCache* cache,
+                                 const Contention* contention) {
   const StrategySpec& st = *in.strategy;
   const StepPlan plan = build_step_plan(in, PlanDetail::totals, cache);
   const Layout& lay = plan.layout;
@@ -241,6 +324,7 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   std::vector<Seconds> held_x(c.size());
   // Per stage, each bucket point's reduction time (its dense and expert collectives).
   std::vector<std::vector<Seconds>> bucket_t(c.size());
+  std::vector<std::vector<double>> bucket_f(c.size());  // SM contention: each bucket's share
   // Per stage, chunk 0's backward of one micro-batch (the stage's last pass) and its compute.
   std::vector<Seconds> last_pass(c.size()), last_pass_compute(c.size());
   Seconds fill_pp{};  // interleaved: pipeline sends on the fill and drain
@@ -256,8 +340,8 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
   std::vector<double> fwd_stretch(fwd_time.size(), 1.0);
   for (int s = 0; s < p; ++s) {
     const StagePlan& sp = plan.stages[static_cast<std::size_t>(s)];
-    TpCosts tp(cost, lay.tensor_group(s));
-    ShardCosts shard(lay, sp.sharding, s, cost);
+    TpCosts tp(cost, lay.tensor_group(s), contention);
+    ShardCosts shard(lay, sp.sharding, s, cost, contention);
     PassCost f, b, bi, bw;   // bi, bw: B and W of a split backward
     Seconds cp_f{}, cp_b{};  // exposed ring-attention sends per micro-batch
     Seconds ep_f{}, ep_b{};  // MoE all-to-alls per micro-batch
@@ -265,8 +349,15 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     Seconds hb{};            // held reductions per micro-batch (hold)
     std::vector<Seconds>& times = bucket_t[static_cast<std::size_t>(s)];
     const DeviceGroup replicas = lay.replica_group(s), expert_replicas = lay.expert_replica_group(s);
-    for (const BucketPoint& bp : sp.buckets)
+    for (const BucketPoint& bp : sp.buckets) {
       times.push_back(reduction_time(bp.reduction, replicas, cost) + reduction_time(bp.expert, expert_replicas, cost));
+      if (contention) {
+        Seconds t{};
+        const double held = reduction_share(bp.reduction, replicas, cost, *contention, t) +
+                            reduction_share(bp.expert, expert_replicas, cost, *contention, t);
+        bucket_f[static_cast<std::size_t>(s)].push_back(t > Seconds{} ? held / t.value() : 0.0);
+      }
+    }
     for (int ch = 0; ch < v; ++ch) {
       Seconds held{};
       if (hold)
@@ -432,16 +523,22 @@ AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cos
     for (std::size_t j = 0; j < times.size(); ++j) one += sp.buckets[j].repeat * times[j];
     const Seconds backlog = max(Seconds{}, earlier * (one - cmax));
     Seconds stream = -last_pass[k] + backlog;  // free, relative to the end of the last backward pass
+    // SM contention: the pass slowed by the buckets beside it (its end then later than 0).
+    std::optional<ContendedPass> pass;
+    if (contention && st.overlap_dp && !split && !hold) pass.emplace(last_pass[k]);
     for (std::size_t j = 0; j < times.size(); ++j) {
       const BucketPoint& bp = sp.buckets[j];
       dp_last = times[j];
       for (int i = 0; i < bp.repeat; ++i) {
-        const Seconds issue = bp.chunk > 0    ? -last_pass[k]
-                              : bp.marker < 0 ? Seconds{}
-                                              : -stretch * after[static_cast<std::size_t>(bp.marker + i)];
+        const Seconds left = bp.chunk > 0    ? last_pass[k]
+                             : bp.marker < 0 ? Seconds{}
+                                             : stretch * after[static_cast<std::size_t>(bp.marker + i)];
+        const Seconds issue = pass ? pass->reach(left) : -left;
+        if (pass) pass->run(max(stream, issue), max(stream, issue) + dp_last, bucket_f[k][j]);
         stream = max(stream, issue) + dp_last;
       }
     }
+    if (pass) stream = max(stream, pass->reach(Seconds{}));
     a.dp_exposed = hold             ? Seconds{}  // inside the pipeline: held_x
                    : !st.overlap_dp ? one
                    : split          ? max(dp_last, one - bwd[k] / v) + backlog

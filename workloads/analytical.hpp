@@ -32,6 +32,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "workloads/step_plan.hpp"
@@ -80,6 +81,9 @@ struct AnalyticalResult {
 struct UnitCost {
   Seconds busy{}, gather{}, reduce{}, all_reduce{};
   Seconds gather_bw{}, reduce_bw{};  // the bandwidth time of gather and reduce (reduce_streams)
+  // SM contention (Contention): the share of the SMs each of the three holds while it runs;
+  // the units' compute runs at 1 - (the shares of the running ones) meanwhile.
+  double gather_share = 0, reduce_share = 0, all_reduce_share = 0;
 };
 Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool backward, bool reduce_streams = false);
 
@@ -138,9 +142,27 @@ using GroupCostFn = std::function<Seconds(const DeviceGroup& group, CollectiveOp
 // Chunk cost sums kept across analytical_step calls (workloads/step_plan.hpp).
 using AnalyticalCache = ChunkCache;
 
+// SM contention (simulation.sm_contention; docs/models.md "SM contention"): the share f of
+// each device's SMs a collective over a group holds while it runs (NCCL's channels /
+// SMs), and the share a tensor- or sequence-parallel collective holds when the overlap
+// runs it with kernels of its own (tp_overlap_sms / SMs; none: NCCL's).
+using GroupShareFn = std::function<double(const DeviceGroup& group, CollectiveOp op, Bytes bytes)>;
+struct Contention {
+  GroupShareFn share;
+  std::optional<double> tp_share;
+};
+// Compute of t seconds (at the full rate) beside a collective of c seconds that holds share
+// f of the SMs: the compute runs at 1 - f while the collective runs, so the two end at
+// max(c, t + f min(c, t / (1 - f))) (work conservation; the engine's re-rated kernels).
+inline Seconds contended_window(Seconds t, Seconds c, double f) {
+  if (f <= 0) return max(t, c);
+  return max(c, t + f * min(c, t / (1 - f)));
+}
+
 // The step in closed form, its collectives costed by `cost` on arithmetic device groups
 // (sim/driver/collective_times.hpp costs each group once), with, optionally, a cache of
-// chunk sums (null: none).
-AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cost, AnalyticalCache* cache);
+// chunk sums (null: none) and SM contention (null: none).
+AnalyticalResult analytical_step(const LoweringInput& in, const GroupCostFn& cost, AnalyticalCache* cache,
+                                 const Contention* contention = nullptr);
 
 }  // namespace hcsim

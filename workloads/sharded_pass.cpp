@@ -9,6 +9,10 @@
 namespace hcsim {
 namespace {
 
+// The most of a device's SMs collectives hold together (the engine leaves its compute at
+// least one SM: min(held, SMs - 1) / SMs; here without the SM count, 0.99).
+constexpr double kMostHeld = 0.99;
+
 // The gathers' stream and the reduce-scatter stream over the same shard group, run as
 // fluids: a job starts when it is issued and its stream's previous job is done, spends its
 // fixed time (latency) and then moves its bandwidth time at rate 1, or 1/2 while the other
@@ -18,12 +22,14 @@ class SharedStreams {
  public:
   struct Job {
     Seconds ready{}, fixed{}, work{}, done{};
+    double share = 0;  // of the SMs, while it runs (SM contention)
   };
   // Adds a job of `time` of which `work` is bandwidth time to stream k (0 gathers, 1
-  // reduce-scatters), issued at `ready` (not before the time reached); its index there.
-  std::size_t push(int k, Seconds ready, Seconds time, Seconds work) {
+  // reduce-scatters), issued at `ready` (not before the time reached), holding `share` of
+  // the SMs while it runs; its index there.
+  std::size_t push(int k, Seconds ready, Seconds time, Seconds work, double share = 0) {
     work = min(max(work, Seconds{}), time);
-    jobs_[k].push_back({ready, time - work, work, Seconds(-1)});
+    jobs_[k].push_back({ready, time - work, work, Seconds(-1), share});
     return jobs_[k].size() - 1;
   }
   // Runs until job i of stream k is done; its end.
@@ -39,10 +45,27 @@ class SharedStreams {
     return last;
   }
   Seconds done(int k, std::size_t i) const { return jobs_[k][i].done; }
+  // SM contention: compute of `work` seconds at the full rate from `from` (not before the
+  // time reached), running at 1 - (the shares of the streams' running jobs); its end. The
+  // streams advance with it, up to that end.
+  Seconds compute(Seconds from, Seconds work) {
+    while (now_ < from) step(from);
+    for (;;) {
+      double held = 0;
+      for (int k = 0; k < 2; ++k)
+        if (head_[k] < jobs_[k].size() && jobs_[k][head_[k]].ready <= now_) held += jobs_[k][head_[k]].share;
+      const double rate = 1 - std::min(held, kMostHeld);
+      const Seconds t = now_, end = now_ + work / rate;
+      step(end);
+      if (now_ >= end) return end;
+      work = max(Seconds{}, work - (now_ - t) * rate);
+    }
+  }
 
  private:
-  // One event: the next job start, end of a fixed part or end, whichever comes first.
-  void step() {
+  // One event: the next job start, end of a fixed part or end, whichever comes first, or
+  // `cap` if that comes first (the running jobs move on to it).
+  void step(Seconds cap = Seconds(std::numeric_limits<double>::infinity())) {
     bool active[2], moving[2];
     for (int k = 0; k < 2; ++k) {
       active[k] = head_[k] < jobs_[k].size() && jobs_[k][head_[k]].ready <= now_;
@@ -62,6 +85,7 @@ class SharedStreams {
         next = min(next, now_ + (moving[k] ? left_[k] / rate : fixed_[k]));
       }
     }
+    next = min(next, cap);
     for (int k = 0; k < 2; ++k) {
       if (!active[k]) continue;
       if (!moving[k]) {
@@ -87,7 +111,7 @@ class SharedStreams {
 };
 
 // The backward with its reductions on streams of their own (ShardPlan::reduce_stream).
-Seconds backward_with_reduce_streams(const std::vector<UnitCost>& units, int prefetch) {
+Seconds backward_with_reduce_streams(const std::vector<UnitCost>& units, int prefetch, bool contended) {
   const std::size_t n = units.size();
   SharedStreams streams;
   std::vector<std::ptrdiff_t> gather(n, -1);
@@ -95,15 +119,16 @@ Seconds backward_with_reduce_streams(const std::vector<UnitCost>& units, int pre
   Seconds end{};
   std::size_t issued = 0;
   for (std::size_t u = 0; u < n; ++u) {
-    if (u > 0) scatter[u - 1] = streams.push(1, end, units[u - 1].reduce, units[u - 1].reduce_bw);
+    if (u > 0)
+      scatter[u - 1] = streams.push(1, end, units[u - 1].reduce, units[u - 1].reduce_bw, units[u - 1].reduce_share);
     for (const std::size_t last = std::min(n - 1, u + static_cast<std::size_t>(prefetch)); issued <= last; ++issued)
       if (units[issued].gather > Seconds{})
-        gather[issued] =
-            static_cast<std::ptrdiff_t>(streams.push(0, end, units[issued].gather, units[issued].gather_bw));
+        gather[issued] = static_cast<std::ptrdiff_t>(
+            streams.push(0, end, units[issued].gather, units[issued].gather_bw, units[issued].gather_share));
     const Seconds ready = gather[u] < 0 ? Seconds{} : streams.finish(0, static_cast<std::size_t>(gather[u]));
-    end = max(end, ready) + units[u].busy;
+    end = contended ? streams.compute(max(end, ready), units[u].busy) : max(end, ready) + units[u].busy;
   }
-  scatter[n - 1] = streams.push(1, end, units[n - 1].reduce, units[n - 1].reduce_bw);
+  scatter[n - 1] = streams.push(1, end, units[n - 1].reduce, units[n - 1].reduce_bw, units[n - 1].reduce_share);
   const Seconds last = streams.drain();
   // Hybrid sharding's all-reduces, on their own stream and links: each after its unit's
   // reduce-scatter and the one before.
@@ -113,12 +138,41 @@ Seconds backward_with_reduce_streams(const std::vector<UnitCost>& units, int pre
   return max(max(end, last), all);
 }
 
+// SM contention on one communication stream: the closed form below as a stream of jobs
+// (each its whole time, none sharing links), the units' compute slowed while one runs.
+Seconds pass_with_contention(const std::vector<UnitCost>& units, int prefetch, bool backward) {
+  const std::size_t n = units.size();
+  SharedStreams stream;
+  std::vector<std::ptrdiff_t> gather(n, -1);
+  Seconds end{};
+  std::size_t issued = 0;
+  auto reduce = [&](const UnitCost& c) {
+    stream.push(0, end, c.reduce, Seconds{}, c.reduce_share);
+    if (c.all_reduce > Seconds{}) stream.push(0, end, c.all_reduce, Seconds{}, c.all_reduce_share);
+  };
+  for (std::size_t u = 0; u < n; ++u) {
+    if (backward && u > 0) reduce(units[u - 1]);
+    for (const std::size_t last = std::min(n - 1, u + static_cast<std::size_t>(prefetch)); issued <= last; ++issued)
+      if (units[issued].gather > Seconds{})
+        gather[issued] = static_cast<std::ptrdiff_t>(
+            stream.push(0, end, units[issued].gather, Seconds{}, units[issued].gather_share));
+    const Seconds ready = gather[u] < 0 ? Seconds{} : stream.finish(0, static_cast<std::size_t>(gather[u]));
+    end = stream.compute(max(end, ready), units[u].busy);
+  }
+  if (backward) reduce(units[n - 1]);
+  return max(end, stream.drain());
+}
+
 }  // namespace
 
 Seconds sharded_pass_time(const std::vector<UnitCost>& units, int prefetch, bool backward, bool reduce_streams) {
   const std::size_t n = units.size();
   if (n == 0) return Seconds{};
-  if (backward && reduce_streams) return backward_with_reduce_streams(units, prefetch);
+  const bool contended = std::any_of(units.begin(), units.end(), [](const UnitCost& c) {
+    return c.gather_share > 0 || c.reduce_share > 0 || c.all_reduce_share > 0;
+  });
+  if (backward && reduce_streams) return backward_with_reduce_streams(units, prefetch, contended);
+  if (contended) return pass_with_contention(units, prefetch, backward);
   std::vector<Seconds> gathered(n);
   Seconds comm{}, end{};  // communication stream free; end of the last unit's compute
   std::size_t issued = 0;

@@ -39,6 +39,7 @@
 // Ring-like algorithms are evaluated on compressed schedules (one step per ring phase,
 // Step::repeat), exact up to one element per step.
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -89,6 +90,27 @@ struct CostOptions {
   // reference the reuse is checked against. The answers are the same, to the bit.
   bool reuse_step_shapes = true;
 };
+
+// SM contention (docs/models.md, "SM contention"): the thread blocks, one an SM, that a
+// collective of estimate `est` over `devices` holds on each of them while it runs: 0 for a
+// protocol that is not NCCL's ("direct"); on one node NCCL's channels (est.channels);
+// across nodes two per NIC the ranks on the first rank's node use, at most est.channels
+// (NCCL's search finds about one ring per NIC and runs each on two channels,
+// src/graph/connect.cc).
+template <class Devices>
+int held_channels(const TopologyGraph& topo, const Devices& devices, const CollectiveEstimate& est) {
+  if (est.protocol == "direct" || devices.size() <= 1) return 0;
+  if (est.net_steps <= 0) return est.channels;
+  const int node = topo.node_of(static_cast<int>(devices[0]));
+  int nics[64];
+  int n = 0;
+  for (const auto d : devices) {
+    if (topo.node_of(static_cast<int>(d)) != node) continue;
+    const int nic = topo.host_index(topo.device_node(static_cast<int>(d)));
+    if (std::find(nics, nics + n, nic) == nics + n && n < 64) nics[n++] = nic;
+  }
+  return std::min(est.channels, 2 * n);
+}
 
 // nccl-tests bus-bandwidth factor (doc/PERFORMANCE.md; formulas.md §6): all-reduce
 // 2(n-1)/n, reduce-scatter / all-gather / all-to-all (n-1)/n, broadcast / reduce /
@@ -143,6 +165,7 @@ class CollectiveCostModel {
   // Step shapes held for reuse (CostOptions::reuse_step_shapes; step_loads.hpp).
   [[nodiscard]] std::size_t step_shapes() const { return step_loads_.size(); }
   [[nodiscard]] const CostOptions& options() const { return opt_; }
+  [[nodiscard]] const TopologyGraph& graph() const { return g_; }
   // ScheduleRequest::node_share for a group of this shape: the DeepEP deduplication of
   // CostOptions::deepep (1 without it, or on groups of unequal nodes).
   [[nodiscard]] double node_share(const GroupShape& shape) const;

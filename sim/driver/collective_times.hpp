@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -136,6 +138,39 @@ class CollectiveTimes {
   std::vector<int> group_, siblings_;
   std::vector<Slot> slots_;
   std::size_t size_ = 0;
+};
+
+// SM contention (workloads/analytical.hpp, Contention): the share of each device's SMs a
+// collective over an arithmetic group holds, NCCL's channels (held_channels) over the
+// SMs of the group's first device (`cores`, per device; 0: none), each (group, op, bytes)
+// costed once.
+class CollectiveShares {
+ public:
+  CollectiveShares(const CollectiveCostModel& model, std::string algorithm, std::vector<int> cores)
+      : model_(model), algorithm_(std::move(algorithm)), cores_(std::move(cores)) {}
+  double operator()(const DeviceGroup& g, CollectiveOp op, Bytes bytes) {
+    if (g.count <= 1 || bytes <= Bytes{}) return 0;
+    const auto k = std::make_tuple(g.first, g.stride, g.count, static_cast<int>(op), g.sib[0].count, g.sib[0].stride,
+                                   g.sib[1].count, g.sib[1].stride, bytes.value());
+    if (const auto it = done_.find(k); it != done_.end()) return it->second;
+    g.devices(group_);
+    g.sibling_offsets(siblings_);
+    const int cores = cores_.at(static_cast<std::size_t>(group_.front()));
+    double f = 0;
+    if (cores > 0) {
+      const CollectiveEstimate est = analytical_collective_estimate(model_, group_, op, bytes, algorithm_, siblings_);
+      f = std::min(held_channels(model_.graph(), group_, est), cores - 1) / static_cast<double>(cores);
+    }
+    done_.emplace(k, f);
+    return f;
+  }
+
+ private:
+  const CollectiveCostModel& model_;
+  std::string algorithm_;
+  std::vector<int> cores_;
+  std::vector<int> group_, siblings_;
+  std::map<std::tuple<int, int, int, int, int, int, int, int, double>, double> done_;
 };
 
 }  // namespace hcsim

@@ -157,14 +157,32 @@ MetricsOptions metrics_options(const Scenario& sc, const RunOptions& run = {}) {
   return o;
 }
 
+// SM contention: per device, the cores a collective's channels take from its compute.
+std::vector<int> comm_cores(const Scenario& sc) {
+  std::vector<int> cores(static_cast<std::size_t>(sc.topology.device_count()));
+  for (std::size_t d = 0; d < cores.size(); ++d) cores[d] = sc.pool_of_device(static_cast<int>(d)).device->comm_cores();
+  return cores;
+}
+
 // The analytical fidelity: closed-form step from the same cost items, collectives from the
 // topology-aware cost model; no task graph, no engine. Link bytes are not estimated, so
 // network energy is the links' static part only.
 Metrics analytical_metrics(const Scenario& sc, const LoweringInput& in, const std::vector<StageShape>& shapes) {
   const CollectiveCostModel model(sc.topology, scenario_cost_options(sc));
   CollectiveTimes times(model, sc.simulation.collective_algorithm);
+  std::optional<Contention> contention;
+  if (sc.simulation.sm_contention) {
+    std::vector<int> cores = comm_cores(sc);
+    contention.emplace();
+    if (const std::optional<int> sms = tp_overlap_sms(sc.strategy); sms && cores.front() > 0)
+      contention->tp_share = std::min(*sms, cores.front() - 1) / static_cast<double>(cores.front());
+    contention->share =
+        [shares = std::make_shared<CollectiveShares>(model, sc.simulation.collective_algorithm, std::move(cores))](
+            const DeviceGroup& g, CollectiveOp op, Bytes bytes) { return (*shares)(g, op, bytes); };
+  }
   const AnalyticalResult a = analytical_step(
-      in, [&](const DeviceGroup& g, CollectiveOp op, Bytes bytes) { return times(g, op, bytes); }, nullptr);
+      in, [&](const DeviceGroup& g, CollectiveOp op, Bytes bytes) { return times(g, op, bytes); }, nullptr,
+      contention ? &*contention : nullptr);
   Metrics m;
   m.step_time = a.step_time;
   const int per_stage = sc.strategy.grad_ranks() * sc.strategy.tp;
@@ -332,15 +350,19 @@ CostOptions scenario_cost_options(const Scenario& sc) {
 Seconds analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
                                    Bytes bytes, std::string_view algorithm, const std::vector<int>& siblings) {
   if (devices.size() <= 1 || bytes <= Bytes{}) return Seconds{};
+  return analytical_collective_estimate(model, devices, op, bytes, algorithm, siblings).time;
+}
+
+CollectiveEstimate analytical_collective_estimate(const CollectiveCostModel& model, const std::vector<int>& devices,
+                                                  CollectiveOp op, Bytes bytes, std::string_view algorithm,
+                                                  const std::vector<int>& siblings) {
   // The engine's choice (sim/engine/collective_plan.hpp): "deepep" for an MoE dispatch under
   // strategy.moe_dispatch, else the named algorithm where it applies, else the cheapest with
-  // the siblings' transfers on the links; its time with them.
+  // the siblings' transfers on the links; its estimate with them.
   if (algorithm == "auto" && !(op == CollectiveOp::all_to_all && model.options().deepep))
-    return model.estimate(devices, op, bytes, "auto", siblings).time;
-  return model
-      .estimate(devices, op, bytes, resolve_collective_algorithm(model, devices, op, bytes, algorithm, siblings),
-                siblings)
-      .time;
+    return model.estimate(devices, op, bytes, "auto", siblings);
+  return model.estimate(devices, op, bytes,
+                        resolve_collective_algorithm(model, devices, op, bytes, algorithm, siblings), siblings);
 }
 
 std::optional<Issue> analytical_bound_issue(const StrategySpec& st, bool symmetry, std::int64_t max_tasks) {
@@ -403,9 +425,7 @@ RunOutput run_scenario(const Scenario& sc, const RunOptions& ropt) {
   opt.deepep = deepep_routing(sc);
   opt.routing = moe_routing(sc);
   if (sc.simulation.sm_contention) {
-    opt.comm_cores.resize(out.graph.devices);
-    for (std::uint32_t d = 0; d < out.graph.devices; ++d)
-      opt.comm_cores[d] = sc.pool_of_device(static_cast<int>(d)).device->comm_cores();
+    opt.comm_cores = comm_cores(sc);
     opt.tp_overlap_sms = tp_overlap_sms(sc.strategy);
   }
   out.engine = simulate(sc.topology, out.graph, opt);

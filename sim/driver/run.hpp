@@ -36,6 +36,11 @@ Issue memory_shortfall(int stage, int first, int last, const std::string& pool, 
 // of one or no bytes.
 Seconds analytical_collective_time(const CollectiveCostModel& model, const std::vector<int>& devices, CollectiveOp op,
                                    Bytes bytes, std::string_view algorithm, const std::vector<int>& siblings = {});
+// The same collective's whole estimate (its protocol and channels too); a group of two or
+// more ranks and some bytes.
+CollectiveEstimate analytical_collective_estimate(const CollectiveCostModel& model, const std::vector<int>& devices,
+                                                  CollectiveOp op, Bytes bytes, std::string_view algorithm,
+                                                  const std::vector<int>& siblings = {});
 
 // CostOptions::deepep of a scenario: its model's token routing when strategy.moe_dispatch is
 // "deepep" (sim/collectives/deepep.hpp), else none.

@@ -318,15 +318,7 @@ int CollectiveReplay::channels(TaskId t) {
   if (p.estimate.protocol == "direct" || p.rank_devices.empty()) return 0;
   const Task& task = g_[t];
   if (overlap_sms_ && (task.comm == CommClass::tp || task.comm == CommClass::sp)) return *overlap_sms_;
-  if (p.estimate.net_steps <= 0) return p.estimate.channels;
-  // Across nodes NCCL's search finds about one ring per NIC its ranks on a node use, and it
-  // runs every ring on two channels (src/graph/connect.cc duplicates them).
-  const TopologyGraph& topo = planner_.router().graph();
-  const int node = topo.node_of(static_cast<int>(p.rank_devices.front()));
-  std::set<int> nics;
-  for (std::uint32_t d : g_.groups()[task.group])
-    if (topo.node_of(static_cast<int>(d)) == node) nics.insert(topo.host_index(topo.device_node(static_cast<int>(d))));
-  return std::min(p.estimate.channels, 2 * static_cast<int>(nics.size()));
+  return held_channels(planner_.router().graph(), g_.groups()[task.group], p.estimate);
 }
 
 void CollectiveReplay::start(TaskId t) {

@@ -3,8 +3,10 @@
 // collectives overlap its compute takes longer, by at most the channels' share of the
 // collectives' time (work conservation: each collective of c seconds on a device costs its
 // compute at most f c, f = channels / SMs <= 32 / 132 on an H100, NCCL's most channels).
-// Devices whose collectives take no cores (a systolic array's ICI DMA) are not slowed;
-// analytical mode, which has no closed form of it, refuses it at its JSON path.
+// Devices whose collectives take no cores (a systolic array's ICI DMA) are not slowed. The
+// analytical mode's closed forms slow the compute beside tensor-parallel pairs, ZeRO-3 /
+// FSDP units and the gradient buckets; where they have none (ZeRO-1/2's overlapped
+// parameter gathers, MoE pairs) it refuses the option at its JSON path.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -54,18 +56,33 @@ TEST(SmContention, SystolicArraysCollectivesTakeNoCores) {
   EXPECT_EQ(run_scenario(parse_scenario(doc, file)).metrics.step_time.value(), alone);
 }
 
-TEST(SmContention, AnalyticalModeRefusesItAtItsPath) {
+// The analytical closed form of the FSDP units (sharded_pass_time with the shares) replays
+// the engine's re-rated kernels: one node, no link shared, the same step to rounding.
+TEST(SmContention, AnalyticalFsdpUnitsAreTheEnginesStep) {
+  nlohmann::json doc = fsdp_node(true);
+  const double event = run_scenario(parse_scenario(doc, "fsdp.json")).metrics.step_time.value();
+  doc["simulation"]["mode"] = "analytical";
+  const double analytical = run_scenario(parse_scenario(doc, "fsdp.json")).metrics.step_time.value();
+  EXPECT_NEAR(analytical / event, 1.0, 1e-9);
+  doc["simulation"]["sm_contention"] = false;
+  EXPECT_LT(run_scenario(parse_scenario(doc, "fsdp.json")).metrics.step_time.value(), analytical);
+}
+
+TEST(SmContention, AnalyticalModeRefusesItWhereItsClosedFormsHaveNone) {
   nlohmann::json doc = fsdp_node(true);
   doc["simulation"]["mode"] = "analytical";
+  doc["strategy"] = {{"dp", 8}, {"zero", 1}, {"overlap_param_gather", true}};
   try {
-    parse_scenario(doc, "fsdp.json");
+    parse_scenario(doc, "zero1.json");
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(e.render().find("/simulation/sm_contention: analytical mode has no closed form"), std::string::npos)
+    EXPECT_NE(e.render().find("/simulation/sm_contention: analytical mode has no closed form of SM contention with "
+                              "strategy.overlap_param_gather"),
+              std::string::npos)
         << e.render();
   }
   doc["simulation"]["mode"] = "flow";
-  EXPECT_NO_THROW(parse_scenario(doc, "fsdp.json"));
+  EXPECT_NO_THROW(parse_scenario(doc, "zero1.json"));
 }
 
 }  // namespace
