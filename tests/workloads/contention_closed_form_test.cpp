@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "workloads/analytical.hpp"
+#include "workloads/contended_pass.hpp"
 
 namespace hcsim {
 namespace {
@@ -49,6 +50,17 @@ TEST(ContentionClosedForm, ABackwardOnReductionStreamsLosesTheShareOfEachReducti
   EXPECT_DOUBLE_EQ(sharded_pass_time(units, 0, true, true).value(), 7.5);
   // On one stream with the gathers (FSDP1's default), the same here: no gather to share it.
   EXPECT_DOUBLE_EQ(sharded_pass_time(units, 0, true, false).value(), 7.5);
+}
+
+TEST(ContentionClosedForm, APassBesideABucketRunsAtTheShareLeftWhileItRuns) {
+  // 4 s of work from -4; a bucket runs [-3, -1] holding half the SMs: 1 s of work by -3,
+  // 1 more by -1, the last 2 at the full rate: the pass ends at 1. It has 2.5 s to go at -2.
+  ContendedPass pass(Seconds(4));
+  pass.run(Seconds(-3), Seconds(-1), 0.5);
+  EXPECT_DOUBLE_EQ(pass.reach(Seconds(2.5)).value(), -2.0);
+  EXPECT_DOUBLE_EQ(pass.reach(Seconds(0)).value(), 1.0);
+  // Nothing beside it: the pass ends at 0.
+  EXPECT_DOUBLE_EQ(ContendedPass(Seconds(4)).reach(Seconds(0)).value(), 0.0);
 }
 
 }  // namespace
